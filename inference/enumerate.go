@@ -1,0 +1,165 @@
+package inference
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Enumeration is an exact solver that sums over every joint assignment of
+// each connected component of the model. Its cost is exponential in the
+// size of the largest component; it is the reference the other solvers are
+// tested against, and it refuses components with more than MaxStates joint
+// assignments (default 1<<22).
+type Enumeration struct {
+	MaxStates int
+}
+
+// Solve implements Solver.
+func (e Enumeration) Solve(ctx context.Context, m *Model) (*Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	limit := e.MaxStates
+	if limit <= 0 {
+		limit = 1 << 22
+	}
+	res := &Result{Marginals: make([][]float64, len(m.Cards)), Report: Report{Solver: "native", Method: "enumeration", Converged: true}}
+	for _, comp := range Components(m) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		states := 1
+		for _, v := range comp.Vars {
+			states *= m.Cards[v]
+			if states > limit {
+				return nil, fmt.Errorf("enumeration: a component of %d variables has more than %d joint states", len(comp.Vars), limit)
+			}
+		}
+		logZ, marg := enumerate(m, comp, states)
+		if math.IsInf(logZ, -1) {
+			return nil, fmt.Errorf("enumeration: the model is inconsistent (every assignment of variables %v has probability 0)", comp.Vars)
+		}
+		res.LogZ += logZ
+		for i, v := range comp.Vars {
+			res.Marginals[v] = marg[i]
+		}
+		if w := len(comp.Vars) - 1; w > res.Report.Width {
+			res.Report.Width = w
+		}
+	}
+	return res, nil
+}
+
+// Component is a connected part of a model: variables linked through shared
+// factors, and the factors over them.
+type Component struct {
+	Vars    []int // increasing
+	Factors []int // indices into Model.Factors, increasing
+}
+
+// Components splits a model into connected components, ordered by their
+// smallest variable. A variable in no factor is a component of its own.
+func Components(m *Model) []Component {
+	parent := make([]int, len(m.Cards))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, f := range m.Factors {
+		for _, v := range f.Scope[min(1, len(f.Scope)):] {
+			a, b := find(f.Scope[0]), find(v)
+			if a != b {
+				if a < b {
+					parent[b] = a
+				} else {
+					parent[a] = b
+				}
+			}
+		}
+	}
+	index := make(map[int]int) // root -> component
+	var comps []Component
+	for v := range m.Cards {
+		r := find(v)
+		ci, ok := index[r]
+		if !ok {
+			ci = len(comps)
+			index[r] = ci
+			comps = append(comps, Component{})
+		}
+		comps[ci].Vars = append(comps[ci].Vars, v)
+	}
+	for i, f := range m.Factors {
+		if len(f.Scope) == 0 {
+			continue
+		}
+		ci := index[find(f.Scope[0])]
+		comps[ci].Factors = append(comps[ci].Factors, i)
+	}
+	return comps
+}
+
+// enumerate returns ln Z of a component and the marginals of its variables.
+func enumerate(m *Model, comp Component, states int) (float64, [][]float64) {
+	pos := make(map[int]int, len(comp.Vars))
+	for i, v := range comp.Vars {
+		pos[v] = i
+	}
+	x := make([]int, len(comp.Vars))
+	logw := make([]float64, states)
+	maxw := math.Inf(-1)
+	for s := 0; s < states; s++ {
+		// Decode s with the last variable changing fastest.
+		r := s
+		for i := len(comp.Vars) - 1; i >= 0; i-- {
+			c := m.Cards[comp.Vars[i]]
+			x[i] = r % c
+			r /= c
+		}
+		lw := 0.0
+		for _, fi := range comp.Factors {
+			f := m.Factors[fi]
+			idx := 0
+			for _, v := range f.Scope {
+				idx = idx*m.Cards[v] + x[pos[v]]
+			}
+			lw += math.Log(f.Table[idx])
+		}
+		logw[s] = lw
+		if lw > maxw {
+			maxw = lw
+		}
+	}
+	marg := make([][]float64, len(comp.Vars))
+	for i, v := range comp.Vars {
+		marg[i] = make([]float64, m.Cards[v])
+	}
+	if math.IsInf(maxw, -1) {
+		return maxw, marg // every assignment has zero weight
+	}
+	z := 0.0
+	for s := 0; s < states; s++ {
+		w := math.Exp(logw[s] - maxw)
+		z += w
+		r := s
+		for i := len(comp.Vars) - 1; i >= 0; i-- {
+			c := m.Cards[comp.Vars[i]]
+			marg[i][r%c] += w
+			r /= c
+		}
+	}
+	for i := range marg {
+		for j := range marg[i] {
+			marg[i][j] /= z
+		}
+	}
+	return maxw + math.Log(z), marg
+}

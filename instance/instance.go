@@ -1,0 +1,167 @@
+// Package instance holds the FactReasoner data model: a response, its atoms,
+// the contexts retrieved for them and, optionally, precomputed relations. It
+// reads and validates FactReasoner jsonl (and the single pretty-printed JSON
+// object some published files use) and converts FActScore's labeled format.
+package instance
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Instance is one record of a FactReasoner input file.
+type Instance struct {
+	Input     string     `json:"input"`
+	Output    string     `json:"output"`
+	Topic     string     `json:"topic,omitempty"`
+	Atoms     []Atom     `json:"atoms,omitempty"`
+	Contexts  []Context  `json:"contexts,omitempty"`
+	Relations []Relation `json:"relations,omitempty"`
+
+	// Line is the 1-based line of the source file where the record starts.
+	// Output records carry it so that an interrupted run can be resumed.
+	Line int `json:"-"`
+}
+
+// Atom is one atomic unit of the response.
+type Atom struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`               // revised, stand-alone text
+	Original string `json:"original,omitempty"` // as extracted, before revision
+	// Label is the gold label: "S" (supported), "NS" (not supported) or ""
+	// (unlabeled).
+	Label    string   `json:"label,omitempty"`
+	Contexts []string `json:"contexts,omitempty"` // ids of the contexts retrieved for it
+}
+
+// Context is one evidence passage.
+type Context struct {
+	ID      string `json:"id"`
+	Title   string `json:"title,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Snippet string `json:"snippet,omitempty"`
+	Link    string `json:"link,omitempty"`
+}
+
+// NLIText is the text the NLI model sees as the premise: snippet and text
+// together when both are present, else whichever is non-empty.
+func (c Context) NLIText() string {
+	switch {
+	case c.Snippet != "" && c.Text != "":
+		return "Snippet/Summary of Text:\n\n" + c.Snippet + "\n\nText:\n\n" + c.Text
+	case c.Text != "":
+		return c.Text
+	default:
+		return c.Snippet
+	}
+}
+
+// Relation is a precomputed NLI relation (the "relations" extension): the
+// source is a context, the target an atom or a context.
+type Relation struct {
+	Source      string  `json:"source"`
+	Target      string  `json:"target"`
+	Type        string  `json:"type"` // entailment, contradiction, equivalence or neutral
+	Probability float64 `json:"probability"`
+}
+
+// Relation types accepted in the "relations" field.
+const (
+	TypeEntailment    = "entailment"
+	TypeContradiction = "contradiction"
+	TypeEquivalence   = "equivalence"
+	TypeNeutral       = "neutral"
+)
+
+// Gold labels.
+const (
+	Supported    = "S"
+	NotSupported = "NS"
+)
+
+// Labeled reports whether any atom carries a gold label.
+func (in *Instance) Labeled() bool {
+	for _, a := range in.Atoms {
+		if a.Label != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// FieldError is a problem with one field of a record.
+type FieldError struct {
+	Field string // a JSON path such as atoms[3].contexts[1]
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate checks the record for the problems that would make scoring it
+// meaningless or impossible. It returns the first problem found.
+func (in *Instance) Validate() error {
+	if strings.TrimSpace(in.Output) == "" {
+		return &FieldError{"output", "empty response"}
+	}
+	ids := make(map[string]string) // id -> field that defined it
+	contexts := make(map[string]bool)
+	for i, c := range in.Contexts {
+		f := fmt.Sprintf("contexts[%d]", i)
+		if c.ID == "" {
+			return &FieldError{f + ".id", "missing id"}
+		}
+		if prev, ok := ids[c.ID]; ok {
+			return &FieldError{f + ".id", fmt.Sprintf("duplicate id %q (also %s)", c.ID, prev)}
+		}
+		ids[c.ID] = f
+		contexts[c.ID] = true
+		if strings.TrimSpace(c.Text) == "" && strings.TrimSpace(c.Snippet) == "" {
+			return &FieldError{f + ".text", fmt.Sprintf("context %q has neither text nor snippet", c.ID)}
+		}
+	}
+	for i, a := range in.Atoms {
+		f := fmt.Sprintf("atoms[%d]", i)
+		if a.ID == "" {
+			return &FieldError{f + ".id", "missing id"}
+		}
+		if prev, ok := ids[a.ID]; ok {
+			return &FieldError{f + ".id", fmt.Sprintf("duplicate id %q (also %s)", a.ID, prev)}
+		}
+		ids[a.ID] = f
+		if strings.TrimSpace(a.Text) == "" {
+			return &FieldError{f + ".text", fmt.Sprintf("atom %q has no text", a.ID)}
+		}
+		switch a.Label {
+		case "", Supported, NotSupported:
+		default:
+			return &FieldError{f + ".label", fmt.Sprintf("label %q is not S, NS or null", a.Label)}
+		}
+		for j, cid := range a.Contexts {
+			if !contexts[cid] {
+				return &FieldError{fmt.Sprintf("%s.contexts[%d]", f, j), fmt.Sprintf("unknown context id %q", cid)}
+			}
+		}
+	}
+	for i, r := range in.Relations {
+		f := fmt.Sprintf("relations[%d]", i)
+		if !contexts[r.Source] {
+			return &FieldError{f + ".source", fmt.Sprintf("source %q is not a context id", r.Source)}
+		}
+		if _, ok := ids[r.Target]; !ok {
+			return &FieldError{f + ".target", fmt.Sprintf("target %q is not an atom or context id", r.Target)}
+		}
+		if r.Target == r.Source {
+			return &FieldError{f + ".target", "a relation cannot link a context to itself"}
+		}
+		switch r.Type {
+		case TypeEntailment, TypeContradiction, TypeEquivalence, TypeNeutral:
+		default:
+			return &FieldError{f + ".type", fmt.Sprintf("unknown relation type %q (want entailment, contradiction, equivalence or neutral)", r.Type)}
+		}
+		if math.IsNaN(r.Probability) || math.IsInf(r.Probability, 0) || r.Probability < 0 || r.Probability > 1 {
+			return &FieldError{f + ".probability", fmt.Sprintf("probability %v is not in [0, 1]", r.Probability)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,370 @@
+package instance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Error is a problem with one record of an input file.
+type Error struct {
+	File  string
+	Line  int    // 1-based line where the record starts; 0 when not known
+	Field string // JSON path of the offending field, if any
+	Err   error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrEmpty is returned (wrapped in *Error) for a file that holds no records.
+var ErrEmpty = errors.New("no records in file")
+
+// Reader reads instances one at a time. It accepts jsonl (one object per
+// line) and files holding one or more pretty-printed JSON objects, or a JSON
+// array of objects.
+//
+// A record that is malformed or fails validation is reported as an *Error;
+// in jsonl mode the reader can go on with the next line after it, so callers
+// may skip bad records.
+type Reader struct {
+	name  string
+	br    *bufio.Reader
+	line  int // lines consumed so far (jsonl mode)
+	mode  int
+	doc   []*Instance // pending records (document mode)
+	docEr error
+	n     int // records returned or reported so far
+}
+
+const (
+	modeUnknown = iota
+	modeLines
+	modeDocument
+)
+
+// NewReader returns a reader of r; name is used in error messages.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<16)}
+}
+
+// Next returns the next valid instance, an *Error for an invalid record, or
+// io.EOF at the end. An empty input gives an *Error wrapping ErrEmpty.
+func (r *Reader) Next() (*Instance, error) {
+	if r.mode == modeUnknown {
+		if err := r.detect(); err != nil {
+			return nil, err
+		}
+	}
+	if r.mode == modeDocument {
+		return r.nextDoc()
+	}
+	for {
+		raw, err := r.br.ReadBytes('\n')
+		if len(raw) == 0 && err != nil {
+			if err == io.EOF {
+				if r.n == 0 {
+					return nil, &Error{File: r.name, Err: ErrEmpty}
+				}
+				return nil, io.EOF
+			}
+			return nil, &Error{File: r.name, Line: r.line + 1, Err: err}
+		}
+		r.line++
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		r.n++
+		in, derr := decode(raw)
+		if derr != nil {
+			return nil, r.wrap(r.line, derr)
+		}
+		in.Line = r.line
+		return in, nil
+	}
+}
+
+// detect decides between jsonl and document mode: a file whose first
+// non-blank line is a complete JSON value is jsonl.
+func (r *Reader) detect() error {
+	// Peek at the first non-blank line without consuming the input.
+	for size := 1 << 12; ; size *= 2 {
+		buf, err := r.br.Peek(size)
+		trimmed := bytes.TrimLeft(buf, " \t\r\n")
+		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 || err != nil {
+			first := trimmed
+			if i >= 0 {
+				first = trimmed[:i]
+			}
+			if len(bytes.TrimSpace(first)) == 0 && err != nil {
+				r.mode = modeLines // empty input: Next reports ErrEmpty
+				return nil
+			}
+			if json.Valid(bytes.TrimSpace(first)) || (i < 0 && len(first) > 0 && first[0] == '{') {
+				r.mode = modeLines
+				return nil
+			}
+			r.mode = modeDocument
+			return r.readDocument()
+		}
+		if size >= r.br.Size() {
+			// The first line is longer than the buffer: only jsonl has lines
+			// that long before their first newline.
+			r.mode = modeLines
+			return nil
+		}
+	}
+}
+
+// readDocument decodes a file of pretty-printed JSON values.
+func (r *Reader) readDocument() error {
+	data, err := io.ReadAll(r.br)
+	if err != nil {
+		return &Error{File: r.name, Err: err}
+	}
+	data = quoteNonFinite(data)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		// The value starts at the first non-space byte after start.
+		off := int(start) + len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
+		line := 1 + bytes.Count(data[:off], []byte{'\n'})
+		if err != nil {
+			if se, ok := err.(*json.SyntaxError); ok {
+				line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'})
+			}
+			r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
+			break
+		}
+		trimmed := bytes.TrimSpace(raw)
+		if len(trimmed) > 0 && trimmed[0] == '[' {
+			var items []json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
+				break
+			}
+			for i, item := range items {
+				in, err := decode(item)
+				if err != nil {
+					r.docEr = r.wrap(line, fmt.Errorf("element %d: %w", i, err))
+					break
+				}
+				in.Line = line
+				r.doc = append(r.doc, in)
+			}
+			continue
+		}
+		in, err := decode(raw)
+		if err != nil {
+			r.docEr = r.wrap(line, err)
+			break
+		}
+		in.Line = line
+		r.doc = append(r.doc, in)
+	}
+	return nil
+}
+
+func (r *Reader) nextDoc() (*Instance, error) {
+	if len(r.doc) > 0 {
+		in := r.doc[0]
+		r.doc = r.doc[1:]
+		r.n++
+		return in, nil
+	}
+	if r.docEr != nil {
+		err := r.docEr
+		r.docEr = nil
+		r.n++
+		// A broken document cannot be resynchronised: stop after the error.
+		r.doc = nil
+		return nil, err
+	}
+	if r.n == 0 {
+		return nil, &Error{File: r.name, Err: ErrEmpty}
+	}
+	return nil, io.EOF
+}
+
+func (r *Reader) wrap(line int, err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return &Error{File: r.name, Line: line, Field: fe.Field, Err: errors.New(fe.Msg)}
+	}
+	return &Error{File: r.name, Line: line, Err: err}
+}
+
+// decode parses and validates one record.
+func decode(raw []byte) (*Instance, error) {
+	raw = quoteNonFinite(raw)
+	// Relations are decoded one by one so that an error names its index.
+	var in struct {
+		Instance
+		Relations []json.RawMessage `json:"relations"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, &FieldError{te.Field, fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+		}
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	out := in.Instance
+	out.Relations = make([]Relation, len(in.Relations))
+	for i, rr := range in.Relations {
+		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return nil, &FieldError{fmt.Sprintf("relations[%d].%s", i, fe.Field), fe.Msg}
+			}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, &FieldError{fmt.Sprintf("relations[%d].%s", i, te.Field), fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+			}
+			return nil, &FieldError{fmt.Sprintf("relations[%d]", i), err.Error()}
+		}
+	}
+	if len(out.Relations) == 0 {
+		out.Relations = nil
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ReadFile reads every record of a file and stops at the first invalid one.
+func ReadFile(path string) ([]*Instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := NewReader(f, path)
+	var out []*Instance
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, in)
+	}
+}
+
+// UnmarshalJSON decodes a relation, giving a field-naming error for a
+// probability that is not a finite number (Python's json writes NaN and
+// Infinity as bare words; quoteNonFinite turns them into strings first).
+func (r *Relation) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Source      string          `json:"source"`
+		Target      string          `json:"target"`
+		Type        string          `json:"type"`
+		Probability json.RawMessage `json:"probability"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	r.Source, r.Target, r.Type = raw.Source, raw.Target, raw.Type
+	p := bytes.TrimSpace(raw.Probability)
+	if len(p) == 0 || string(p) == "null" {
+		return &FieldError{"probability", "missing probability"}
+	}
+	if p[0] == '"' {
+		var s string
+		if err := json.Unmarshal(p, &s); err != nil {
+			return err
+		}
+		switch s {
+		case "NaN":
+			r.Probability = math.NaN()
+		case "Infinity":
+			r.Probability = math.Inf(1)
+		case "-Infinity":
+			r.Probability = math.Inf(-1)
+		default:
+			return &FieldError{"probability", fmt.Sprintf("probability is the string %q, not a number", s)}
+		}
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(p), 64)
+	if err != nil {
+		return &FieldError{"probability", fmt.Sprintf("probability %s is not a number", p)}
+	}
+	r.Probability = v
+	return nil
+}
+
+// quoteNonFinite rewrites the bare words NaN, Infinity and -Infinity that
+// Python's json module emits (outside strings) as JSON strings, so that the
+// decoder can report them against the field they sit in.
+func quoteNonFinite(data []byte) []byte {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data
+	}
+	var out []byte
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		replaced := false
+		for _, w := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(data[i:], []byte(w)) {
+				out = append(out, '"')
+				out = append(out, w...)
+				out = append(out, '"')
+				i += len(w) - 1
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+// Package nli defines natural language inference: given a premise and a
+// hypothesis, does the premise entail, contradict or say nothing about the
+// hypothesis, and with what probability. Backends implement Classifier; this
+// package holds the backends that need no model (given relations and the
+// lexical fallback) and a persistent cache that wraps any backend.
+package nli
+
+import (
+	"context"
+	"fmt"
+)
+
+// Label is an NLI verdict.
+type Label uint8
+
+// The three NLI labels. Neutral is the zero value: a pair nobody has
+// classified says nothing.
+const (
+	Neutral Label = iota
+	Entailment
+	Contradiction
+)
+
+var labelNames = [...]string{"neutral", "entailment", "contradiction"}
+
+func (l Label) String() string {
+	if int(l) < len(labelNames) {
+		return labelNames[l]
+	}
+	return fmt.Sprintf("Label(%d)", l)
+}
+
+// ParseLabel parses "entailment", "contradiction" or "neutral".
+func ParseLabel(s string) (Label, error) {
+	for i, n := range labelNames {
+		if s == n {
+			return Label(i), nil
+		}
+	}
+	return Neutral, fmt.Errorf("unknown NLI label %q", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (l Label) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (l *Label) UnmarshalText(b []byte) error {
+	v, err := ParseLabel(string(b))
+	*l = v
+	return err
+}
+
+// Pair is one question put to an NLI model. The ids name the variables the
+// texts belong to (a context id for the premise, an atom or context id for
+// the hypothesis); backends that work on text ignore them.
+type Pair struct {
+	PremiseID    string
+	HypothesisID string
+	Premise      string
+	Hypothesis   string
+}
+
+// Result is a model's answer for one pair.
+type Result struct {
+	Label       Label
+	Probability float64 // probability of Label
+	// Distribution is the full distribution indexed by Label, when the
+	// backend has one (nil otherwise).
+	Distribution []float64 `json:",omitempty"`
+}
+
+// Identity names a backend and its model. Caches key on it and output
+// records report it.
+type Identity struct {
+	Backend string // "given", "lexical", "onnx", "llm", ...
+	Model   string // model name or path; empty when the backend has none
+}
+
+func (id Identity) String() string {
+	if id.Model == "" {
+		return id.Backend
+	}
+	return id.Backend + ":" + id.Model
+}
+
+// Classifier labels premise/hypothesis pairs.
+type Classifier interface {
+	// Classify returns one Result per pair, in the order of pairs.
+	Classify(ctx context.Context, pairs []Pair) ([]Result, error)
+	// Identity names the backend and model.
+	Identity() Identity
+}
