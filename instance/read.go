@@ -231,7 +231,8 @@ func decode(raw []byte) (*Instance, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, &FieldError{te.Field, fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+			field := strings.TrimPrefix(te.Field, "Instance.")
+			return nil, &FieldError{field, fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}

@@ -32,5 +32,10 @@ func newApp() *cli.App {
 
 // commands lists the subcommands; keep it sorted by name.
 func commands() []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		compareCommand(),
+		convertCommand(),
+		inspectCommand(),
+		scoreCommand(),
+	}
 }

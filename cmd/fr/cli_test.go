@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// run runs the fr command line with args and returns stdout, stderr and the
+// error.
+func run(t *testing.T, ctx context.Context, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errw
+	err := app.RunContext(ctx, append([]string{"fr"}, args...))
+	return out.String(), errw.String(), err
+}
+
+// flahertyWithRelations writes the Flaherty instance as one jsonl line with
+// the 15 relations of IBM's recorded FR2 run inlined, and returns its path
+// and the golden file's contents.
+func flahertyWithRelations(t *testing.T) (string, map[string]json.RawMessage) {
+	t.Helper()
+	inst := readJSON(t, refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
+	gold := readJSON(t, refdata.Path(t, "factreasoner", "flaherty_fr2_golden.json"))
+	inst["relations"] = gold["relations"]
+	line, err := json.Marshal(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "flaherty.jsonl")
+	if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, gold
+}
+
+func readJSON(t *testing.T, path string) map[string]json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestScoreGolden: `fr score --version 2 --nli given` on the Flaherty file
+// with the golden relations reproduces merlin's 26 atom marginals to 1e-6
+// and the recorded scores.
+func TestScoreGolden(t *testing.T) {
+	path, gold := flahertyWithRelations(t)
+	out, _, err := run(t, context.Background(), "score", "--version", "2", "--nli", "given", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec pipeline.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("output is not one JSON record: %v\n%s", err, out)
+	}
+	var merlin []pipeline.Marginal
+	if err := json.Unmarshal(gold["merlin_all_marginals"], &merlin); err != nil {
+		t.Fatal(err)
+	}
+	want := make(map[string][2]float64)
+	for _, m := range merlin {
+		want[m.Variable] = m.Probabilities
+	}
+	if len(rec.Marginals) != 26 {
+		t.Fatalf("%d atom marginals, want 26", len(rec.Marginals))
+	}
+	for _, m := range append(rec.Marginals, rec.ContextMarginals...) {
+		w, ok := want[m.Variable]
+		if !ok {
+			t.Errorf("%s: not in merlin's output", m.Variable)
+			continue
+		}
+		for x := range 2 {
+			if math.Abs(m.Probabilities[x]-w[x]) > 1e-6 {
+				t.Errorf("%s: P(%d) = %.9f, merlin %.6f", m.Variable, x, m.Probabilities[x], w[x])
+			}
+		}
+	}
+	if rec.FactualityScore != 9.0/26 || rec.NumUniformAtoms != 16 || rec.NumContexts != 21 {
+		t.Errorf("Pr %v uniform %d contexts %d; want 9/26, 16, 21", rec.FactualityScore, rec.NumUniformAtoms, rec.NumContexts)
+	}
+	if *rec.TruePositive != 7 || *rec.TrueNegative != 17 || *rec.FalsePositive != 2 || *rec.FalseNegative != 0 {
+		t.Errorf("TP %d TN %d FP %d FN %d, want 7 17 2 0", *rec.TruePositive, *rec.TrueNegative, *rec.FalsePositive, *rec.FalseNegative)
+	}
+	if rec.Version != "FR2" || rec.NLIBackend != "given" || rec.Line != 1 {
+		t.Errorf("version %s backend %s line %d", rec.Version, rec.NLIBackend, rec.Line)
+	}
+}
+
+func TestCompareAndInspect(t *testing.T) {
+	path, _ := flahertyWithRelations(t)
+	out, _, err := run(t, context.Background(), "compare", "--nli", "given", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[2], "| FR1 |") || !strings.HasPrefix(lines[3], "| FR2 | 1 | 0.3462 |") || !strings.HasPrefix(lines[4], "| FR3 |") {
+		t.Errorf("compare output:\n%s", out)
+	}
+	out, _, err = run(t, context.Background(), "compare", "--nli", "given", "--format", "json", "--versions", "2", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["version"] != "FR2" || rows[0]["accuracy"] != 24.0/26 || rows[0]["pearson"] != nil {
+		t.Errorf("compare json: %v\n%s", err, out)
+	}
+
+	dot := filepath.Join(t.TempDir(), "net.dot")
+	out, _, err = run(t, context.Background(), "inspect", "--nli", "given", "--atom", "a2", "--dot", dot, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a2  P(true) = 0.013856  predicted NS  gold NS", "Lanny Flaherty was born on December 18, 1949.",
+		`contradiction 0.999695  from c_a0_0 "Lanny Flaherty"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\na1 ") {
+		t.Errorf("inspect --atom a2 shows other atoms:\n%s", out)
+	}
+	d, err := os.ReadFile(dot)
+	if err != nil || !bytes.Contains(d, []byte(`"c_a0_0" -> "a2" [color=red, label="1.000"]`)) || !bytes.HasPrefix(d, []byte("digraph")) {
+		t.Errorf("dot file: %v\n%s", err, d)
+	}
+	if _, _, err := run(t, context.Background(), "inspect", "--nli", "given", "--atom", "a99", path); err == nil || !strings.Contains(err.Error(), `no atom "a99"`) {
+		t.Errorf("inspect of a missing atom: %v", err)
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "run several FactReasoner versions on the same input and compare them",
+		ArgsUsage: "INPUT",
+		Description: "NLI for each distinct pair is computed once and shared by the versions.\n" +
+			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
+			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
+			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
+			"Pearson and Spearman correlations of precision with gold precision.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions"},
+			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or csv"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+		}, pipelineFlags()...),
+		Action: runCompare,
+	}
+}
+
+// comparison is one row of `fr compare`.
+type comparison struct {
+	Version string `json:"version"`
+	score.Summary
+	// NaN is not JSON: correlations that do not exist are null.
+	Pearson  *float64 `json:"pearson"`
+	Spearman *float64 `json:"spearman"`
+}
+
+func runCompare(c *cli.Context) error {
+	input, err := inputArg(c)
+	if err != nil {
+		return err
+	}
+	var versions []graph.Version
+	for _, s := range strings.Split(c.String("versions"), ",") {
+		v, err := graph.ParseVersion(s)
+		if err != nil {
+			return fmt.Errorf("--versions: %w", err)
+		}
+		versions = append(versions, v)
+	}
+	format := c.String("format")
+	if format != "markdown" && format != "json" && format != "csv" {
+		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
+	}
+	cfg, closeCfg, err := newConfig(c, input)
+	if err != nil {
+		return err
+	}
+	defer closeCfg()
+	perVersion := make([][]score.Scores, len(versions))
+	prog := newProgress(c.App.ErrWriter, "fr compare")
+	n := 0
+	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
+		as, err := cfg.AssessVersions(c.Context, in, versions)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+		}
+		for i, a := range as {
+			perVersion[i] = append(perVersion[i], a.Scores)
+		}
+		n++
+		prog.update(n, in.Line)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", n, skipped))
+	rows := make([]comparison, len(versions))
+	for i, v := range versions {
+		rows[i] = comparison{Version: v.String(), Summary: score.Summarize(perVersion[i])}
+		if s := rows[i].Summary; !math.IsNaN(s.Pearson) {
+			rows[i].Pearson = &s.Pearson
+		}
+		if s := rows[i].Summary; !math.IsNaN(s.Spearman) {
+			rows[i].Spearman = &s.Spearman
+		}
+	}
+	return writeComparison(c.App.Writer, format, rows)
+}
+
+func writeComparison(w io.Writer, format string, rows []comparison) error {
+	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman"}
+	cells := func(r comparison) []string {
+		f := func(x float64) string {
+			if math.IsNaN(x) {
+				return "n/a"
+			}
+			return strconv.FormatFloat(x, 'f', 4, 64)
+		}
+		s := r.Summary
+		labeled := func(x float64) string {
+			if s.Labeled == 0 {
+				return "n/a"
+			}
+			return f(x)
+		}
+		return []string{r.Version, strconv.Itoa(s.Responses), f(s.MeanPr), labeled(s.AtomF1), f(s.MeanF1K), labeled(s.MAE),
+			f(s.MeanEntropy), labeled(s.Brier), labeled(s.Accuracy), f(s.MeanTrue), f(s.MeanFalse), f(s.MeanUniform),
+			labeled(s.Pearson), labeled(s.Spearman)}
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(header)
+		for _, r := range rows {
+			cw.Write(cells(r))
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells(r), " | "))
+	}
+	return nil
+}

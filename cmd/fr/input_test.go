@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+)
+
+// record returns a valid one-line record about subject n, with an edit
+// applied to its JSON text.
+func record(n int, edit func(string) string) string {
+	s := `{"input": "Q?", "output": "Response NUM.", "topic": "T", ` +
+		`"atoms": [{"id": "a0", "text": "Atom NUM zero.", "label": "S", "contexts": ["c_a0_0"]}, {"id": "a1", "text": "Atom NUM one.", "contexts": ["c_a0_0", "c_a1_0"]}], ` +
+		`"contexts": [{"id": "c_a0_0", "title": "T", "text": "Evidence NUM."}, {"id": "c_a1_0", "title": "U", "text": "More evidence NUM."}], ` +
+		`"relations": [{"source": "c_a0_0", "target": "a0", "type": "entailment", "probability": 0.9}, {"source": "c_a1_0", "target": "a1", "type": "contradiction", "probability": 0.7}]}`
+	s = strings.ReplaceAll(s, "NUM", string(rune('A'+n)))
+	if edit != nil {
+		s = edit(s)
+	}
+	return s
+}
+
+func replace(old, new string) func(string) string {
+	return func(s string) string {
+		if !strings.Contains(s, old) {
+			panic("fixture edit does not apply: " + old)
+		}
+		return strings.Replace(s, old, new, 1)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBadInput: each kind of bad record gives an error naming file:line and
+// field; what was written before stays valid; --skip-invalid goes on.
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  string // line 2 of the file
+		want string // after "file:2: "
+	}{
+		{"malformed JSON", `{"input": "Q?", "output": `, "invalid JSON"},
+		{"unknown context id", record(1, replace(`"contexts": ["c_a0_0", "c_a1_0"]`, `"contexts": ["c_a0_0", "c_zz"]`)), `atoms[1].contexts[1]: unknown context id "c_zz"`},
+		{"duplicate atom id", record(1, replace(`"id": "a1"`, `"id": "a0"`)), `atoms[1].id: duplicate id "a0"`},
+		{"duplicate context id", record(1, replace(`"id": "c_a1_0"`, `"id": "c_a0_0"`)), `contexts[1].id: duplicate id "c_a0_0"`},
+		{"atom without text", record(1, replace(`"text": "Atom B zero.", `, ``)), `atoms[0].text: atom "a0" has no text`},
+		{"context without text", record(1, replace(`"text": "Evidence B."`, `"text": ""`)), `contexts[0].text: context "c_a0_0" has neither text nor snippet`},
+		{"NaN probability", record(1, replace(`"probability": 0.9`, `"probability": NaN`)), "relations[0].probability: probability NaN is not in [0, 1]"},
+		{"probability out of range", record(1, replace(`"probability": 0.7`, `"probability": 1.5`)), "relations[1].probability: probability 1.5 is not in [0, 1]"},
+		{"unknown relation type", record(1, replace(`"type": "entailment"`, `"type": "supports"`)), `relations[0].type: unknown relation type "supports"`},
+		{"relation to unknown id", record(1, replace(`"target": "a0"`, `"target": "a7"`)), `relations[0].target: target "a7" is not an atom or context id`},
+		{"empty response", record(1, replace(`"output": "Response B."`, `"output": "  "`)), "output: empty response"},
+		{"wrong type", record(1, replace(`"label": "S"`, `"label": 1`)), "atoms.label: expected string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, "in.jsonl", record(0, nil)+"\n"+tc.bad+"\n"+record(2, nil)+"\n")
+			out := filepath.Join(t.TempDir(), "out.jsonl")
+			_, _, err := run(t, context.Background(), "score", "--nli", "given", "-o", out, path)
+			if err == nil || !strings.Contains(err.Error(), path+":2: "+tc.want) {
+				t.Fatalf("error %v\nwant it to contain %q", err, path+":2: "+tc.want)
+			}
+			lines := outputLines(t, out)
+			if len(lines) != 1 || lines[0]["line"] != 1.0 {
+				t.Errorf("output after the error: %v (want line 1's record only)", lines)
+			}
+
+			// --skip-invalid reports the line and scores the others.
+			stdout, stderr, err := run(t, context.Background(), "score", "--nli", "given", "--skip-invalid", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stderr, path+":2: ") {
+				t.Errorf("stderr does not name the bad line:\n%s", stderr)
+			}
+			var got []float64
+			for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+				var r map[string]any
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("invalid output line %q", l)
+				}
+				got = append(got, r["line"].(float64))
+			}
+			if len(got) != 2 || got[0] != 1 || got[1] != 3 {
+				t.Errorf("scored lines %v, want [1 3]", got)
+			}
+		})
+	}
+}
+
+func TestEmptyFile(t *testing.T) {
+	for _, content := range []string{"", "\n  \n"} {
+		path := writeFile(t, "empty.jsonl", content)
+		_, _, err := run(t, context.Background(), "score", "--nli", "given", path)
+		if err == nil || !strings.Contains(err.Error(), path+": no records in file") {
+			t.Errorf("empty file %q: %v", content, err)
+		}
+	}
+}
+
+func outputLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		var r map[string]any
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatalf("%s: invalid line %q", path, l)
+		}
+		out = append(out, r)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Fatalf("%s does not end with a newline", path)
+	}
+	return out
+}
+
+// TestResume: a run killed part-way and restarted with the same -o ends
+// with the same file as an uninterrupted run; so does a run whose last line
+// was torn by the kill.
+func TestResume(t *testing.T) {
+	var lines []string
+	for i := range 6 {
+		lines = append(lines, record(i, nil))
+	}
+	path := writeFile(t, "in.jsonl", strings.Join(lines, "\n")+"\n")
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.jsonl")
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", "--version", "3", "-o", full, path); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(full)
+	if n := bytes.Count(want, []byte("\n")); n != 6 {
+		t.Fatalf("uninterrupted run wrote %d lines, want 6", n)
+	}
+
+	// Interrupted: the run is stopped (its context cancelled) right after
+	// the second record is written, as by Ctrl-C.
+	part := filepath.Join(dir, "part.jsonl")
+	app := newApp()
+	app.Writer, app.ErrWriter = io.Discard, io.Discard
+	for _, cmd := range app.Commands {
+		if cmd.Name != "score" {
+			continue
+		}
+		cmd.Action = func(c *cli.Context) error {
+			cfg, closeCfg, err := newConfig(c, path)
+			if err != nil {
+				return err
+			}
+			defer closeCfg()
+			f, done, err := jsonl.Resume(part, "line")
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			ctx, cancel := context.WithCancel(c.Context)
+			c.Context = ctx
+			return scoreFile(c, cfg, graph.FR3, path, &cancelAfter{w: f, n: 2, cancel: cancel}, done)
+		}
+	}
+	err := app.Run([]string{"fr", "score", "--nli", "given", path})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if got, _ := os.ReadFile(part); !bytes.Equal(got, want[:len(got)]) || bytes.Count(got, []byte("\n")) != 2 {
+		t.Fatalf("interrupted run wrote:\n%s", got)
+	}
+	_, stderr, err := run(t, context.Background(), "score", "--nli", "given", "--version", "3", "-o", part, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(part); !bytes.Equal(got, want) {
+		t.Errorf("resumed file differs from the uninterrupted run\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "2 records already scored") {
+		t.Errorf("resume not reported on stderr:\n%s", stderr)
+	}
+
+	// Torn: the kill cut the fourth line in half.
+	torn := filepath.Join(dir, "torn.jsonl")
+	cut := bytes.Index(want, []byte("\n"))
+	for range 2 {
+		cut += 1 + bytes.Index(want[cut+1:], []byte("\n"))
+	}
+	os.WriteFile(torn, want[:cut+1+40], 0o644)
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", "--version", "3", "-o", torn, path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(torn); !bytes.Equal(got, want) {
+		t.Errorf("resumed torn file differs from the uninterrupted run:\n%s", got)
+	}
+}
+
+// TestDeterministic: the same input and flags give byte-identical output.
+func TestDeterministic(t *testing.T) {
+	var lines []string
+	for i := range 4 {
+		lines = append(lines, record(i, nil))
+	}
+	path := writeFile(t, "in.jsonl", strings.Join(lines, "\n")+"\n")
+	for _, args := range [][]string{
+		{"score", "--nli", "given", "--version", "1"},
+		{"score", "--nli", "given", "--version", "3"},
+		{"score", "--nli", "lexical", "--version", "3"},
+		{"compare", "--nli", "lexical", "--format", "json"},
+	} {
+		a, _, err := run(t, context.Background(), append(args, path)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := run(t, context.Background(), append(args, path)...)
+		if a != b || a == "" {
+			t.Errorf("%v: two runs differ", args)
+		}
+	}
+}
+
+// cancelAfter cancels a context once n writes have passed through it.
+type cancelAfter struct {
+	w      io.Writer
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return n, err
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+func scoreCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "score",
+		Usage:     "score each record of a FactReasoner jsonl file",
+		ArgsUsage: "INPUT",
+		Description: "Writes one JSON line per input record, in input order, to stdout or -o OUT.\n" +
+			"With -o and an existing OUT, records already in OUT are skipped and the rest appended,\n" +
+			"so an interrupted run can be resumed with the same command.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists)"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+		}, pipelineFlags()...),
+		Action: runScore,
+	}
+}
+
+func runScore(c *cli.Context) error {
+	input, err := inputArg(c)
+	if err != nil {
+		return err
+	}
+	version, err := graph.ParseVersion(c.String("version"))
+	if err != nil {
+		return fmt.Errorf("--version: %w", err)
+	}
+	cfg, closeCfg, err := newConfig(c, input)
+	if err != nil {
+		return err
+	}
+	defer closeCfg()
+
+	var out io.Writer = c.App.Writer
+	done := jsonl.Done{}
+	if path := c.String("output"); path != "" {
+		f, d, err := jsonl.Resume(path, "line")
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out, done = f, d
+		if len(done) > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "fr score: resuming %s: %d records already scored\n", path, len(done))
+		}
+	}
+	return scoreFile(c, cfg, version, input, out, done)
+}
+
+// scoreFile scores the records of input not yet done and writes them to out.
+func scoreFile(c *cli.Context, cfg *pipeline.Config, version graph.Version, input string, out io.Writer, done jsonl.Done) error {
+	w := jsonl.NewWriter(out)
+	prog := newProgress(c.App.ErrWriter, "fr score")
+	scored := 0
+	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
+		if done[in.Line] {
+			return nil
+		}
+		a, err := cfg.Assess(c.Context, in, version)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+		}
+		if err := w.Write(a.Record()); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		scored++
+		prog.update(scored, in.Line)
+		return nil
+	})
+	prog.finish(fmt.Sprintf("%d records scored, %d invalid skipped, %d already done", scored, skipped, len(done)))
+	return err
+}
+
+// progress reports long work on stderr at most once a second.
+type progress struct {
+	w      io.Writer
+	prefix string
+	start  time.Time
+	last   time.Time
+}
+
+func newProgress(w io.Writer, prefix string) *progress {
+	now := time.Now()
+	return &progress{w: w, prefix: prefix, start: now, last: now}
+}
+
+func (p *progress) update(n, line int) {
+	if time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprintf(p.w, "%s: %d records (at line %d), %.1fs\n", p.prefix, n, line, time.Since(p.start).Seconds())
+}
+
+func (p *progress) finish(summary string) {
+	fmt.Fprintf(p.w, "%s: %s in %.1fs\n", p.prefix, summary, time.Since(p.start).Seconds())
+}

@@ -1,0 +1,115 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/factreasoner/factreasoner-go/nli"
+)
+
+// RelationType is the kind of a relation that becomes a factor.
+type RelationType uint8
+
+// Relation types. Neutral NLI answers make no relation.
+const (
+	Entailment RelationType = iota + 1
+	Contradiction
+	Equivalence
+)
+
+var relationNames = [...]string{"", "entailment", "contradiction", "equivalence"}
+
+func (t RelationType) String() string {
+	if int(t) < len(relationNames) && t != 0 {
+		return relationNames[t]
+	}
+	return fmt.Sprintf("RelationType(%d)", t)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (t RelationType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// Relation is a directed, weighted logical relation between two variables:
+// the source is a context, the target an atom or another context.
+type Relation struct {
+	Source      string       `json:"source"`
+	Target      string       `json:"target"`
+	Type        RelationType `json:"type"`
+	Probability float64      `json:"probability"`
+}
+
+// Relations turns NLI answers into relations. results[i] answers pairs[i].
+//
+// A pair whose hypothesis is an atom becomes a relation unless it is
+// neutral. Context pairs (FR3) are combined per unordered pair {c_i, c_j},
+// c_i < c_j as byte strings: the direction with the higher probability is
+// kept whatever its label (a tie keeps c_j → c_i); if both directions are
+// entailments the relation is an equivalence with the larger probability;
+// if the kept direction is neutral there is no relation.
+//
+// Atom relations come first, in pair order, then context relations in
+// sorted (c_i, c_j) order.
+func Relations(n Nodes, pairs []nli.Pair, results []nli.Result) ([]Relation, error) {
+	if len(pairs) != len(results) {
+		return nil, fmt.Errorf("graph: %d NLI results for %d pairs", len(results), len(pairs))
+	}
+	type key struct{ src, dst string }
+	ctx := make(map[key]nli.Result)
+	var unordered []key // each {c_i, c_j} once, c_i < c_j
+	var rels []Relation
+	for i, p := range pairs {
+		r := results[i]
+		if n.IsContext(p.HypothesisID) {
+			k := key{p.PremiseID, p.HypothesisID}
+			u := k
+			if u.src > u.dst {
+				u.src, u.dst = u.dst, u.src
+			}
+			_, seenFwd := ctx[u]
+			_, seenBwd := ctx[key{u.dst, u.src}]
+			if !seenFwd && !seenBwd {
+				unordered = append(unordered, u)
+			}
+			ctx[k] = r
+			continue
+		}
+		if t, ok := relationType(r.Label); ok {
+			rels = append(rels, Relation{Source: p.PremiseID, Target: p.HypothesisID, Type: t, Probability: r.Probability})
+		}
+	}
+	sort.Slice(unordered, func(a, b int) bool {
+		if unordered[a].src != unordered[b].src {
+			return unordered[a].src < unordered[b].src
+		}
+		return unordered[a].dst < unordered[b].dst
+	})
+	for _, u := range unordered {
+		fwd, okF := ctx[u]                 // c_i → c_j
+		bwd, okB := ctx[key{u.dst, u.src}] // c_j → c_i
+		if okF && okB && fwd.Label == nli.Entailment && bwd.Label == nli.Entailment {
+			rels = append(rels, Relation{Source: u.dst, Target: u.src, Type: Equivalence, Probability: max(fwd.Probability, bwd.Probability)})
+			if fwd.Probability > bwd.Probability {
+				rels[len(rels)-1].Source, rels[len(rels)-1].Target = u.src, u.dst
+			}
+			continue
+		}
+		kept, src, dst := bwd, u.dst, u.src
+		if !okB || (okF && fwd.Probability > bwd.Probability) {
+			kept, src, dst = fwd, u.src, u.dst
+		}
+		if t, ok := relationType(kept.Label); ok {
+			rels = append(rels, Relation{Source: src, Target: dst, Type: t, Probability: kept.Probability})
+		}
+	}
+	return rels, nil
+}
+
+func relationType(l nli.Label) (RelationType, bool) {
+	switch l {
+	case nli.Entailment:
+		return Entailment, true
+	case nli.Contradiction:
+		return Contradiction, true
+	}
+	return 0, false
+}

@@ -1,0 +1,216 @@
+// Package pipeline runs FactReasoner on one instance at a time: it fills in
+// what a record lacks (atoms, contexts), asks the NLI model about the pairs
+// a graph version needs, builds the network, computes the marginals and the
+// scores. Data flows one way: instance → pairs → relations → network →
+// marginals → scores.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/factreasoner/factreasoner-go/atomize"
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+// GivenMode says when an instance's own "relations" are used instead of a
+// classifier.
+type GivenMode int
+
+const (
+	// GivenNever always asks the Classifier.
+	GivenNever GivenMode = iota
+	// GivenAlways uses only the instance's relations; every other pair is
+	// neutral.
+	GivenAlways
+	// GivenWhenPresent uses the relations of instances that have them and
+	// the Classifier for the others.
+	GivenWhenPresent
+)
+
+// Config is a FactReasoner pipeline.
+type Config struct {
+	Graph graph.Options
+	K     score.K
+
+	// Classifier labels text pairs. It may be nil with GivenAlways.
+	Classifier nli.Classifier
+	Given      GivenMode
+
+	Solver inference.Solver
+
+	// Atomizer makes atoms for records that have none; Reviser, when set,
+	// rewrites them to stand alone.
+	Atomizer atomize.Atomizer
+	Reviser  atomize.Reviser
+	// Retriever finds contexts for records whose atoms have none; TopK
+	// passages per atom (default 3).
+	Retriever retrieve.Retriever
+	TopK      int
+}
+
+// Assessment is everything computed for one instance and version.
+type Assessment struct {
+	Instance  *instance.Instance // as scored, with atoms and contexts filled in
+	Version   graph.Version
+	Nodes     graph.Nodes
+	Pairs     []nli.Pair
+	Results   []nli.Result // Results[i] answers Pairs[i]
+	Relations []graph.Relation
+	Network   *graph.Network
+	Solution  *inference.Result // Marginals indexed like Network.Variables
+	Scores    score.Scores
+	NLI       nli.Identity
+}
+
+// PTrue returns the marginal probability that the named variable is true.
+func (a *Assessment) PTrue(id string) (float64, bool) {
+	i, ok := a.Network.Index(id)
+	if !ok {
+		return 0, false
+	}
+	return a.Solution.Marginals[i][1], true
+}
+
+// Assess runs one version on an instance.
+func (c *Config) Assess(ctx context.Context, in *instance.Instance, v graph.Version) (*Assessment, error) {
+	as, err := c.AssessVersions(ctx, in, []graph.Version{v})
+	if err != nil {
+		return nil, err
+	}
+	return as[0], nil
+}
+
+// AssessVersions runs several versions on the same instance. Each distinct
+// NLI pair is classified once, in one batch, and shared by the versions.
+func (c *Config) AssessVersions(ctx context.Context, in *instance.Instance, versions []graph.Version) ([]*Assessment, error) {
+	if c.Solver == nil {
+		return nil, errors.New("pipeline: no solver configured")
+	}
+	in, err := c.Prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.classifier(in)
+	if err != nil {
+		return nil, err
+	}
+	shared := newMemo(cl)
+	out := make([]*Assessment, len(versions))
+	var all []nli.Pair
+	for i, v := range versions {
+		nodes := graph.SelectNodes(in, v)
+		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: cl.Identity()}
+		all = append(all, out[i].Pairs...)
+	}
+	if _, err := shared.Classify(ctx, all); err != nil {
+		return nil, fmt.Errorf("nli (%s): %w", cl.Identity(), err)
+	}
+	for _, a := range out {
+		if err := c.solve(ctx, shared, a); err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Version, err)
+		}
+	}
+	return out, nil
+}
+
+func (c *Config) solve(ctx context.Context, cl nli.Classifier, a *Assessment) error {
+	var err error
+	if a.Results, err = cl.Classify(ctx, a.Pairs); err != nil {
+		return err
+	}
+	if a.Relations, err = graph.Relations(a.Nodes, a.Pairs, a.Results); err != nil {
+		return err
+	}
+	if a.Network, err = graph.Build(a.Nodes, a.Relations, c.Graph); err != nil {
+		return err
+	}
+	if a.Solution, err = c.Solver.Solve(ctx, a.Network.Model()); err != nil {
+		return fmt.Errorf("inference: %w", err)
+	}
+	atoms := make([]score.Atom, len(a.Nodes.Atoms))
+	for i, at := range a.Nodes.Atoms {
+		p, _ := a.PTrue(at.ID)
+		atoms[i] = score.Atom{ID: at.ID, PTrue: p, Gold: at.Label}
+	}
+	a.Scores = score.Compute(atoms, c.K)
+	return nil
+}
+
+// classifier picks the classifier for an instance.
+func (c *Config) classifier(in *instance.Instance) (nli.Classifier, error) {
+	if c.Given == GivenAlways || (c.Given == GivenWhenPresent && len(in.Relations) > 0) {
+		return newGiven(in), nil
+	}
+	if c.Classifier == nil {
+		return nil, errors.New("pipeline: no NLI classifier configured")
+	}
+	return c.Classifier, nil
+}
+
+// Prepare returns the instance with atoms and contexts filled in where it
+// lacks them; the input is not modified.
+func (c *Config) Prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
+	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
+		return in, nil
+	}
+	out := *in
+	if len(out.Atoms) == 0 {
+		if c.Atomizer == nil {
+			return nil, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
+		}
+		texts, err := c.Atomizer.Atomize(ctx, in.Output)
+		if err != nil {
+			return nil, fmt.Errorf("atomizer: %w", err)
+		}
+		if len(texts) == 0 {
+			return nil, errors.New("atomizer: the response has no atoms")
+		}
+		revised := texts
+		if c.Reviser != nil {
+			if revised, err = c.Reviser.Revise(ctx, in.Output, texts); err != nil {
+				return nil, fmt.Errorf("reviser: %w", err)
+			}
+			if len(revised) != len(texts) {
+				return nil, fmt.Errorf("reviser: %d revised atoms for %d atoms", len(revised), len(texts))
+			}
+		}
+		out.Atoms = make([]instance.Atom, len(texts))
+		for i := range texts {
+			out.Atoms[i] = instance.Atom{ID: fmt.Sprintf("a%d", i), Original: texts[i], Text: revised[i]}
+		}
+	}
+	if len(out.Contexts) == 0 {
+		if c.Retriever == nil {
+			return nil, errors.New("the record has no contexts and no knowledge source is configured")
+		}
+		k := c.TopK
+		if k <= 0 {
+			k = 3
+		}
+		out.Atoms = append([]instance.Atom(nil), out.Atoms...)
+		for i := range out.Atoms {
+			a := &out.Atoms[i]
+			ps, err := c.Retriever.Retrieve(ctx, in.Topic, a.Text, k)
+			if err != nil {
+				return nil, fmt.Errorf("retrieval for atom %s: %w", a.ID, err)
+			}
+			a.Contexts = nil
+			for r, p := range ps {
+				id := fmt.Sprintf("c_%s_%d", a.ID, r)
+				out.Contexts = append(out.Contexts, instance.Context{ID: id, Title: p.Title, Text: p.Text, Snippet: p.Snippet, Link: p.Link})
+				a.Contexts = append(a.Contexts, id)
+			}
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,106 @@
+package pipeline
+
+import (
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
+)
+
+// Record is one output line of `fr score`: the reference's fields and some
+// more. Field order is fixed, so equal inputs give byte-identical lines.
+type Record struct {
+	FactualityScore float64 `json:"factuality_score"`
+	NumAtoms        int     `json:"num_atoms"`
+	NumContexts     int     `json:"num_contexts"`
+	NumRelations    int     `json:"num_relations"`
+	NumTrueAtoms    int     `json:"num_true_atoms"`
+	NumFalseAtoms   int     `json:"num_false_atoms"`
+	NumUniformAtoms int     `json:"num_uniform_atoms"`
+	Entropy         float64 `json:"entropy"`
+	AvgEntropy      float64 `json:"avg_entropy"`
+	K               float64 `json:"k"`
+	RecallK         float64 `json:"recall_k"`
+	F1K             float64 `json:"f1_k"`
+
+	// Present when the input is labeled.
+	GoldFactualityScore *float64 `json:"gold_factuality_score,omitempty"`
+	GoldTrueAtoms       *int     `json:"gold_true_atoms,omitempty"`
+	TruePositive        *int     `json:"true_positive,omitempty"`
+	TrueNegative        *int     `json:"true_negative,omitempty"`
+	FalsePositive       *int     `json:"false_positive,omitempty"`
+	FalseNegative       *int     `json:"false_negative,omitempty"`
+	AvgBrier            *float64 `json:"avg_brier,omitempty"`
+
+	Predictions string `json:"predictions"`
+	References  string `json:"references,omitempty"`
+	Input       string `json:"input"`
+	Topic       string `json:"topic,omitempty"`
+	// Marginals of the atoms, then of the contexts, each in byte-sorted id
+	// order: probabilities are [P(false), P(true)].
+	Marginals        []Marginal `json:"marginals"`
+	ContextMarginals []Marginal `json:"context_marginals"`
+
+	Version    string           `json:"version"`
+	ModelName  string           `json:"model_name"`  // the NLI model
+	NLIBackend string           `json:"nli_backend"` // the NLI backend
+	Solver     inference.Report `json:"solver"`
+	// Line is the input line the record came from; a resumed run uses it to
+	// skip what is already done.
+	Line int `json:"line"`
+}
+
+// Marginal is the distribution of one binary variable.
+type Marginal struct {
+	Variable      string     `json:"variable"`
+	Probabilities [2]float64 `json:"probabilities"`
+}
+
+// Record returns the output line of the assessment.
+func (a *Assessment) Record() Record {
+	s := a.Scores
+	r := Record{
+		FactualityScore: s.Precision,
+		NumAtoms:        s.NumAtoms,
+		NumContexts:     len(a.Nodes.Contexts),
+		NumRelations:    len(a.Relations),
+		NumTrueAtoms:    s.NumTrueAtoms,
+		NumFalseAtoms:   s.NumFalseAtoms,
+		NumUniformAtoms: s.NumUniformAtoms,
+		Entropy:         s.Entropy,
+		AvgEntropy:      s.AvgEntropy,
+		K:               s.K,
+		RecallK:         s.RecallK,
+		F1K:             s.F1K,
+		Predictions:     s.Predictions,
+		Input:           a.Instance.Input,
+		Topic:           a.Instance.Topic,
+		Version:         a.Version.String(),
+		ModelName:       a.NLI.Model,
+		NLIBackend:      a.NLI.Backend,
+		Solver:          a.Solution.Report,
+		Line:            a.Instance.Line,
+	}
+	if r.ModelName == "" {
+		r.ModelName = a.NLI.Backend
+	}
+	if g := s.Gold; g != nil {
+		r.GoldFactualityScore = &g.FactualityScore
+		r.GoldTrueAtoms = &g.TrueAtoms
+		r.TruePositive = &g.TruePositive
+		r.TrueNegative = &g.TrueNegative
+		r.FalsePositive = &g.FalsePositive
+		r.FalseNegative = &g.FalseNegative
+		r.AvgBrier = &g.AvgBrier
+		r.References = g.References
+	}
+	r.Marginals = []Marginal{}
+	r.ContextMarginals = []Marginal{}
+	for i, v := range a.Network.Variables { // sorted by name
+		m := Marginal{Variable: v.Name, Probabilities: [2]float64{a.Solution.Marginals[i][0], a.Solution.Marginals[i][1]}}
+		if v.Kind == graph.AtomVariable {
+			r.Marginals = append(r.Marginals, m)
+		} else {
+			r.ContextMarginals = append(r.ContextMarginals, m)
+		}
+	}
+	return r
+}
