@@ -1,0 +1,150 @@
+package instance
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
+)
+
+const good = `{"input": "Q", "output": "R NaN Infinity", "atoms": [{"id": "a0", "text": "A", "contexts": ["c0"]}], "contexts": [{"id": "c0", "text": "C"}]}`
+
+func readAll(t *testing.T, s string) ([]*Instance, []error) {
+	t.Helper()
+	r := NewReader(strings.NewReader(s), "f.jsonl")
+	var ins []*Instance
+	var errs []error
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			return ins, errs
+		}
+		if err != nil {
+			errs = append(errs, err)
+			var ie *Error
+			if !errors.As(err, &ie) || errors.Is(err, ErrEmpty) || len(errs) > 10 {
+				return ins, errs
+			}
+			continue
+		}
+		ins = append(ins, in)
+	}
+}
+
+func TestReaderFormats(t *testing.T) {
+	pretty := "\n{\n  \"input\": \"Q\",\n  \"output\": \"R\",\n  \"atoms\": []\n}\n\n{\"input\": \"Q2\", \"output\": \"R2\"}\n"
+	tests := []struct {
+		name   string
+		in     string
+		inputs []string
+		lines  []int
+		errs   []string
+	}{
+		{"jsonl", good + "\n\n" + good + "\n", []string{"Q", "Q"}, []int{1, 3}, nil},
+		{"jsonl without final newline", good, []string{"Q"}, []int{1}, nil},
+		{"jsonl, bad middle line", good + "\n{oops\n" + good + "\n", []string{"Q", "Q"}, []int{1, 3}, []string{"f.jsonl:2: invalid JSON"}},
+		{"pretty-printed objects", pretty, []string{"Q", "Q2"}, []int{2, 8}, nil},
+		{"array", "[\n" + good + ",\n" + good + "\n]\n", []string{"Q", "Q"}, []int{1, 1}, nil},
+		{"pretty, broken", "{\n  \"input\": \"Q\",\n  \"output\": \n", nil, nil, []string{"f.jsonl:1: invalid JSON: unexpected EOF"}},
+		{"pretty, invalid record", "{\n \"input\": \"Q\",\n \"output\": \"\"\n}\n", nil, nil, []string{"f.jsonl:1: output: empty response"}},
+		{"empty", "", nil, nil, []string{"f.jsonl: no records in file"}},
+	}
+	for _, tc := range tests {
+		ins, errs := readAll(t, tc.in)
+		var inputs []string
+		var lines []int
+		for _, in := range ins {
+			inputs = append(inputs, in.Input)
+			lines = append(lines, in.Line)
+		}
+		if strings.Join(inputs, ",") != strings.Join(tc.inputs, ",") || len(lines) != len(tc.lines) {
+			t.Errorf("%s: inputs %v lines %v, want %v %v", tc.name, inputs, lines, tc.inputs, tc.lines)
+		}
+		for i := range lines {
+			if i < len(tc.lines) && lines[i] != tc.lines[i] {
+				t.Errorf("%s: lines %v, want %v", tc.name, lines, tc.lines)
+			}
+		}
+		if len(errs) != len(tc.errs) {
+			t.Errorf("%s: errors %v, want %v", tc.name, errs, tc.errs)
+			continue
+		}
+		for i, e := range errs {
+			if !strings.HasPrefix(e.Error(), tc.errs[i]) {
+				t.Errorf("%s: error %q, want prefix %q", tc.name, e, tc.errs[i])
+			}
+		}
+	}
+}
+
+func TestNonFiniteProbability(t *testing.T) {
+	for _, tc := range []struct{ p, want string }{
+		{"NaN", "relations[0].probability: probability NaN is not in [0, 1]"},
+		{"-Infinity", "relations[0].probability: probability -Inf is not in [0, 1]"},
+		{`"0.5"`, `relations[0].probability: probability is the string "0.5", not a number`},
+		{"null", "relations[0].probability: missing probability"},
+	} {
+		line := strings.Replace(good, `"contexts": [{`, `"relations": [{"source": "c0", "target": "a0", "type": "entailment", "probability": `+tc.p+`}], "contexts": [{`, 1)
+		_, errs := readAll(t, line)
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+			t.Errorf("probability %s: %v, want %q", tc.p, errs, tc.want)
+		}
+	}
+	// The bare words inside strings are text, not numbers.
+	ins, errs := readAll(t, good)
+	if len(errs) != 0 || ins[0].Output != "R NaN Infinity" {
+		t.Errorf("strings were rewritten: %v %v", ins, errs)
+	}
+}
+
+func TestQuoteNonFinite(t *testing.T) {
+	in := `{"a": NaN, "b": "x \"NaN\" y", "c": [-Infinity, Infinity]}`
+	want := `{"a": "NaN", "b": "x \"NaN\" y", "c": ["-Infinity", "Infinity"]}`
+	if got := string(quoteNonFinite([]byte(in))); got != want {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestNLIText(t *testing.T) {
+	for _, tc := range []struct {
+		c    Context
+		want string
+	}{
+		{Context{Text: "T", Snippet: "S"}, "Snippet/Summary of Text:\n\nS\n\nText:\n\nT"},
+		{Context{Text: "T"}, "T"},
+		{Context{Snippet: "S"}, "S"},
+	} {
+		if got := tc.c.NLIText(); got != tc.want {
+			t.Errorf("%+v: %q", tc.c, got)
+		}
+	}
+}
+
+// TestPublishedFiles reads the published FactReasoner files, which are
+// pretty-printed objects carrying extra fields.
+func TestPublishedFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file             string
+		atoms, contexts  int
+		labeled, snippet bool
+	}{
+		{"flaherty_wikipedia.json", 26, 53, true, false},
+		{"flaherty_google.json", 26, 130, true, true},
+		{"reference_factreasoner_output.json", 21, 39, false, true},
+	} {
+		ins, err := ReadFile(refdata.Path(t, "factreasoner", tc.file))
+		if err != nil {
+			t.Errorf("%s: %v", tc.file, err)
+			continue
+		}
+		in := ins[0]
+		if len(ins) != 1 || len(in.Atoms) != tc.atoms || len(in.Contexts) != tc.contexts || in.Labeled() != tc.labeled || in.Line != 1 {
+			t.Errorf("%s: %d records, %d atoms, %d contexts, labeled %v", tc.file, len(ins), len(in.Atoms), len(in.Contexts), in.Labeled())
+		}
+		if (in.Contexts[0].Snippet != "") != tc.snippet {
+			t.Errorf("%s: snippet %q", tc.file, in.Contexts[0].Snippet)
+		}
+	}
+}
