@@ -49,7 +49,7 @@ func (g *Given) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
 // TEMPORARY stand-ins.
 type Lexical struct{}
 
-func NewLexical() *Lexical            { return &Lexical{} }
+func NewLexical() *Lexical          { return &Lexical{} }
 func (*Lexical) Identity() Identity { return Identity{Backend: "lexical", Model: "tmp"} }
 func (*Lexical) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
 	out := make([]Result, len(pairs))

@@ -28,7 +28,7 @@ func TestCompute(t *testing.T) {
 		{"mixed, K half", mixed, K{Half: true}, Scores{NumAtoms: 5, NumTrueAtoms: 3, NumFalseAtoms: 1, NumUniformAtoms: 2,
 			Precision: 0.6, Entropy: h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5),
 			AvgEntropy: (h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5)) / 5,
-			K: 2, RecallK: 1, F1K: 2 * 0.6 / 1.6,
+			K:          2, RecallK: 1, F1K: 2 * 0.6 / 1.6,
 			Predictions: " a0: S a1: NS a10: S a2: S a3: NS"},
 			&Gold{TrueAtoms: 2, FactualityScore: 0.5, TruePositive: 2, TrueNegative: 1, FalsePositive: 1,
 				AvgBrier: (0.01 + 0.04 + 0.4999996*0.4999996 + 1) / 4, References: " a0: S a1: NS a10: S a2: NS"}},
