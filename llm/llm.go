@@ -1,0 +1,591 @@
+// Package llm is a client for OpenAI-compatible chat-completion endpoints
+// (OpenAI, vLLM, Ollama, llama.cpp's server and others) as FactReasoner's
+// LLM stages use them: deterministic requests (temperature 0, a fixed seed),
+// token log probabilities on request, a limit on requests in flight, retries
+// with backoff on rate limits, server errors and timeouts, a persistent
+// SQLite cache of answers so that a rerun costs nothing, and counters of the
+// tokens used.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultBaseURL is OpenAI's API, the base URL OpenAI's own clients use
+// when OPENAI_BASE_URL is not set.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config describes an endpoint and how to talk to it. Zero values of the
+// optional fields take the defaults named in their comments.
+type Config struct {
+	// BaseURL is the API root including its version path, as OpenAI's
+	// clients take it in OPENAI_BASE_URL: https://api.openai.com/v1,
+	// http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama).
+	// Requests go to BaseURL + "/chat/completions". Default DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as a bearer token when non-empty.
+	APIKey string
+	// Model is the model name at the endpoint. Required.
+	Model string
+	// Seed is sent with every request; with temperature 0 it makes the
+	// answers as reproducible as the server allows.
+	Seed int
+	// Concurrency is the most requests in flight at once. Default 4.
+	Concurrency int
+	// Timeout bounds each attempt of a request. Default 2 minutes.
+	Timeout time.Duration
+	// Retries is how many times a failed attempt is repeated after a rate
+	// limit (429), a server error (5xx), a timeout or a network error.
+	// Zero means no retries.
+	Retries int
+	// MinBackoff and MaxBackoff bound the wait between attempts, which
+	// doubles from MinBackoff (default 1s) up to MaxBackoff (default 1m). A
+	// Retry-After header from the server overrides it.
+	MinBackoff, MaxBackoff time.Duration
+	// CachePath is a SQLite file holding answers from earlier runs; empty
+	// means no cache.
+	CachePath string
+	// HTTPClient sends the requests; default http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// maxRetryAfter caps how long a Retry-After header can make us wait.
+const maxRetryAfter = 10 * time.Minute
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// Request is one chat completion to ask for.
+type Request struct {
+	Messages []Message
+	// MaxTokens bounds the answer's length; 0 leaves it to the server.
+	MaxTokens int
+	// Logprobs asks for the log probability of each answer token.
+	Logprobs bool
+}
+
+// Response is a model's answer.
+type Response struct {
+	Content string
+	// Tokens are the answer's tokens with their log probabilities; nil
+	// when they were not asked for or the server did not return them.
+	Tokens       []Token
+	FinishReason string // "stop", "length", ...
+	Usage        TokenUsage
+	// Cached reports that the answer came from the cache, not the server.
+	Cached bool
+}
+
+// Token is one generated token.
+type Token struct {
+	// Text is the token as the server printed it; Bytes are its raw bytes
+	// (a token may hold part of a multi-byte character, which Text cannot
+	// show). Bytes is Text's bytes when the server gave none.
+	Text  string
+	Bytes []byte
+	// Logprob is the natural log of the token's probability, NaN when the
+	// server gave none for this token.
+	Logprob float64
+}
+
+// TokenUsage is what the server reported for one answer.
+type TokenUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Usage counts a client's work since it was made.
+type Usage struct {
+	Calls            int64 // answers returned
+	CacheHits        int64 // answers served from the cache
+	Requests         int64 // HTTP requests sent, retries included
+	Retries          int64 // requests that repeated a failed one
+	PromptTokens     int64 // as reported by the server, cache hits excluded
+	CompletionTokens int64
+}
+
+func (u Usage) String() string {
+	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries), %d prompt + %d completion tokens",
+		u.Calls, u.CacheHits, u.Requests, u.Retries, u.PromptTokens, u.CompletionTokens)
+}
+
+// Client talks to one endpoint and model. It is safe for concurrent use.
+type Client struct {
+	endpoint   string
+	baseURL    string
+	apiKey     string
+	model      string
+	seed       int
+	timeout    time.Duration
+	retries    int
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	http       *http.Client
+	slots      chan struct{} // one token per request allowed in flight
+	cache      *cache
+
+	// sleep waits between attempts; tests replace it to see the waits
+	// without spending them.
+	sleep func(ctx context.Context, d time.Duration) error
+
+	calls, cacheHits, requests, retried, promptTokens, completionTokens atomic.Int64
+}
+
+// New returns a client for the endpoint cfg describes, opening its cache.
+func New(cfg Config) (*Client, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("llm: no model given (the model name at the endpoint, e.g. gpt-4o-mini)")
+	}
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, fmt.Errorf("llm: base URL %q is not an http:// or https:// URL", cfg.BaseURL)
+	}
+	if cfg.Retries < 0 {
+		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retries)
+	}
+	c := &Client{
+		endpoint:   base + "/chat/completions",
+		baseURL:    base,
+		apiKey:     cfg.APIKey,
+		model:      cfg.Model,
+		seed:       cfg.Seed,
+		timeout:    cfg.Timeout,
+		retries:    cfg.Retries,
+		minBackoff: cfg.MinBackoff,
+		maxBackoff: cfg.MaxBackoff,
+		http:       cfg.HTTPClient,
+		sleep:      sleepCtx,
+	}
+	if c.timeout <= 0 {
+		c.timeout = 2 * time.Minute
+	}
+	if c.minBackoff <= 0 {
+		c.minBackoff = time.Second
+	}
+	if c.maxBackoff <= 0 {
+		c.maxBackoff = time.Minute
+	}
+	if c.maxBackoff < c.minBackoff {
+		c.maxBackoff = c.minBackoff
+	}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	n := cfg.Concurrency
+	if n <= 0 {
+		n = 4
+	}
+	c.slots = make(chan struct{}, n)
+	if cfg.CachePath != "" {
+		ca, err := openCache(cfg.CachePath)
+		if err != nil {
+			return nil, err
+		}
+		c.cache = ca
+	}
+	return c, nil
+}
+
+// Close closes the cache.
+func (c *Client) Close() error {
+	if c.cache == nil {
+		return nil
+	}
+	return c.cache.close()
+}
+
+// Model is the model name at the endpoint.
+func (c *Client) Model() string { return c.model }
+
+// Endpoint is the URL requests go to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Usage returns the counters so far.
+func (c *Client) Usage() Usage {
+	return Usage{
+		Calls:            c.calls.Load(),
+		CacheHits:        c.cacheHits.Load(),
+		Requests:         c.requests.Load(),
+		Retries:          c.retried.Load(),
+		PromptTokens:     c.promptTokens.Load(),
+		CompletionTokens: c.completionTokens.Load(),
+	}
+}
+
+// wireRequest is the JSON body of a chat completion request. Field order is
+// fixed, so equal requests encode to equal bytes, which the cache keys on.
+type wireRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	Seed        int       `json:"seed"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	Logprobs    bool      `json:"logprobs,omitempty"`
+	Stream      bool      `json:"stream"`
+}
+
+// wireResponse is the part of a chat completion response we read.
+type wireResponse struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+		Logprobs     *struct {
+			Content []struct {
+				Token   string   `json:"token"`
+				Logprob *float64 `json:"logprob"`
+				Bytes   []int    `json:"bytes"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+	Usage *TokenUsage `json:"usage"`
+	Error *apiError   `json:"error"`
+}
+
+type apiError struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+}
+
+// Complete asks for one answer: from the cache when an equal request was
+// answered before, else from the server.
+func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	body, err := json.Marshal(wireRequest{
+		Model:     c.model,
+		Messages:  req.Messages,
+		Seed:      c.seed,
+		MaxTokens: req.MaxTokens,
+		Logprobs:  req.Logprobs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llm: encoding request: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	key := hex.EncodeToString(sum[:])
+	if c.cache != nil {
+		raw, ok, err := c.cache.get(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if resp, err := parseResponse(raw); err == nil {
+				resp.Cached = true
+				c.calls.Add(1)
+				c.cacheHits.Add(1)
+				return resp, nil
+			}
+			// An entry we cannot read (written by a different version,
+			// say) is asked again and overwritten.
+		}
+	}
+	raw, err := c.post(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := parseResponse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
+	}
+	c.calls.Add(1)
+	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
+	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
+	if c.cache != nil {
+		if err := c.cache.put(ctx, key, c.model, body, raw); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// CompleteAll asks for the answers to several requests, at most the
+// client's concurrency limit at a time, and returns them in the order of
+// reqs. The first error stops the requests not yet sent and is returned.
+func (c *Client) CompleteAll(ctx context.Context, reqs []Request) ([]*Response, error) {
+	out := make([]*Response, len(reqs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for i := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := c.Complete(ctx, reqs[i])
+			if err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+				return
+			}
+			out[i] = r
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// StatusError is an HTTP error answer from the endpoint.
+type StatusError struct {
+	Endpoint   string
+	StatusCode int
+	Status     string // "500 Internal Server Error"
+	Message    string // the server's error message, or the start of its body
+	Attempts   int
+	Hint       string // what the user may do about it, if anything is known
+}
+
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "llm: POST %s: %s", e.Endpoint, e.Status)
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// retryable reports whether a status is worth another attempt.
+func retryable(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500
+}
+
+// post sends body, retrying as configured, and returns the response body of
+// the first successful attempt. One slot of the concurrency limit is held
+// while an attempt is in flight, not while waiting to retry.
+func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+	attempts := c.retries + 1
+	for attempt := 1; ; attempt++ {
+		raw, wait, err := c.attempt(ctx, body)
+		if err == nil {
+			return raw, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, ctx.Err())
+		}
+		var se *StatusError
+		isStatus := errors.As(err, &se)
+		if isStatus {
+			se.Attempts = attempt
+		}
+		var pe *permanentError
+		if (isStatus && !retryable(se.StatusCode)) || errors.As(err, &pe) || attempt >= attempts {
+			if !isStatus && attempt > 1 {
+				return nil, fmt.Errorf("%w (after %d attempts)", err, attempt)
+			}
+			return nil, err
+		}
+		if wait <= 0 {
+			wait = c.backoff(attempt)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
+		}
+		c.retried.Add(1)
+	}
+}
+
+// permanentError marks a failure that another attempt would not cure.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// attempt sends one request. On failure it returns how long the server
+// asked us to wait (0 when it did not say).
+func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	defer func() { <-c.slots }()
+
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, &permanentError{fmt.Errorf("llm: %w", err)}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if c.apiKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	c.requests.Add(1)
+	hresp, err := c.http.Do(hreq)
+	if err == nil {
+		defer hresp.Body.Close()
+		var raw []byte
+		raw, err = io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
+		if err == nil {
+			if hresp.StatusCode/100 == 2 {
+				return raw, 0, nil
+			}
+			return nil, retryAfter(hresp.Header, time.Now()), c.statusError(hresp, raw)
+		}
+	}
+	if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		return nil, 0, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", c.endpoint, c.timeout)
+	}
+	return nil, 0, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
+}
+
+func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
+	e := &StatusError{Endpoint: c.endpoint, StatusCode: resp.StatusCode, Status: resp.Status}
+	var wr struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &wr) == nil && len(wr.Error) > 0 {
+		var ae apiError
+		var s string
+		switch {
+		case json.Unmarshal(wr.Error, &ae) == nil && ae.Message != "":
+			e.Message = ae.Message
+		case json.Unmarshal(wr.Error, &s) == nil: // Ollama and others: "error": "text"
+			e.Message = s
+		}
+	}
+	if e.Message == "" {
+		e.Message = snippet(body)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		e.Hint = "check the API key: OPENAI_API_KEY or --llm-api-key"
+	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.baseURL, "/v1"):
+		e.Hint = "the base URL usually ends in /v1, e.g. http://localhost:11434/v1"
+	case resp.StatusCode == http.StatusNotFound:
+		e.Hint = fmt.Sprintf("is model %q served there?", c.model)
+	}
+	return e
+}
+
+// snippet is the start of a body, for error messages.
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	if s == "" {
+		return "empty body"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// retryAfter reads how long the server asks us to wait: OpenAI's
+// retry-after-ms, or Retry-After in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	var d time.Duration
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("Retry-After"); d == 0 && v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if s > 0 {
+				d = time.Duration(s * float64(time.Second))
+			}
+		} else if t, err := http.ParseTime(v); err == nil {
+			d = t.Sub(now)
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	return min(d, maxRetryAfter)
+}
+
+// backoff is the wait after the given failed attempt: exponential from
+// minBackoff, capped, with jitter so that parallel requests spread out.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := float64(c.minBackoff) * math.Pow(2, float64(attempt-1))
+	d = min(d, float64(c.maxBackoff))
+	return time.Duration(d/2 + rand.Float64()*d/2)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// parseResponse reads a chat completion response body.
+func parseResponse(raw []byte) (*Response, error) {
+	var wr wireResponse
+	if err := json.Unmarshal(raw, &wr); err != nil {
+		return nil, fmt.Errorf("the answer is not a chat completion in JSON (%v); body starts %s", err, snippet(raw))
+	}
+	if wr.Error != nil && wr.Error.Message != "" {
+		return nil, fmt.Errorf("the server answered with an error: %s", wr.Error.Message)
+	}
+	if len(wr.Choices) == 0 {
+		return nil, fmt.Errorf("the answer has no choices; body starts %s", snippet(raw))
+	}
+	ch := wr.Choices[0]
+	resp := &Response{FinishReason: ch.FinishReason}
+	if ch.Message.Content != nil {
+		resp.Content = *ch.Message.Content
+	}
+	if wr.Usage != nil {
+		resp.Usage = *wr.Usage
+	}
+	if ch.Logprobs != nil && len(ch.Logprobs.Content) > 0 {
+		resp.Tokens = make([]Token, len(ch.Logprobs.Content))
+		for i, t := range ch.Logprobs.Content {
+			tok := Token{Text: t.Token, Logprob: math.NaN()}
+			if t.Logprob != nil {
+				tok.Logprob = *t.Logprob
+			}
+			if t.Bytes != nil {
+				tok.Bytes = make([]byte, len(t.Bytes))
+				for j, b := range t.Bytes {
+					tok.Bytes[j] = byte(b)
+				}
+			} else {
+				tok.Bytes = []byte(t.Token)
+			}
+			resp.Tokens[i] = tok
+		}
+	}
+	return resp, nil
+}

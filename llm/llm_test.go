@@ -1,0 +1,448 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+)
+
+// newTestClient returns a client of srv whose waits between attempts are
+// recorded instead of slept.
+func newTestClient(t *testing.T, srv *fakellm.Server, cfg Config) (*Client, *[]time.Duration) {
+	t.Helper()
+	cfg.BaseURL = srv.BaseURL()
+	if cfg.Model == "" {
+		cfg.Model = "test-model"
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var (
+		mu    sync.Mutex
+		waits []time.Duration
+	)
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	return c, &waits
+}
+
+func ask(text string) Request {
+	return Request{Messages: []Message{{Role: "user", Content: text}}, MaxTokens: 5, Logprobs: true}
+}
+
+// TestRequestBody: the request carries the model, the messages,
+// temperature 0, the seed, max_tokens, logprobs and the API key.
+func TestRequestBody(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "neutral"} })
+	c, _ := newTestClient(t, srv, Config{APIKey: "sk-test", Seed: 42, Model: "m1"})
+	resp, err := c.Complete(context.Background(), ask("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "neutral" || len(resp.Tokens) != 2 || resp.Tokens[0].Text != "neu" || resp.Tokens[1].Text != "tral" || resp.Tokens[0].Logprob != -0.01 {
+		t.Errorf("response = %+v", resp)
+	}
+	r := srv.Requests()[0]
+	if r.Path != "/v1/chat/completions" || r.Model != "m1" || r.Temperature == nil || *r.Temperature != 0 ||
+		r.Seed == nil || *r.Seed != 42 || r.MaxTokens != 5 || !r.Logprobs || r.Authorization != "Bearer sk-test" ||
+		len(r.Messages) != 1 || r.Messages[0].Content != "hello" || r.Raw["stream"] != false {
+		t.Errorf("request = %+v", r)
+	}
+	if u := c.Usage(); u.Calls != 1 || u.Requests != 1 || u.PromptTokens != 1 || u.CompletionTokens != 2 {
+		t.Errorf("usage = %+v", u)
+	}
+}
+
+// TestRetries: rate limits and server errors are retried, honouring
+// Retry-After; a server that keeps failing exhausts the retry budget with an
+// error that names the endpoint and the status; client errors are not
+// retried.
+func TestRetries(t *testing.T) {
+	ok := fakellm.Reply{Content: "entailment"}
+	tests := []struct {
+		name      string
+		retries   int
+		replies   []fakellm.Reply // by request number; the last repeats
+		wantErr   []string        // substrings of the error; nil = success
+		wantReqs  int
+		wantWaits []time.Duration // exact waits; nil = any backoff
+	}{
+		{
+			name:    "429 then success, Retry-After in seconds",
+			retries: 3,
+			replies: []fakellm.Reply{
+				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "7"}},
+				ok,
+			},
+			wantReqs: 2, wantWaits: []time.Duration{7 * time.Second},
+		},
+		{
+			name:    "429 with retry-after-ms",
+			retries: 3,
+			replies: []fakellm.Reply{
+				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}},
+				ok,
+			},
+			wantReqs: 2, wantWaits: []time.Duration{250 * time.Millisecond},
+		},
+		{
+			name:     "503 twice then success",
+			retries:  3,
+			replies:  []fakellm.Reply{{Status: 503}, {Status: 503}, ok},
+			wantReqs: 3,
+		},
+		{
+			name:     "500 until the budget is spent",
+			retries:  3,
+			replies:  []fakellm.Reply{{Status: 500}},
+			wantErr:  []string{"/v1/chat/completions", "500 Internal Server Error", "after 4 attempts", "from the fake server"},
+			wantReqs: 4,
+		},
+		{
+			name:     "no retries configured",
+			retries:  0,
+			replies:  []fakellm.Reply{{Status: 502}},
+			wantErr:  []string{"502 Bad Gateway"},
+			wantReqs: 1,
+		},
+		{
+			name:     "401 is not retried",
+			retries:  3,
+			replies:  []fakellm.Reply{{Status: 401}},
+			wantErr:  []string{"401 Unauthorized", "OPENAI_API_KEY"},
+			wantReqs: 1,
+		},
+		{
+			name:     "garbage JSON",
+			retries:  3,
+			replies:  []fakellm.Reply{{Body: "<html>upstream proxy error</html>"}},
+			wantErr:  []string{"/v1/chat/completions", "not a chat completion in JSON", "<html>upstream proxy error"},
+			wantReqs: 1,
+		},
+		{
+			name:     "no choices",
+			retries:  3,
+			replies:  []fakellm.Reply{{Body: `{"id":"x","choices":[]}`}},
+			wantErr:  []string{"no choices"},
+			wantReqs: 1,
+		},
+		{
+			name:     "error object with status 200",
+			retries:  3,
+			replies:  []fakellm.Reply{{Body: `{"error":{"message":"model overloaded"}}`}},
+			wantErr:  []string{"model overloaded"},
+			wantReqs: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+				return tt.replies[min(n, len(tt.replies)-1)]
+			})
+			c, waits := newTestClient(t, srv, Config{Retries: tt.retries})
+			resp, err := c.Complete(context.Background(), ask("q"))
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.Content != "entailment" {
+					t.Errorf("content %q", resp.Content)
+				}
+			} else {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, s := range tt.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not contain %q", err, s)
+					}
+				}
+			}
+			if got := srv.Count(); got != tt.wantReqs {
+				t.Errorf("%d requests, want %d", got, tt.wantReqs)
+			}
+			if u := c.Usage(); u.Requests != int64(tt.wantReqs) || u.Retries != int64(tt.wantReqs-1) {
+				t.Errorf("usage %+v", u)
+			}
+			if tt.wantWaits != nil && fmt.Sprint(*waits) != fmt.Sprint(tt.wantWaits) {
+				t.Errorf("waits %v, want %v", *waits, tt.wantWaits)
+			}
+			if len(*waits) != tt.wantReqs-1 {
+				t.Errorf("%d waits for %d requests", len(*waits), tt.wantReqs)
+			}
+		})
+	}
+}
+
+// TestBackoff: without Retry-After the waits double from MinBackoff, with
+// jitter in [d/2, d], up to MaxBackoff.
+func TestBackoff(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500} })
+	c, waits := newTestClient(t, srv, Config{Retries: 6, MinBackoff: time.Second, MaxBackoff: 8 * time.Second})
+	if _, err := c.Complete(context.Background(), ask("q")); err == nil {
+		t.Fatal("no error")
+	}
+	want := []time.Duration{1, 2, 4, 8, 8, 8}
+	if len(*waits) != len(want) {
+		t.Fatalf("waits %v", *waits)
+	}
+	for i, w := range *waits {
+		hi := want[i] * time.Second
+		if w < hi/2 || w > hi {
+			t.Errorf("wait %d = %v, want in [%v, %v]", i, w, hi/2, hi)
+		}
+	}
+}
+
+// TestTimeout: a server that never answers costs one timeout per attempt,
+// and the error says so.
+func TestTimeout(t *testing.T) {
+	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
+	c, _ := newTestClient(t, srv, Config{Retries: 1, Timeout: 50 * time.Millisecond})
+	_, err := c.Complete(context.Background(), ask("q"))
+	if err == nil || !strings.Contains(err.Error(), "no answer within 50ms") || !strings.Contains(err.Error(), srv.BaseURL()) ||
+		!strings.Contains(err.Error(), "after 2 attempts") {
+		t.Fatalf("error = %v", err)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("%d requests, want 2", srv.Count())
+	}
+
+	// A hang followed by an answer: the retry succeeds.
+	srv2 := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+		if n == 0 {
+			return fakellm.Reply{Hang: true}
+		}
+		return fakellm.Reply{Content: "neutral"}
+	})
+	c2, _ := newTestClient(t, srv2, Config{Retries: 1, Timeout: 50 * time.Millisecond})
+	if resp, err := c2.Complete(context.Background(), ask("q")); err != nil || resp.Content != "neutral" {
+		t.Fatalf("resp %+v, err %v", resp, err)
+	}
+}
+
+// TestCanceled: a canceled context stops retrying at once.
+func TestCanceled(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
+	c, _ := newTestClient(t, srv, Config{Retries: 5, Timeout: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Complete(ctx, ask("q"))
+	if !errors.Is(err, context.DeadlineExceeded) || srv.Count() != 1 {
+		t.Fatalf("err %v after %d requests", err, srv.Count())
+	}
+}
+
+// TestCache: a rerun with the same requests, by a new client on the same
+// cache file, sends no request and gets the same answers; a change of
+// model, message or parameter is a different key.
+func TestCache(t *testing.T) {
+	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Content: "answer to " + r.Last() + " by " + r.Model}
+	})
+	path := filepath.Join(t.TempDir(), "sub", "cache.sqlite")
+	reqs := []Request{ask("a"), ask("b"), ask("c")}
+
+	c1, _ := newTestClient(t, srv, Config{CachePath: path})
+	first, err := c1.CompleteAll(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.Close()
+	if srv.Count() != 3 {
+		t.Fatalf("%d requests", srv.Count())
+	}
+
+	c2, _ := newTestClient(t, srv, Config{CachePath: path})
+	again, err := c2.CompleteAll(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Count() != 3 {
+		t.Errorf("the rerun sent %d requests", srv.Count()-3)
+	}
+	for i := range reqs {
+		if again[i].Content != first[i].Content || !again[i].Cached || first[i].Cached ||
+			len(again[i].Tokens) != len(first[i].Tokens) || again[i].Tokens[1].Logprob != first[i].Tokens[1].Logprob {
+			t.Errorf("answer %d: %+v, first %+v", i, again[i], first[i])
+		}
+	}
+	if u := c2.Usage(); u.Calls != 3 || u.CacheHits != 3 || u.Requests != 0 || u.PromptTokens != 0 {
+		t.Errorf("usage %+v", u)
+	}
+
+	// Different model, message, max tokens or logprobs: not from the cache.
+	c3, _ := newTestClient(t, srv, Config{CachePath: path, Model: "other"})
+	if r, err := c3.Complete(context.Background(), ask("a")); err != nil || r.Cached || r.Content != "answer to a by other" {
+		t.Errorf("other model: %+v %v", r, err)
+	}
+	variants := []Request{ask("a "), {Messages: ask("a").Messages, MaxTokens: 6, Logprobs: true}, {Messages: ask("a").Messages, MaxTokens: 5}}
+	for _, v := range variants {
+		if r, err := c2.Complete(context.Background(), v); err != nil || r.Cached {
+			t.Errorf("variant %+v: cached %v, %v", v, r != nil && r.Cached, err)
+		}
+	}
+	if got := srv.Count(); got != 3+1+len(variants) {
+		t.Errorf("%d requests", got)
+	}
+	// A different seed is a different request too.
+	c4, _ := newTestClient(t, srv, Config{CachePath: path, Seed: 7})
+	if r, err := c4.Complete(context.Background(), ask("a")); err != nil || r.Cached {
+		t.Errorf("other seed: cached %v, %v", r != nil && r.Cached, err)
+	}
+}
+
+// TestCacheSkipsFailures: failed requests are not cached.
+func TestCacheSkipsFailures(t *testing.T) {
+	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+		if n == 0 {
+			return fakellm.Reply{Body: "garbage"}
+		}
+		return fakellm.Reply{Content: "fine"}
+	})
+	path := filepath.Join(t.TempDir(), "cache.sqlite")
+	c, _ := newTestClient(t, srv, Config{CachePath: path})
+	if _, err := c.Complete(context.Background(), ask("q")); err == nil {
+		t.Fatal("garbage accepted")
+	}
+	if r, err := c.Complete(context.Background(), ask("q")); err != nil || r.Cached || r.Content != "fine" {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// TestConcurrencyLimit: never more requests in flight than the limit, and
+// the limit is used.
+func TestConcurrencyLimit(t *testing.T) {
+	for _, limit := range []int{1, 3, 8} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
+				return fakellm.Reply{Content: "x", Delay: 20 * time.Millisecond}
+			})
+			c, _ := newTestClient(t, srv, Config{Concurrency: limit})
+			reqs := make([]Request, 4*limit)
+			for i := range reqs {
+				reqs[i] = ask(fmt.Sprint(i))
+			}
+			if _, err := c.CompleteAll(context.Background(), reqs); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.MaxInFlight(); got > limit {
+				t.Errorf("%d requests in flight, limit %d", got, limit)
+			}
+			if limit > 1 && srv.MaxInFlight() < 2 {
+				t.Errorf("at most %d request in flight: no concurrency", srv.MaxInFlight())
+			}
+		})
+	}
+}
+
+// TestCompleteAllOrder: answers come back in request order whatever order
+// the server finishes them in; one failure fails the batch.
+func TestCompleteAllOrder(t *testing.T) {
+	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+		var i int
+		fmt.Sscan(r.Last(), &i)
+		return fakellm.Reply{Content: "n" + r.Last(), Delay: time.Duration(10-i) * time.Millisecond}
+	})
+	c, _ := newTestClient(t, srv, Config{Concurrency: 10})
+	reqs := make([]Request, 10)
+	for i := range reqs {
+		reqs[i] = ask(fmt.Sprint(i))
+	}
+	out, err := c.CompleteAll(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range out {
+		if r.Content != fmt.Sprintf("n%d", i) {
+			t.Errorf("answer %d = %q", i, r.Content)
+		}
+	}
+
+	bad := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+		if r.Last() == "3" {
+			return fakellm.Reply{Status: 400}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	cb, _ := newTestClient(t, bad, Config{})
+	if _, err := cb.CompleteAll(context.Background(), reqs); err == nil || !strings.Contains(err.Error(), "400 Bad Request") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestTokens: log probabilities, null log probabilities and raw bytes of
+// partial characters are read as sent.
+func TestTokens(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Content: "é!", Tokens: []fakellm.Token{
+			{Text: "\xc3", Logprob: fakellm.LP(-0.5)}, {Text: "\xa9", Logprob: nil}, {Text: "!", Logprob: fakellm.LP(-1)},
+		}}
+	})
+	c, _ := newTestClient(t, srv, Config{})
+	r, err := c.Complete(context.Background(), ask("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tokens) != 3 || string(r.Tokens[0].Bytes)+string(r.Tokens[1].Bytes) != "é" ||
+		r.Tokens[0].Logprob != -0.5 || !math.IsNaN(r.Tokens[1].Logprob) || r.Tokens[2].Logprob != -1 {
+		t.Errorf("tokens %+v", r.Tokens)
+	}
+	// Without logprobs asked for, none come back.
+	r, err = c.Complete(context.Background(), Request{Messages: ask("q").Messages})
+	if err != nil || r.Tokens != nil || srv.Requests()[1].Raw["logprobs"] != nil {
+		t.Errorf("tokens %+v, request %v, err %v", r.Tokens, srv.Requests()[1].Raw, err)
+	}
+}
+
+// TestConfigErrors: a missing model or a bad URL is reported up front; a
+// 404 from a base URL without /v1 gets a hint.
+func TestConfigErrors(t *testing.T) {
+	if _, err := New(Config{BaseURL: "http://x/v1"}); err == nil || !strings.Contains(err.Error(), "no model") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := New(Config{BaseURL: "localhost:8000/v1", Model: "m"}); err == nil || !strings.Contains(err.Error(), "not an http") {
+		t.Errorf("err = %v", err)
+	}
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	c, err := New(Config{BaseURL: srv.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), ask("q"))
+	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "/v1") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRetryAfterDate(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	h := http.Header{}
+	h.Set("Retry-After", now.Add(30*time.Second).Format(http.TimeFormat))
+	if d := retryAfter(h, now); d != 30*time.Second {
+		t.Errorf("date: %v", d)
+	}
+	h.Set("Retry-After", "86400")
+	if d := retryAfter(h, now); d != maxRetryAfter {
+		t.Errorf("capped: %v", d)
+	}
+	h.Set("Retry-After", "soon")
+	if d := retryAfter(h, now); d != 0 {
+		t.Errorf("garbage: %v", d)
+	}
+}
