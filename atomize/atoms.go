@@ -1,0 +1,37 @@
+package atomize
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/factreasoner/factreasoner-go/instance"
+)
+
+// Atoms splits a response with a and, when r is not nil, revises the
+// pieces with r. It returns atoms with ids a0, a1, ... in order, Original
+// holding the atomizer's text and Text the revised one (the same text
+// without a reviser). A response with nothing in it to check gives
+// ErrNoAtoms.
+func Atoms(ctx context.Context, a Atomizer, r Reviser, response string) ([]instance.Atom, error) {
+	texts, err := a.Atomize(ctx, response)
+	if err != nil {
+		return nil, fmt.Errorf("atomizer: %w", err)
+	}
+	if len(texts) == 0 {
+		return nil, ErrNoAtoms
+	}
+	revised := texts
+	if r != nil {
+		if revised, err = r.Revise(ctx, response, texts); err != nil {
+			return nil, fmt.Errorf("reviser: %w", err)
+		}
+		if len(revised) != len(texts) {
+			return nil, fmt.Errorf("reviser: %d revised atoms for %d atoms", len(revised), len(texts))
+		}
+	}
+	atoms := make([]instance.Atom, len(texts))
+	for i := range texts {
+		atoms[i] = instance.Atom{ID: fmt.Sprintf("a%d", i), Original: texts[i], Text: revised[i]}
+	}
+	return atoms, nil
+}
