@@ -20,14 +20,14 @@ import (
 
 // pipelineFlags are the flags shared by score, compare and inspect.
 func pipelineFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical"},
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical, llm (an OpenAI-compatible endpoint, see --llm-*)"},
 		&cli.BoolFlag{Name: "use-priors", Value: true, Usage: "fold the target's prior into the factor tables (the reference's default); false gives the paper's Table 1"},
 		&cli.Float64Flag{Name: "atom-prior", Value: 0.5, Usage: "prior probability that an atom is true"},
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
-	}
+	}, llmFlags()...)
 }
 
 // inputArg returns the single INPUT argument.
@@ -58,7 +58,7 @@ func newConfig(c *cli.Context, input string) (*pipeline.Config, func() error, er
 		}
 	}
 	cfg.K = k
-	closer := func() error { return nil }
+	closer := func() error { return finishLLM(c) }
 	switch backend := c.String("nli"); backend {
 	case "given":
 		cfg.Given = pipeline.GivenAlways
@@ -71,16 +71,23 @@ func newConfig(c *cli.Context, input string) (*pipeline.Config, func() error, er
 					"For real results give the records relations (--nli given) or use an NLI model."}
 		}
 		cfg.Classifier = cl
+	case "llm":
+		if cfg.Classifier, err = newLLMClassifier(c); err != nil {
+			return nil, nil, errors.Join(err, closeLLM(c))
+		}
 	default:
-		return nil, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given or lexical)", backend)
+		return nil, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, lexical or llm)", backend)
+	}
+	if cfg.Atomizer, cfg.Reviser, err = newAtomizer(c); err != nil {
+		return nil, nil, errors.Join(err, finishLLM(c))
 	}
 	if path := c.String("cache"); path != "" && cfg.Classifier != nil {
 		cache, err := nli.OpenCache(path, cfg.Classifier)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--cache: %w", err)
+			return nil, nil, errors.Join(fmt.Errorf("--cache: %w", err), closeLLM(c))
 		}
 		cfg.Classifier = cache
-		closer = cache.Close
+		closer = func() error { return errors.Join(cache.Close(), finishLLM(c)) }
 	}
 	return cfg, closer, nil
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/atomize"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+)
+
+func atomizeCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"},
+		&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+	}
+	for _, f := range llmFlags() {
+		switch f.Names()[0] {
+		case "nli-prompt":
+			continue
+		case "atomizer":
+			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Usage: "llm, or sentences (one atom per sentence, no model)"}
+		}
+		flags = append(flags, f)
+	}
+	return &cli.Command{
+		Name:      "atomize",
+		Usage:     "split the responses of records without atoms into atoms",
+		ArgsUsage: "INPUT",
+		Description: "Writes the records of INPUT as FactReasoner jsonl, in input order, to stdout or -o OUT.\n" +
+			"A record without atoms gets atoms a0, a1, ... from its output: `original` as the atomizer\n" +
+			"wrote it, `text` as the reviser rewrote it to stand alone (the same text without --revise).\n" +
+			"Records that have atoms are written as they are. Progress and the LLM usage go to stderr.",
+		Flags:  flags,
+		Action: runAtomize,
+	}
+}
+
+func runAtomize(c *cli.Context) (err error) {
+	input, err := inputArg(c)
+	if err != nil {
+		return err
+	}
+	a, r, err := newAtomizer(c)
+	if err != nil {
+		return errors.Join(err, closeLLM(c))
+	}
+	defer func() { err = errors.Join(err, finishLLM(c)) }()
+	var out io.Writer = c.App.Writer
+	if path := c.String("output"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		out = f
+	}
+	w := jsonl.NewWriter(out)
+	prog := newProgress(c.App.ErrWriter, "fr atomize")
+	var records, atomized, empty int
+	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
+		records++
+		if len(in.Atoms) == 0 {
+			atoms, err := atomize.Atoms(c.Context, a, r, in.Output)
+			switch {
+			case errors.Is(err, atomize.ErrNoAtoms):
+				fmt.Fprintf(c.App.ErrWriter, "fr atomize: %s:%d: %v; the record is written without atoms\n", input, in.Line, err)
+				empty++
+			case err != nil:
+				return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+			default:
+				in.Atoms = atoms
+				atomized++
+			}
+		}
+		if err := w.Write(in); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		prog.update(records, in.Line)
+		return nil
+	})
+	prog.finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %d invalid skipped",
+		records, atomized, records-atomized-empty, empty, skipped))
+	return err
+}
