@@ -446,3 +446,18 @@ func TestRetryAfterDate(t *testing.T) {
 		t.Errorf("garbage: %v", d)
 	}
 }
+
+// TestNetworkError: a server that is gone is retried like a 5xx and then
+// reported with the endpoint.
+func TestNetworkError(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	c, waits := newTestClient(t, srv, Config{Retries: 2})
+	srv.Close()
+	_, err := c.Complete(context.Background(), ask("q"))
+	if err == nil || !strings.Contains(err.Error(), srv.BaseURL()+"/chat/completions") || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(*waits) != 2 {
+		t.Errorf("waits %v", *waits)
+	}
+}
