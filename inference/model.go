@@ -51,6 +51,12 @@ type Report struct {
 	Iterations int     `json:"iterations,omitempty"`
 	Converged  bool    `json:"converged"`
 	Residual   float64 `json:"residual,omitempty"`
+	Damping    float64 `json:"damping,omitempty"` // loopy BP's damping in its last sweep
+	// Components is the number of connected components with factors that
+	// were solved, BPComponents how many of them by an approximate
+	// method (Method "exact+bp" when some but not all).
+	Components   int `json:"components,omitempty"`
+	BPComponents int `json:"bp_components,omitempty"`
 }
 
 // Validate checks the structure of a model: domain sizes, scopes within
