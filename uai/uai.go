@@ -68,14 +68,20 @@ func newScanner(r io.Reader, name string) (*scanner, error) {
 	return &scanner{name: name, data: data, line: 1}, nil
 }
 
-// next returns the next token, or "" at the end of input.
+// next returns the next token, or "" at the end of input (leaving line at
+// the last token's, where an error about a missing token belongs).
 func (s *scanner) next() string {
+	line := s.line
 	for s.pos < len(s.data) && isSpace(s.data[s.pos]) {
 		if s.data[s.pos] == '\n' {
-			s.line++
+			line++
 		}
 		s.pos++
 	}
+	if s.pos == len(s.data) {
+		return ""
+	}
+	s.line = line
 	start := s.pos
 	for s.pos < len(s.data) && !isSpace(s.data[s.pos]) {
 		s.pos++
