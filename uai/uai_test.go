@@ -25,30 +25,32 @@ func needVectors(t testing.TB) {
 	}
 }
 
-func TestReadOrder3(t *testing.T) {
-	// order3.uai as in the reference data, inline so the test always runs.
-	const src = "MARKOV\n3\n2 3 2\n3\n3 2 1 0\n1 1\n2 0 2\n\n12\n 1 2 3 4 5 6 7 8 9 10 11 12\n\n3\n 0.2 0.3 0.5\n\n4\n 1.0 3.0\n 2.0 0.5\n"
-	n, err := Read(strings.NewReader(src), "order3.uai")
+// unsortedModel has a factor whose scope (x2, x0, x1) is not sorted and a
+// 3-state variable, as in merlin's order3 reference model.
+const unsortedModel = "MARKOV\n3\n2 2 3\n2\n3 2 0 1\n1 1\n\n12\n 1 2\n 3 4\n 5 6\n 7 8\n 9 10\n 11 12\n\n2\n 1 2\n"
+
+func TestReadUnsortedScope(t *testing.T) {
+	n, err := Read(strings.NewReader(unsortedModel), "unsorted.uai")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &inference.Model{Cards: []int{2, 3, 2}, Factors: []inference.Factor{
-		{Scope: []int{2, 1, 0}, Table: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
-		{Scope: []int{1}, Table: []float64{0.2, 0.3, 0.5}},
-		{Scope: []int{0, 2}, Table: []float64{1, 3, 2, 0.5}},
+	want := &inference.Model{Cards: []int{2, 2, 3}, Factors: []inference.Factor{
+		{Scope: []int{2, 0, 1}, Table: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		{Scope: []int{1}, Table: []float64{1, 2}},
 	}}
 	if n.Type != Markov || !reflect.DeepEqual(n.Model, want) {
 		t.Errorf("got %s %+v\nwant %+v", n.Type, n.Model, want)
 	}
-	// Table order: the last scope variable changes fastest. The factor
-	// over (x2, x1, x0) gives f(x2=1, x1=0, x0=1) = entry 1*6+0*2+1 = 7,
-	// value 8; enumeration of the model uses exactly that convention.
+	// The last scope variable, x1, changes fastest: the entries with
+	// x1 = 1 are 2, 4, …, 12 (sum 42), those with x1 = 0 sum to 36, so
+	// Z = 36·1 + 42·2 = 120 and P(x1 = 1) = 84/120 = 0.7. Any other
+	// convention gives different numbers.
 	r, err := inference.Enumeration{}.Solve(context.Background(), n.Model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(r.LogZ-math.Log(46.9)) > 1e-12 {
-		t.Errorf("ln Z = %v, want ln 46.9 (outputs/order3.exact.txt)", r.LogZ)
+	if math.Abs(r.LogZ-math.Log(120)) > 1e-12 || math.Abs(r.Marginals[1][1]-0.7) > 1e-12 {
+		t.Errorf("ln Z = %v, P(x1 = 1) = %v; want ln 120, 0.7", r.LogZ, r.Marginals[1][1])
 	}
 }
 
@@ -367,7 +369,7 @@ func TestWriteMARFormat(t *testing.T) {
 // whatever it accepts is a valid model that survives a write/read round
 // trip unchanged.
 func FuzzRead(f *testing.F) {
-	f.Add([]byte("MARKOV\n3\n2 3 2\n3\n3 2 1 0\n1 1\n2 0 2\n\n12\n 1 2 3 4 5 6 7 8 9 10 11 12\n\n3\n 0.2 0.3 0.5\n\n4\n 1.0 3.0\n 2.0 0.5\n"))
+	f.Add([]byte(unsortedModel))
 	f.Add([]byte("BAYES\n2\n2 2\n2\n1 0\n2 0 1\n2\n0.3 0.7\n4\n0.9 0.1\n0.2 0.8\n"))
 	f.Add([]byte("MARKOV\n1\n2\n1\n0\n1\n2.5\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -398,7 +400,7 @@ func FuzzRead(f *testing.F) {
 
 // FuzzReadMAR and FuzzReadEvidence: no panics, positioned errors.
 func FuzzReadMAR(f *testing.F) {
-	f.Add([]byte("PR\n3.848018 (4.690000e+01)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.690832 0.309168 3 0.127932 0.275053 0.597015 2 0.272921 0.727079\n"))
+	f.Add([]byte("PR\n-1.234567 (2.909910e-01)\nSTATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 3 0.100000 0.200000 0.700000\n"))
 	f.Add([]byte("MAR\n1 2 0.5 0.5\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := ReadMAR(bytes.NewReader(data), "fuzz.MAR"); err != nil {
