@@ -254,9 +254,17 @@ func Write(w io.Writer, m *inference.Model) error {
 }
 
 // WriteFixed is Write with table entries printed with a fixed number of
-// decimals (merlin's own files use 6).
+// decimals (the FactReasoner reference writes merlin's input with 6). A
+// positive entry too small for that is written in full instead, so that
+// no positive entry turns into a zero.
 func WriteFixed(w io.Writer, m *inference.Model, decimals int) error {
-	return write(w, m, func(x float64) string { return strconv.FormatFloat(x, 'f', decimals, 64) })
+	tiny := 0.5 * math.Pow(10, -float64(decimals))
+	return write(w, m, func(x float64) string {
+		if x > 0 && x < tiny {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strconv.FormatFloat(x, 'f', decimals, 64)
+	})
 }
 
 func write(w io.Writer, m *inference.Model, format func(float64) string) error {

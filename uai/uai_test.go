@@ -164,13 +164,13 @@ func normalizeNil(m *inference.Model) *inference.Model {
 func TestWriteLayout(t *testing.T) {
 	m := &inference.Model{Cards: []int{2, 3}, Factors: []inference.Factor{
 		{Scope: []int{1}, Table: []float64{0.2, 0.3, 0.5}},
-		{Scope: []int{0, 1}, Table: []float64{0.1, 0.2, 0.7, 1e-6, 0.5, 0.25}},
+		{Scope: []int{0, 1}, Table: []float64{0.1, 0.2, 0.7, 1e-6, 0.5, 2e-7}},
 	}}
 	var buf bytes.Buffer
 	if err := WriteFixed(&buf, m, 6); err != nil {
 		t.Fatal(err)
 	}
-	want := "MARKOV\n2\n2 3\n2\n1 1\n2 0 1\n\n3\n 0.200000 0.300000 0.500000\n\n6\n 0.100000 0.200000 0.700000\n 0.000001 0.500000 0.250000\n"
+	want := "MARKOV\n2\n2 3\n2\n1 1\n2 0 1\n\n3\n 0.200000 0.300000 0.500000\n\n6\n 0.100000 0.200000 0.700000\n 0.000001 0.500000 2e-07\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
