@@ -179,8 +179,8 @@ func (n Native) solveComponent(ctx context.Context, m *Model) (*componentResult,
 				return nil, fmt.Errorf("exact inference needs about %d MiB for its junction tree (width %d), more than the bound of %d MiB; raise the bound or use loopy BP",
 					t.peakFloats*8>>20, t.width, n.MaxBytes>>20)
 			}
-			return nil, fmt.Errorf("exact inference needs a clique of 2^%.0f states (the min-fill order reached width %d), more than the bound of %d MiB allows; raise the bound or use loopy BP",
-				math.Ceil(e.log2States), e.width, n.MaxBytes>>20)
+			return nil, fmt.Errorf("exact inference needs a clique of 2^%.1f states or more (width %d or more along the min-fill order), more than the bound of %d MiB allows; raise the bound or use loopy BP",
+				e.log2States, e.width, n.MaxBytes>>20)
 		}
 	}
 	b, err := newLoopyBP(m.Cards, scopes, tables)

@@ -49,7 +49,8 @@ func interactionGraph(m *Model) [][]int {
 // clique has fewer joint states, then to the lower index, so the order is
 // deterministic. It gives up, returning ok == false, as soon as a clique
 // would have more than 2^maxLog2States joint states: the caller then knows
-// exact inference along this order does not fit.
+// exact inference along this order does not fit (e.width and e.log2States
+// then describe that clique).
 func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *elimination, ok bool) {
 	n := len(adj)
 	log2c := make([]float64, n)
@@ -101,6 +102,8 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 		}
 		v := best
 		if weight[v] > maxLog2States {
+			// Report the clique that does not fit.
+			e.log2States, e.width = weight[v], len(adj[v])
 			return e, false
 		}
 		e.log2States = max(e.log2States, weight[v])

@@ -32,5 +32,7 @@ func newApp() *cli.App {
 
 // commands lists the subcommands; keep it sorted by name.
 func commands() []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		uaiCommand(),
+	}
 }
