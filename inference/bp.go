@@ -53,17 +53,39 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 		varEdges: make([][]int, len(cards)),
 		logBel:   make([][]float64, len(cards)),
 	}
+	// Size the flat arrays first.
+	entries, edges, msgs, nfacs := 0, 0, 0, 0
+	for fi, s := range scopes {
+		entries += len(logTables[fi])
+		if len(s) > 1 {
+			nfacs++
+			edges += len(s)
+			for _, v := range s {
+				msgs += cards[v]
+			}
+		}
+	}
+	tables := make([]float64, entries)
+	edgeIDs := make([]int, edges)
+	b.facs = make([]bpFactor, 0, nfacs)
+	b.edgeVar = make([]int, 0, edges)
+	b.edgeOff = make([]int, 0, edges)
+	b.msg = make([]float64, 0, msgs)
+	b.logMsg = make([]float64, 0, msgs)
 	for fi, s := range scopes {
 		lt := logTables[fi]
 		mx := math.Inf(-1)
 		for _, x := range lt {
-			mx = max(mx, x)
+			if x > mx {
+				mx = x
+			}
 		}
 		if math.IsInf(mx, -1) {
 			return nil, errInconsistent
 		}
 		b.logScale += mx
-		t := make([]float64, len(lt))
+		t := tables[:len(lt):len(lt)]
+		tables = tables[len(lt):]
 		for i, x := range lt {
 			t[i] = math.Exp(x - mx)
 		}
@@ -72,7 +94,8 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 			b.prior[s[0]] = t
 			continue
 		}
-		f := bpFactor{vars: s, table: t, edges: make([]int, len(s))}
+		f := bpFactor{vars: s, table: t, edges: edgeIDs[:len(s):len(s)]}
+		edgeIDs = edgeIDs[len(s):]
 		for k, v := range s {
 			e := len(b.edgeVar)
 			f.edges[k] = e
@@ -337,14 +360,17 @@ func (b *loopyBP) bethe(marg [][]float64) float64 {
 	for k := range in {
 		in[k] = make([]float64, maxCard)
 	}
+	var digits []int
+	var w []float64
 	for fi := range b.facs {
 		f := &b.facs[fi]
 		for k, e := range f.edges {
 			b.incoming(e, in[k])
 		}
 		n := len(f.vars)
-		digits := make([]int, n)
-		w := make([]float64, len(f.table))
+		digits = resize(digits, n)
+		clear(digits)
+		w = resize(w, len(f.table))
 		z := 0.0
 		for i, t := range f.table {
 			p := t

@@ -164,7 +164,9 @@ func (t *junctionTree) propagate(ctx context.Context) (float64, [][]float64, err
 		odo.sum(tab, lay, views, tabs)
 		m := math.Inf(-1)
 		for _, x := range tab {
-			m = max(m, x)
+			if x > m { // not max(): it is slower, handling NaN
+				m = x
+			}
 		}
 		if math.IsInf(m, -1) {
 			return lay, tab, m
@@ -182,13 +184,20 @@ func (t *junctionTree) propagate(ctx context.Context) (float64, [][]float64, err
 		return s
 	}
 
-	// Upward pass: children before parents.
+	// Upward pass: children before parents. The root's table is its
+	// belief already; it is kept for the downward pass.
+	var rootLay *layout
+	var rootTab []float64
+	var rootMax float64
 	for i := range nodes {
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
 		}
 		node := &nodes[i]
-		_, tab, m := clique(i, false)
+		lay, tab, m := clique(i, false)
+		if node.parent < 0 {
+			rootLay, rootTab, rootMax = lay, tab, m
+		}
 		if math.IsInf(m, -1) {
 			return math.Inf(-1), nil, errInconsistent
 		}
@@ -214,7 +223,17 @@ func (t *junctionTree) propagate(ctx context.Context) (float64, [][]float64, err
 			return 0, nil, err
 		}
 		node := &nodes[i]
-		lay, tab, m := clique(i, true)
+		var lay *layout
+		var tab []float64
+		var m float64
+		if node.parent < 0 {
+			lay, tab, m = rootLay, rootTab, rootMax
+			for k, v := range node.vars {
+				pos[v] = k
+			}
+		} else {
+			lay, tab, m = clique(i, true)
+		}
 		if math.IsInf(m, -1) {
 			return math.Inf(-1), nil, errInconsistent
 		}

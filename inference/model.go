@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -69,15 +70,13 @@ func (m *Model) Validate() error {
 	}
 	for i, f := range m.Factors {
 		size := 1
-		seen := make(map[int]bool, len(f.Scope))
-		for _, v := range f.Scope {
+		for k, v := range f.Scope {
 			if v < 0 || v >= len(m.Cards) {
 				return fmt.Errorf("factor %d: variable %d out of range [0, %d)", i, v, len(m.Cards))
 			}
-			if seen[v] {
+			if slices.Contains(f.Scope[:k], v) { // scopes are short
 				return fmt.Errorf("factor %d: variable %d appears twice in the scope", i, v)
 			}
-			seen[v] = true
 			size *= m.Cards[v]
 		}
 		if len(f.Table) != size {

@@ -2,6 +2,7 @@ package inference
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -93,6 +94,7 @@ func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
 		return nil, fmt.Errorf("native solver: %w (a factor over no variable is 0)", errInconsistent)
 	}
 	var exact, bp int
+	local := make([]int, len(m.Cards)) // scratch for subModel
 	for _, comp := range Components(m) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -109,7 +111,7 @@ func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
 			res.LogZ += math.Log(float64(c))
 			continue
 		}
-		sub := subModel(m, comp)
+		sub := subModel(m, comp, local)
 		cr, err := n.solveComponent(ctx, sub)
 		if err != nil {
 			if len(comp.Vars) < len(m.Cards) {
@@ -200,16 +202,22 @@ func (n Native) solveComponent(ctx context.Context, m *Model) (*componentResult,
 
 // subModel returns the model of one component with its variables
 // renumbered 0..len(comp.Vars)-1 in order. Tables are shared, not copied.
-func subModel(m *Model, comp Component) *Model {
-	local := make(map[int]int, len(comp.Vars))
+// local is scratch space with an entry per variable of m.
+func subModel(m *Model, comp Component, local []int) *Model {
 	sub := &Model{Cards: make([]int, len(comp.Vars)), Factors: make([]Factor, len(comp.Factors))}
 	for i, v := range comp.Vars {
 		local[v] = i
 		sub.Cards[i] = m.Cards[v]
 	}
+	n := 0
+	for _, fi := range comp.Factors {
+		n += len(m.Factors[fi].Scope)
+	}
+	scopes := make([]int, n)
 	for i, fi := range comp.Factors {
 		f := m.Factors[fi]
-		s := make([]int, len(f.Scope))
+		s := scopes[:len(f.Scope):len(f.Scope)]
+		scopes = scopes[len(f.Scope):]
 		for k, v := range f.Scope {
 			s[k] = local[v]
 		}
@@ -225,29 +233,52 @@ func subModel(m *Model, comp Component) *Model {
 // small factors would underflow. Factors over no variable are dropped
 // (the caller accounts for them).
 func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
-	key := func(s []int) string {
-		k := slices.Clone(s)
-		slices.Sort(k)
-		return fmt.Sprint(k)
+	// Keys: the sorted scope, as an array for short scopes (no allocation)
+	// or as a string of varints.
+	type short [4]int
+	shortIndex := make(map[short]int, len(m.Factors))
+	longIndex := map[string]int{}
+	var sorted []int
+	var key []byte
+	entries := 0
+	for _, f := range m.Factors {
+		entries += len(f.Table)
 	}
-	index := make(map[string]int)
+	flat := make([]float64, entries)
 	for _, f := range m.Factors {
 		if len(f.Scope) == 0 {
 			continue
 		}
-		k := key(f.Scope)
-		i, ok := index[k]
-		if !ok {
-			index[k] = len(scopes)
-			scopes = append(scopes, f.Scope)
-			lt := make([]float64, len(f.Table))
-			for j, x := range f.Table {
-				lt[j] = math.Log(x)
+		sorted = append(sorted[:0], f.Scope...)
+		slices.Sort(sorted)
+		var i int
+		var ok bool
+		if len(sorted) <= len(short{}) {
+			k := short{-1, -1, -1, -1}
+			copy(k[:], sorted)
+			if i, ok = shortIndex[k]; !ok {
+				shortIndex[k] = len(scopes)
 			}
-			logTables = append(logTables, lt)
+		} else {
+			key = key[:0]
+			for _, v := range sorted {
+				key = binary.AppendUvarint(key, uint64(v))
+			}
+			if i, ok = longIndex[string(key)]; !ok {
+				longIndex[string(key)] = len(scopes)
+			}
+		}
+		if ok {
+			addLogs(m.Cards, scopes[i], logTables[i], f)
 			continue
 		}
-		addLogs(m.Cards, scopes[i], logTables[i], f)
+		lt := flat[:len(f.Table):len(f.Table)]
+		flat = flat[len(f.Table):]
+		for j, x := range f.Table {
+			lt[j] = math.Log(x)
+		}
+		scopes = append(scopes, f.Scope)
+		logTables = append(logTables, lt)
 	}
 	return scopes, logTables
 }
