@@ -15,7 +15,8 @@ import (
 // and memory it reports the method chosen (exact = 1 for the junction
 // tree), the induced width of exact solves, BP sweeps, and the largest
 // marginal error against merlin's exact result where one exists
-// (printed to 6 decimals, so errors below 5e-7 read as rounding).
+// (printed to 6 decimals, so errors below 5e-7 read as rounding), with the
+// number of binary variables whose label (P(x=1) > P(x=0)) differs.
 //
 //	go test ./inference -run '^$' -bench FR3 -benchmem -count 5
 func BenchmarkFR3(b *testing.B) {
@@ -49,8 +50,20 @@ func BenchmarkFR3(b *testing.B) {
 				}
 				if exact != nil {
 					b.ReportMetric(maxDiff(res.Marginals, exact), "maxΔP")
+					b.ReportMetric(float64(labelFlips(res.Marginals, exact)), "flips")
 				}
 			})
 		}
 	}
+}
+
+// labelFlips counts binary variables labelled differently by a and b.
+func labelFlips(a, b [][]float64) int {
+	n := 0
+	for v := range a {
+		if len(a[v]) == 2 && (a[v][1] > a[v][0]) != (b[v][1] > b[v][0]) {
+			n++
+		}
+	}
+	return n
 }
