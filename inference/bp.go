@@ -158,6 +158,7 @@ func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter i
 		in[k] = make([]float64, maxCard)
 		out[k] = make([]float64, maxCard)
 	}
+	digits := make([]int, maxArity)
 	for st.iterations < maxIter {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -169,7 +170,7 @@ func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter i
 			for k, e := range f.edges {
 				b.incoming(e, in[k])
 			}
-			f.messages(b.cards, in, out)
+			f.messages(b.cards, in, out, digits)
 			for k, e := range f.edges {
 				v := b.edgeVar[e]
 				c := b.cards[v]
@@ -248,8 +249,9 @@ func (b *loopyBP) incoming(e int, dst []float64) {
 }
 
 // messages computes the factor's outgoing messages out[k] (unnormalized)
-// from the incoming ones in[k].
-func (f *bpFactor) messages(cards []int, in, out [][]float64) {
+// from the incoming ones in[k]; digitsBuf is scratch of at least the
+// factor's arity.
+func (f *bpFactor) messages(cards []int, in, out [][]float64, digitsBuf []int) {
 	if len(f.vars) == 2 {
 		c0, c1 := cards[f.vars[0]], cards[f.vars[1]]
 		in0, in1 := in[0][:c0], in[1][:c1]
@@ -267,7 +269,8 @@ func (f *bpFactor) messages(cards []int, in, out [][]float64) {
 		return
 	}
 	n := len(f.vars)
-	digits := make([]int, n)
+	digits := digitsBuf[:n]
+	clear(digits)
 	for k := range n {
 		clear(out[k][:cards[f.vars[k]]])
 	}
