@@ -38,5 +38,6 @@ func commands() []*cli.Command {
 		convertCommand(),
 		inspectCommand(),
 		scoreCommand(),
+		uaiCommand(),
 	}
 }
