@@ -19,6 +19,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,10 @@ type Config struct {
 	CachePath string
 	// HTTPClient sends the requests; default http.DefaultClient.
 	HTTPClient *http.Client
+	// Retrying, when set, is told about each failed attempt that will be
+	// repeated, and how long the client waits first. It may be called from
+	// several goroutines at once.
+	Retrying func(err error, attempt int, wait time.Duration)
 }
 
 // maxRetryAfter caps how long a Retry-After header can make us wait.
@@ -141,6 +146,7 @@ type Client struct {
 	http       *http.Client
 	slots      chan struct{} // one token per request allowed in flight
 	cache      *cache
+	retrying   func(err error, attempt int, wait time.Duration)
 
 	// sleep waits between attempts; tests replace it to see the waits
 	// without spending them.
@@ -175,6 +181,7 @@ func New(cfg Config) (*Client, error) {
 		minBackoff: cfg.MinBackoff,
 		maxBackoff: cfg.MaxBackoff,
 		http:       cfg.HTTPClient,
+		retrying:   cfg.Retrying,
 		sleep:      sleepCtx,
 	}
 	if c.timeout <= 0 {
@@ -398,18 +405,21 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 		}
 		var se *StatusError
 		isStatus := errors.As(err, &se)
-		if isStatus {
-			se.Attempts = attempt
-		}
 		var pe *permanentError
 		if (isStatus && !retryable(se.StatusCode)) || errors.As(err, &pe) || attempt >= attempts {
-			if !isStatus && attempt > 1 {
-				return nil, fmt.Errorf("%w (after %d attempts)", err, attempt)
+			switch {
+			case isStatus:
+				se.Attempts = attempt
+			case attempt > 1:
+				err = fmt.Errorf("%w (after %d attempts)", err, attempt)
 			}
 			return nil, err
 		}
 		if wait <= 0 {
 			wait = c.backoff(attempt)
+		}
+		if c.retrying != nil {
+			c.retrying(err, attempt, wait)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
@@ -460,6 +470,10 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, time.Duratio
 	}
 	if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		return nil, 0, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", c.endpoint, c.timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // it repeats the method and URL we print anyway
 	}
 	return nil, 0, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
 }

@@ -461,3 +461,23 @@ func TestNetworkError(t *testing.T) {
 		t.Errorf("waits %v", *waits)
 	}
 }
+
+// TestRetryingCallback: the caller hears of every repeated attempt.
+func TestRetryingCallback(t *testing.T) {
+	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+		if n < 2 {
+			return fakellm.Reply{Status: 503}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	var got []string
+	c, _ := newTestClient(t, srv, Config{Retries: 3, Retrying: func(err error, attempt int, wait time.Duration) {
+		got = append(got, fmt.Sprintf("%d: %v", attempt, err))
+	}})
+	if _, err := c.Complete(context.Background(), ask("q")); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "1: llm: POST ") || !strings.Contains(got[1], "503 Service Unavailable") || strings.Contains(got[1], "after") {
+		t.Errorf("callbacks %q", got)
+	}
+}

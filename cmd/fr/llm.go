@@ -92,6 +92,9 @@ func llmClient(c *cli.Context) (*llm.Client, error) {
 		Timeout:     c.Duration("llm-timeout"),
 		Retries:     c.Int("llm-retries"),
 		CachePath:   cachePath,
+		Retrying: func(err error, attempt int, wait time.Duration) {
+			fmt.Fprintf(c.App.ErrWriter, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
+		},
 	})
 	if err != nil {
 		return nil, err
