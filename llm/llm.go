@@ -331,30 +331,62 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 // reqs. The first error stops the requests not yet sent and is returned.
 func (c *Client) CompleteAll(ctx context.Context, reqs []Request) ([]*Response, error) {
 	out := make([]*Response, len(reqs))
+	err := c.Each(ctx, len(reqs), func(i int) Request { return reqs[i] }, func(i int, r *Response) error {
+		out[i] = r
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Each asks for n answers, the i-th to request req(i), and passes each
+// answer to handle as it arrives, so that large batches need not hold every
+// request and answer in memory at once. Requests are built and sent by a
+// bounded number of workers, at most the concurrency limit in flight;
+// req and handle are called from several goroutines at once. The first
+// error, from a request or from handle, stops the work not yet started and
+// is returned.
+func (c *Client) Each(ctx context.Context, n int, req func(i int) Request, handle func(i int, r *Response) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		wg       sync.WaitGroup
 		once     sync.Once
 		firstErr error
+		next     atomic.Int64
 	)
-	for i := range reqs {
+	fail := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
+	// Twice the limit: a worker waiting to retry holds no slot, and
+	// another worker can use it meanwhile.
+	workers := min(n, 2*cap(c.slots))
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := c.Complete(ctx, reqs[i])
-			if err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-				return
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				r, err := c.Complete(ctx, req(i))
+				if err == nil {
+					err = handle(i, r)
+				}
+				if err != nil {
+					fail(err)
+					return
+				}
 			}
-			out[i] = r
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if firstErr == nil && ctx.Err() != nil {
+		// Canceled by the caller (our own cancel has not run yet).
+		firstErr = ctx.Err()
 	}
-	return out, nil
+	return firstErr
 }
 
 // StatusError is an HTTP error answer from the endpoint.

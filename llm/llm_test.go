@@ -481,3 +481,24 @@ func TestRetryingCallback(t *testing.T) {
 		t.Errorf("callbacks %q", got)
 	}
 }
+
+// TestEachStops: an error from handle stops the batch; requests not yet
+// started are not sent.
+func TestEachStops(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	c, _ := newTestClient(t, srv, Config{Concurrency: 1})
+	stop := errors.New("enough")
+	err := c.Each(context.Background(), 100, func(i int) Request { return ask(fmt.Sprint(i)) },
+		func(i int, r *Response) error {
+			if i == 3 {
+				return stop
+			}
+			return nil
+		})
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := srv.Count(); n > 10 {
+		t.Errorf("%d of 100 requests sent after the batch failed at the 4th", n)
+	}
+}

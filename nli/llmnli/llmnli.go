@@ -79,25 +79,23 @@ func (c *Classifier) Identity() nli.Identity {
 
 // Classify asks about every pair, as many at once as the client allows.
 func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	reqs := make([]llm.Request, len(pairs))
-	for i, p := range pairs {
-		reqs[i] = llm.Request{
-			Messages:  c.prompt.messages(p.Premise, p.Hypothesis),
+	out := make([]nli.Result, len(pairs))
+	err := c.client.Each(ctx, len(pairs), func(i int) llm.Request {
+		return llm.Request{
+			Messages:  c.prompt.messages(pairs[i].Premise, pairs[i].Hypothesis),
 			MaxTokens: c.prompt.maxTokens(),
 			Logprobs:  true,
 		}
-	}
-	resps, err := c.client.CompleteAll(ctx, reqs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]nli.Result, len(pairs))
-	for i, r := range resps {
+	}, func(i int, r *llm.Response) error {
 		res, err := c.result(r)
 		if err != nil {
-			return nil, fmt.Errorf("pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
+			return fmt.Errorf("pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
 		}
 		out[i] = res
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
