@@ -119,7 +119,8 @@ func TestScoreLLM(t *testing.T) {
 	}
 }
 
-// TestScoreLLMv2: the same with prompt v2 and the cache off.
+// TestScoreLLMv2: the same with prompt v2, the cache off, and the endpoint
+// and key given by flags that override the environment.
 func TestScoreLLMv2(t *testing.T) {
 	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
 		rep := nliJudge(n, r)
@@ -127,9 +128,12 @@ func TestScoreLLMv2(t *testing.T) {
 		rep.Tokens = append(fakellm.Tokenize("Reasoning.\n[", -5), append(rep.Tokens, fakellm.Tokenize("]", -5)...)...)
 		return rep
 	})
+	// Flags override the environment.
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-env")
 	input := writeFile(t, "raw.jsonl", rawRecord+"\n")
 	out, stderr, err := run(t, context.Background(), "score", "--nli", "llm", "--nli-prompt", "v2", "--atomizer", "sentences",
-		"--llm-base-url", srv.BaseURL(), "--llm-model", "judge", "--llm-cache", "off", input)
+		"--llm-base-url", srv.BaseURL(), "--llm-api-key", "sk-flag", "--llm-model", "judge", "--llm-cache", "off", input)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -141,7 +145,7 @@ func TestScoreLLMv2(t *testing.T) {
 		t.Errorf("P(a0) = %v, want %v; model %q", got, want, rec.ModelName)
 	}
 	for _, r := range srv.Requests() {
-		if !strings.Contains(r.Messages[0].Content, "square brackets") || r.MaxTokens != 1024 {
+		if !strings.Contains(r.Messages[0].Content, "square brackets") || r.MaxTokens != 1024 || r.Authorization != "Bearer sk-flag" {
 			t.Errorf("not a v2 request: %+v", r.Messages[0])
 		}
 	}
