@@ -3,6 +3,7 @@ module github.com/factreasoner/factreasoner-go
 go 1.26.8
 
 require (
+	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/urfave/cli/v2 v2.27.7
 	gonum.org/v1/gonum v0.17.0
 )
