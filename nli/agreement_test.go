@@ -29,7 +29,7 @@ const (
 // goldenPairs returns the 546 (context, atom) pairs of IBM's FR2 run on the
 // Flaherty file, in golden context order × atom order, with the LLM's labels:
 // the 15 listed relations, every other pair neutral.
-func goldenPairs(t *testing.T) ([]nli.Pair, []nli.Label) {
+func goldenPairs(t testing.TB) ([]nli.Pair, []nli.Label) {
 	t.Helper()
 	ins, err := instance.ReadFile(flahertyPath)
 	if errors.Is(err, fs.ErrNotExist) {

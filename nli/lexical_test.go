@@ -61,6 +61,9 @@ func TestLexicalVerdicts(t *testing.T) {
 		{"'Born' inside a title is no birth", "Tom Sizemore appeared in Natural Born Killers (1994).", "Tom Sizemore was born in 1964.", N},
 		{"scaled number", "The film grossed $110 million worldwide.", "The film grossed 110 million worldwide.", E},
 		{"scaled number conflicts", "The film grossed $110 million worldwide.", "The film grossed 120 million worldwide.", C},
+		{"irregular past tense", curie, "Marie Curie won the Nobel Prize in Physics.", E},
+		{"a passage against a shorter copy of itself", lovelace, strings.TrimSuffix(lovelace, "Lovelace had three children with William King."), E},
+		{"a passage against another passage", curie, lovelace, N},
 		{"no content words", curie, "She was.", N},
 		{"empty premise", "", "Marie Curie was a physicist.", N},
 		{"snippet and text", instance.Context{Snippet: "Marie Curie, physicist.", Text: "Curie was born in Warsaw."}.NLIText(),
@@ -181,4 +184,39 @@ func ExampleLexical() {
 	// entailment 0.90
 	// contradiction 0.80
 	// neutral 0.77
+}
+
+// FuzzLexical: any texts give a valid distribution whose largest value is
+// the label's, and the same answer twice.
+func FuzzLexical(f *testing.F) {
+	f.Add(curie, "Marie Curie was born in 1870.")
+	f.Add(lovelace, "Ada Lovelace had four children.")
+	f.Add("Lanny Flaherty (July 27, 1942 – February 18, 2024) was an American actor.", "Lanny Flaherty was born on December 18, 1949.")
+	f.Add("a b", "New York Shakespeare Festival")
+	f.Add("(1 May 2000 - 2 June 2001)", "(born 3 may 2000) didn't 1,000,000.5 million 1970s")
+	f.Add("", "")
+	lex := nli.NewLexical()
+	f.Fuzz(func(t *testing.T, premise, hypothesis string) {
+		pairs := []nli.Pair{{Premise: premise, Hypothesis: hypothesis}, {Premise: hypothesis, Hypothesis: premise}}
+		res, err := lex.Classify(context.Background(), pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := lex.Classify(context.Background(), pairs)
+		if !reflect.DeepEqual(res, again) {
+			t.Fatal("two runs differ")
+		}
+		for _, r := range res {
+			sum := 0.0
+			for _, v := range r.Distribution {
+				if !(v > 0 && v < 1) || v > r.Probability {
+					t.Fatalf("distribution %v, label %v", r.Distribution, r.Label)
+				}
+				sum += v
+			}
+			if len(r.Distribution) != 3 || math.Abs(sum-1) > 1e-12 || r.Probability != r.Distribution[r.Label] {
+				t.Fatalf("result %+v", r)
+			}
+		}
+	})
 }
