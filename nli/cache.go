@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 )
@@ -185,8 +186,9 @@ func checkResult(r Result) error {
 	return nil
 }
 
-// key hashes the identity and the texts. Each field is prefixed with its
-// length, so that no two different tuples encode alike.
+// key is the SHA-256 of backend, model, premise and hypothesis, each
+// preceded by its length in bytes as a little-endian uint64, so that no two
+// different tuples encode alike. Changing it orphans every existing cache.
 func (c *Cache) key(p Pair) [sha256.Size]byte {
 	h := sha256.New()
 	var n [8]byte
@@ -200,10 +202,22 @@ func (c *Cache) key(p Pair) [sha256.Size]byte {
 	return k
 }
 
+// lookupChunk is how many keys one query looks up (SQLite allows at least
+// 999 parameters).
+const lookupChunk = 500
+
 // lookup returns the cached answers for the keys it finds.
 func (c *Cache) lookup(ctx context.Context, keys [][sha256.Size]byte) (map[[sha256.Size]byte]Result, error) {
 	found := make(map[[sha256.Size]byte]Result, len(keys))
-	if len(keys) == 0 {
+	seen := make(map[[sha256.Size]byte]bool, len(keys))
+	var args []any
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			args = append(args, k[:])
+		}
+	}
+	if len(args) == 0 {
 		return found, nil
 	}
 	conn, err := c.db.Conn(ctx)
@@ -211,29 +225,34 @@ func (c *Cache) lookup(ctx context.Context, keys [][sha256.Size]byte) (map[[sha2
 		return nil, err
 	}
 	defer conn.Close()
-	stmt, err := conn.PrepareContext(ctx, "SELECT label, probability, distribution FROM nli WHERE key = ?")
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close()
-	for _, k := range keys {
-		if _, ok := found[k]; ok {
-			continue
-		}
-		var (
-			label int64
-			r     Result
-			dist  []byte
-		)
-		err := stmt.QueryRowContext(ctx, k[:]).Scan(&label, &r.Probability, &dist)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
-		if err != nil {
+	for len(args) > 0 {
+		chunk := args[:min(len(args), lookupChunk)]
+		args = args[len(chunk):]
+		q := "SELECT key, label, probability, distribution FROM nli WHERE key IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		if err := scanAnswers(ctx, conn, q, chunk, found); err != nil {
 			return nil, err
 		}
-		if label < 0 || label >= int64(len(labelNames)) || len(dist)%8 != 0 {
-			return nil, fmt.Errorf("corrupt entry %x", k[:8])
+	}
+	return found, nil
+}
+
+func scanAnswers(ctx context.Context, conn *sql.Conn, query string, args []any, found map[[sha256.Size]byte]Result) error {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			key, dist []byte
+			label     int64
+			r         Result
+		)
+		if err := rows.Scan(&key, &label, &r.Probability, &dist); err != nil {
+			return err
+		}
+		if len(key) != sha256.Size || label < 0 || label >= int64(len(labelNames)) || len(dist)%8 != 0 {
+			return fmt.Errorf("corrupt entry %x", key)
 		}
 		r.Label = Label(label)
 		if len(dist) > 0 {
@@ -242,9 +261,9 @@ func (c *Cache) lookup(ctx context.Context, keys [][sha256.Size]byte) (map[[sha2
 				r.Distribution[i] = math.Float64frombits(binary.LittleEndian.Uint64(dist[8*i:]))
 			}
 		}
-		found[k] = r
+		found[[sha256.Size]byte(key)] = r
 	}
-	return found, nil
+	return rows.Err()
 }
 
 // store writes the answers in one transaction.

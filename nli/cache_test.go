@@ -2,7 +2,9 @@ package nli_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -400,5 +402,47 @@ func TestCacheRefusesGiven(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	if _, err := nli.OpenCache(path, nli.NewGiven(nil)); err == nil || !strings.Contains(err.Error(), "given") {
 		t.Errorf("got %v, want an error", err)
+	}
+}
+
+// TestCacheFileFormat pins the key of an entry (sha256 over backend, model,
+// premise and hypothesis, each preceded by its length as a little-endian
+// uint64), so that a change to it, which would orphan every existing cache,
+// is deliberate; and shows that a damaged entry is reported, not returned.
+func TestCacheFileFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	p := nli.Pair{Premise: "Ada Lovelace was a mathematician.", Hypothesis: "Ada Lovelace was a writer."}
+	c := openCache(t, path, &fake{model: "m"})
+	if _, err := c.Classify(context.Background(), []nli.Pair{p}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	h := sha256.New()
+	for _, s := range []string{"fake", "m", p.Premise, p.Hypothesis} {
+		binary.Write(h, binary.LittleEndian, uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	key := h.Sum(nil)
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var label int
+	var prob float64
+	if err := db.QueryRow("SELECT label, probability FROM nli WHERE key = ?", key).Scan(&label, &prob); err != nil {
+		t.Fatalf("entry not under the documented key: %v", err)
+	}
+	if w := fakeAnswer("m", p); label != int(w.Label) || prob != w.Probability {
+		t.Errorf("stored %d %v, want %v %v", label, prob, w.Label, w.Probability)
+	}
+
+	if _, err := db.Exec("UPDATE nli SET label = 9"); err != nil {
+		t.Fatal(err)
+	}
+	c = openCache(t, path, &fake{model: "m"})
+	if _, err := c.Classify(context.Background(), []nli.Pair{p}); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), path) {
+		t.Errorf("damaged entry: got %v", err)
 	}
 }
