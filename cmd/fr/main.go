@@ -37,5 +37,6 @@ func commands() []*cli.Command {
 		convertCommand(),
 		inspectCommand(),
 		scoreCommand(),
+		uaiCommand(),
 	}
 }
