@@ -132,8 +132,9 @@ func TestScoreLLMv2(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
 	t.Setenv("OPENAI_API_KEY", "sk-env")
 	input := writeFile(t, "raw.jsonl", rawRecord+"\n")
+	nliCache := filepath.Join(t.TempDir(), "nli.sqlite")
 	out, stderr, err := run(t, context.Background(), "score", "--nli", "llm", "--nli-prompt", "v2", "--atomizer", "sentences",
-		"--llm-base-url", srv.BaseURL(), "--llm-api-key", "sk-flag", "--llm-model", "judge", "--llm-cache", "off", input)
+		"--llm-base-url", srv.BaseURL(), "--llm-api-key", "sk-flag", "--llm-model", "judge", "--llm-cache", "off", "--cache", nliCache, input)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -148,6 +149,26 @@ func TestScoreLLMv2(t *testing.T) {
 		if !strings.Contains(r.Messages[0].Content, "square brackets") || r.MaxTokens != 1024 || r.Authorization != "Bearer sk-flag" {
 			t.Errorf("not a v2 request: %+v", r.Messages[0])
 		}
+	}
+
+	// With the LLM cache off, the NLI cache (--cache) alone answers a
+	// rerun; with v1 instead of v2 it does not (the prompt is part of the
+	// backend's identity).
+	sent := srv.Count()
+	rerun := func(prompt string) string {
+		out, stderr, err := run(t, context.Background(), "score", "--nli", "llm", "--nli-prompt", prompt, "--atomizer", "sentences",
+			"--llm-base-url", srv.BaseURL(), "--llm-model", "judge", "--llm-cache", "off", "--cache", nliCache, input)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		return out
+	}
+	if again := rerun("v2"); again != out || srv.Count() != sent {
+		t.Errorf("rerun through the NLI cache: %d requests, same output %v", srv.Count()-sent, again == out)
+	}
+	rerun("v1")
+	if srv.Count() != sent+6 {
+		t.Errorf("v1 after v2: %d requests, want 6", srv.Count()-sent)
 	}
 }
 
