@@ -165,26 +165,11 @@ func (c *Config) Prepare(ctx context.Context, in *instance.Instance) (*instance.
 		if c.Atomizer == nil {
 			return nil, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
 		}
-		texts, err := c.Atomizer.Atomize(ctx, in.Output)
+		atoms, err := atomize.Atoms(ctx, c.Atomizer, c.Reviser, in.Output)
 		if err != nil {
-			return nil, fmt.Errorf("atomizer: %w", err)
+			return nil, err
 		}
-		if len(texts) == 0 {
-			return nil, errors.New("atomizer: the response has no atoms")
-		}
-		revised := texts
-		if c.Reviser != nil {
-			if revised, err = c.Reviser.Revise(ctx, in.Output, texts); err != nil {
-				return nil, fmt.Errorf("reviser: %w", err)
-			}
-			if len(revised) != len(texts) {
-				return nil, fmt.Errorf("reviser: %d revised atoms for %d atoms", len(revised), len(texts))
-			}
-		}
-		out.Atoms = make([]instance.Atom, len(texts))
-		for i := range texts {
-			out.Atoms[i] = instance.Atom{ID: fmt.Sprintf("a%d", i), Original: texts[i], Text: revised[i]}
-		}
+		out.Atoms = atoms
 	}
 	if len(out.Contexts) == 0 {
 		if c.Retriever == nil {
