@@ -153,6 +153,7 @@ type Builder struct {
 	tok       Tokenizer
 	maxTokens int
 	stats     BuildStats
+	overwrite bool
 	titles    map[string]int64 // title -> staging id
 	names     []string         // staging id - 1 -> title
 	// Progress, when set, is called during Finish with the number of
@@ -167,12 +168,15 @@ type BuildOptions struct {
 	// Tokenizer counts tokens. When nil, passages are sized in words,
 	// ⌊MaxTokens × WordsPerToken⌋ of them.
 	Tokenizer Tokenizer
+	// Overwrite replaces an existing file at the path (when Finish
+	// succeeds; until then the old file stays).
+	Overwrite bool
 }
 
 // NewBuilder starts a knowledge base that will be written to path, which
-// must not exist yet.
+// must not exist yet unless opts.Overwrite is set.
 func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Stat(path); err == nil && !opts.Overwrite {
 		return nil, fmt.Errorf("%s already exists", path)
 	}
 	maxTokens := opts.MaxTokens
@@ -182,7 +186,7 @@ func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
 	if maxTokens < 1 {
 		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
 	}
-	b := &Builder{path: path, tok: opts.Tokenizer, maxTokens: maxTokens, titles: make(map[string]int64)}
+	b := &Builder{path: path, tok: opts.Tokenizer, maxTokens: maxTokens, titles: make(map[string]int64), overwrite: opts.Overwrite}
 	if b.tok == nil {
 		b.tok = WordTokenizer{}
 		b.maxTokens = max(1, int(float64(maxTokens)*WordsPerToken))
@@ -349,7 +353,7 @@ func (b *Builder) finish(ctx context.Context) error {
 		return err
 	}
 	b.db = nil
-	if _, err := os.Stat(b.path); err == nil {
+	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
 		return errors.New("file appeared while building; not overwritten")
 	}
 	return os.Rename(b.tmp, b.path)

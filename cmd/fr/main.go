@@ -35,7 +35,10 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		compareCommand(),
 		convertCommand(),
+		factscoreCommand(),
 		inspectCommand(),
+		kbCommand(),
+		retrieveCommand(),
 		scoreCommand(),
 	}
 }
