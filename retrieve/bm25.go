@@ -27,15 +27,16 @@ const (
 // as they occur in the query; a term absent from the corpus adds nothing.
 type BM25 struct {
 	k1, b    float64
-	n        int                  // number of documents
-	docLen   []float64            // |d|
-	avgdl    float64              // mean |d|
-	idf      map[string]float64   // idf after the epsilon floor
-	postings map[string][]posting // term -> documents holding it, in order
+	n        int            // number of documents
+	docLen   []float64      // |d|
+	avgdl    float64        // mean |d|
+	terms    map[string]int // term -> id; ids in order of first appearance
+	idf      []float64      // by term id, after the epsilon floor
+	postings [][]posting    // by term id: the documents holding it, in order
 }
 
 type posting struct {
-	doc  int
+	doc  int32
 	freq float64
 }
 
@@ -43,55 +44,62 @@ type posting struct {
 // epsilon (DefaultK1, DefaultB and DefaultEpsilon for FActScore's setting).
 func NewBM25(docs [][]string, k1, b, epsilon float64) *BM25 {
 	m := &BM25{
-		k1:       k1,
-		b:        b,
-		n:        len(docs),
-		docLen:   make([]float64, len(docs)),
-		idf:      make(map[string]float64),
-		postings: make(map[string][]posting),
+		k1:     k1,
+		b:      b,
+		n:      len(docs),
+		docLen: make([]float64, len(docs)),
+		terms:  make(map[string]int),
 	}
 	total := 0
-	// terms lists the vocabulary in order of first appearance, the order in
-	// which rank_bm25 sums the idfs; summing in it makes the mean, and with
-	// it the floor, the same to the last bit.
-	var terms []string
+	// count[id] is the term's count in the current document; touched lists
+	// the ids counted, in order of first appearance.
+	var count []int32
+	var touched []int
 	for i, doc := range docs {
 		m.docLen[i] = float64(len(doc))
 		total += len(doc)
-		freq := make(map[string]int, len(doc))
-		var order []string // this document's terms, first appearance first
 		for _, t := range doc {
-			if freq[t] == 0 {
-				order = append(order, t)
+			id, ok := m.terms[t]
+			if !ok {
+				id = len(m.postings)
+				m.terms[t] = id
+				m.postings = append(m.postings, nil)
+				count = append(count, 0)
 			}
-			freq[t]++
-		}
-		for _, t := range order {
-			if _, seen := m.postings[t]; !seen {
-				terms = append(terms, t)
+			if count[id] == 0 {
+				touched = append(touched, id)
 			}
-			m.postings[t] = append(m.postings[t], posting{i, float64(freq[t])})
+			count[id]++
 		}
+		for _, id := range touched {
+			m.postings[id] = append(m.postings[id], posting{int32(i), float64(count[id])})
+			count[id] = 0
+		}
+		touched = touched[:0]
 	}
 	if m.n == 0 {
 		return m
 	}
 	m.avgdl = float64(total) / float64(m.n)
+	// Sum the idfs in order of first appearance, the order in which
+	// rank_bm25 sums them, so that the mean, and with it the floor, is the
+	// same to the last bit.
+	m.idf = make([]float64, len(m.postings))
 	var sum float64
-	var negative []string
-	for _, t := range terms {
-		df := float64(len(m.postings[t]))
+	var negative []int
+	for id, ps := range m.postings {
+		df := float64(len(ps))
 		idf := math.Log(float64(m.n)-df+0.5) - math.Log(df+0.5)
-		m.idf[t] = idf
+		m.idf[id] = idf
 		sum += idf
 		if idf < 0 {
-			negative = append(negative, t)
+			negative = append(negative, id)
 		}
 	}
-	if len(terms) > 0 {
-		floor := epsilon * sum / float64(len(terms))
-		for _, t := range negative {
-			m.idf[t] = floor
+	if len(m.idf) > 0 {
+		floor := epsilon * sum / float64(len(m.idf))
+		for _, id := range negative {
+			m.idf[id] = floor
 		}
 	}
 	return m
@@ -107,7 +115,12 @@ func (m *BM25) Len() int { return m.n }
 
 // IDF returns the (floored) idf of a term, and 0 for a term not in the
 // corpus.
-func (m *BM25) IDF(term string) float64 { return m.idf[term] }
+func (m *BM25) IDF(term string) float64 {
+	if id, ok := m.terms[term]; ok {
+		return m.idf[id]
+	}
+	return 0
+}
 
 // Scores returns the score of every document for a tokenized query.
 func (m *BM25) Scores(query []string) []float64 {
@@ -118,8 +131,12 @@ func (m *BM25) Scores(query []string) []float64 {
 		return scores
 	}
 	for _, q := range query {
-		idf := m.idf[q]
-		for _, p := range m.postings[q] {
+		id, ok := m.terms[q]
+		if !ok {
+			continue // idf 0: adds nothing
+		}
+		idf := m.idf[id]
+		for _, p := range m.postings[id] {
 			dl := m.docLen[p.doc]
 			scores[p.doc] += idf * (p.freq * (m.k1 + 1) / (p.freq + m.k1*(1-m.b+m.b*dl/m.avgdl)))
 		}
@@ -132,13 +149,32 @@ func (m *BM25) Scores(query []string) []float64 {
 // caller in FActScore uses numpy's argsort, which does not promise any
 // order among ties).
 func TopK(scores []float64, k int) []int {
-	idx := make([]int, len(scores))
-	for i := range idx {
-		idx[i] = i
+	k = max(0, min(k, len(scores)))
+	if k > 32 {
+		// Insertion below is O(n·k); sort instead.
+		idx := make([]int, len(scores))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+		return idx[:k]
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-	if k < len(idx) {
-		idx = idx[:max(k, 0)]
+	top := make([]int, 0, k+1) // indices, best first
+	for i, s := range scores {
+		if len(top) == k && (k == 0 || s <= scores[top[k-1]]) {
+			continue // not better than the k-th: an equal score came first
+		}
+		// Insert after every kept score >= s (stable).
+		j := len(top)
+		for j > 0 && scores[top[j-1]] < s {
+			j--
+		}
+		top = append(top, 0)
+		copy(top[j+1:], top[j:])
+		top[j] = i
+		if len(top) > k {
+			top = top[:k]
+		}
 	}
-	return idx
+	return top
 }

@@ -2,7 +2,9 @@ package retrieve
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -180,6 +182,31 @@ func TestTopK(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("TopK(%v, %d) = %v, want %v", tt.scores, tt.k, got, tt.want)
+		}
+	}
+}
+
+// TestTopKAgainstSort compares TopK with a stable sort of all indices on
+// random scores with many ties, for small and large k.
+func TestTopKAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := range 200 {
+		n := r.IntN(120)
+		scores := make([]float64, n)
+		for i := range scores {
+			scores[i] = float64(r.IntN(6)) / 2
+		}
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+		for _, k := range []int{0, 1, 3, 5, 33, 100, 200} {
+			want := idx[:min(k, n)]
+			got := TopK(scores, k)
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Fatalf("trial %d, n %d, k %d: %v, want %v", trial, n, k, got, want)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pystr
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,19 @@ func TestFields(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Fields(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestFieldsASCII checks the ASCII fast path against the general one on
+// every ASCII byte as separator.
+func TestFieldsASCII(t *testing.T) {
+	for c := 0; c < 0x80; c++ {
+		s := "ab" + string(rune(c)) + "cd" + string(rune(c)) + string(rune(c)) + "e"
+		got := Fields(s)
+		want := strings.FieldsFunc(s, IsSpace)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("separator %#x: %q, want %q", c, got, want)
 		}
 	}
 }
