@@ -51,62 +51,6 @@ func (e Enumeration) Solve(ctx context.Context, m *Model) (*Result, error) {
 	return res, nil
 }
 
-// Component is a connected part of a model: variables linked through shared
-// factors, and the factors over them.
-type Component struct {
-	Vars    []int // increasing
-	Factors []int // indices into Model.Factors, increasing
-}
-
-// Components splits a model into connected components, ordered by their
-// smallest variable. A variable in no factor is a component of its own.
-func Components(m *Model) []Component {
-	parent := make([]int, len(m.Cards))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	for _, f := range m.Factors {
-		for _, v := range f.Scope[min(1, len(f.Scope)):] {
-			a, b := find(f.Scope[0]), find(v)
-			if a != b {
-				if a < b {
-					parent[b] = a
-				} else {
-					parent[a] = b
-				}
-			}
-		}
-	}
-	index := make(map[int]int) // root -> component
-	var comps []Component
-	for v := range m.Cards {
-		r := find(v)
-		ci, ok := index[r]
-		if !ok {
-			ci = len(comps)
-			index[r] = ci
-			comps = append(comps, Component{})
-		}
-		comps[ci].Vars = append(comps[ci].Vars, v)
-	}
-	for i, f := range m.Factors {
-		if len(f.Scope) == 0 {
-			continue
-		}
-		ci := index[find(f.Scope[0])]
-		comps[ci].Factors = append(comps[ci].Factors, i)
-	}
-	return comps
-}
-
 // enumerate returns ln Z of a component and the marginals of its variables.
 func enumerate(m *Model, comp Component, states int) (float64, [][]float64) {
 	pos := make(map[int]int, len(comp.Vars))

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -51,6 +52,12 @@ type Report struct {
 	Iterations int     `json:"iterations,omitempty"`
 	Converged  bool    `json:"converged"`
 	Residual   float64 `json:"residual,omitempty"`
+	Damping    float64 `json:"damping,omitempty"` // loopy BP's damping in its last sweep
+	// Components is the number of connected components with factors that
+	// were solved, BPComponents how many of them by an approximate
+	// method (Method "exact+bp" when some but not all).
+	Components   int `json:"components,omitempty"`
+	BPComponents int `json:"bp_components,omitempty"`
 }
 
 // Validate checks the structure of a model: domain sizes, scopes within
@@ -63,15 +70,13 @@ func (m *Model) Validate() error {
 	}
 	for i, f := range m.Factors {
 		size := 1
-		seen := make(map[int]bool, len(f.Scope))
-		for _, v := range f.Scope {
+		for k, v := range f.Scope {
 			if v < 0 || v >= len(m.Cards) {
 				return fmt.Errorf("factor %d: variable %d out of range [0, %d)", i, v, len(m.Cards))
 			}
-			if seen[v] {
+			if slices.Contains(f.Scope[:k], v) { // scopes are short
 				return fmt.Errorf("factor %d: variable %d appears twice in the scope", i, v)
 			}
-			seen[v] = true
 			size *= m.Cards[v]
 		}
 		if len(f.Table) != size {

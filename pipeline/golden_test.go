@@ -59,7 +59,7 @@ func loadGolden(t *testing.T) (*instance.Instance, *golden) {
 func goldenConfig(usePriors bool) *Config {
 	o := graph.DefaultOptions()
 	o.UsePriors = usePriors
-	return &Config{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Enumeration{}}
+	return &Config{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
 }
 
 // TestGoldenFR2 reproduces IBM's recorded merlin run: every marginal (atoms

@@ -40,5 +40,6 @@ func commands() []*cli.Command {
 		kbCommand(),
 		retrieveCommand(),
 		scoreCommand(),
+		uaiCommand(),
 	}
 }

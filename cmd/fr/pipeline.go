@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -20,14 +19,14 @@ import (
 
 // pipelineFlags are the flags shared by score, compare and inspect.
 func pipelineFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical"},
 		&cli.BoolFlag{Name: "use-priors", Value: true, Usage: "fold the target's prior into the factor tables (the reference's default); false gives the paper's Table 1"},
 		&cli.Float64Flag{Name: "atom-prior", Value: 0.5, Usage: "prior probability that an atom is true"},
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
-	}
+	}, solverFlags()...)
 }
 
 // inputArg returns the single INPUT argument.
@@ -42,12 +41,16 @@ func inputArg(c *cli.Context) (string, error) {
 // releases what the pipeline holds open (caches).
 func newConfig(c *cli.Context, input string) (*pipeline.Config, func() error, error) {
 	cfg := &pipeline.Config{
-		Graph:  graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")},
-		Solver: inference.Enumeration{},
+		Graph: graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")},
 	}
 	if err := cfg.Graph.Validate(); err != nil {
 		return nil, nil, err
 	}
+	solver, err := newSolver(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Solver = solver
 	k, err := score.ParseK(c.String("k"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("--k: %w", err)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/uai"
+)
+
+func uaiCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "uai",
+		Usage: "work with graphical models in the UAI format",
+		Subcommands: []*cli.Command{{
+			Name:      "solve",
+			Usage:     "compute the marginals of a UAI model (MARKOV or BAYES)",
+			ArgsUsage: "MODEL.uai",
+			Description: "Prints ln Z and every variable's marginal to stdout in merlin's UAI output format\n" +
+				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed.",
+			Flags: append([]cli.Flag{
+				&cli.StringFlag{Name: "evidence", Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
+			}, solverFlags()...),
+			Action: runUAISolve,
+		}},
+	}
+}
+
+func runUAISolve(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("uai solve: want exactly one MODEL file, got %d arguments (see fr uai solve --help)", c.NArg())
+	}
+	solver, err := newSolver(c)
+	if err != nil {
+		return err
+	}
+	path := c.Args().First()
+	net, err := uai.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	m := net.Model
+	if ev := c.String("evidence"); ev != "" {
+		obs, err := uai.ReadEvidenceFile(ev)
+		if err != nil {
+			return err
+		}
+		if m, err = m.WithEvidence(obs); err != nil {
+			return fmt.Errorf("%s: %w", ev, err)
+		}
+	}
+	start := time.Now()
+	res, err := solver.Solve(c.Context, m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr uai solve: %s: %s in %v\n", path, describeReport(res.Report), time.Since(start).Round(time.Microsecond))
+	if res.Report.BPComponents > 0 && !res.Report.Converged {
+		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: warning: loopy BP did not converge; the marginals are approximate (raise --max-iterations or --damping)\n")
+	}
+	return uai.WriteMAR(c.App.Writer, res)
+}

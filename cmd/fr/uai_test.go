@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runUAI runs fr with args and returns its stdout, stderr and error.
+func runUAI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errw
+	err := app.RunContext(context.Background(), append([]string{"fr"}, args...))
+	return out.String(), errw.String(), err
+}
+
+func writeUAIFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A 3-variable model with an unsorted scope (x2, x0, x1), x1 fastest, and
+// a prior [1 2] on x1. By hand: Z = 120; P(x0 = 1) = (3+2·4 + 7+2·8 +
+// 11+2·12)/120 = 69/120; P(x1 = 1) = 84/120; P(x2) = (16, 40, 64)/120.
+// With x2 = 2 observed the entries left are 9..12: Z = 9 + 2·10 + 11 +
+// 2·12 = 64, P(x0 = 1) = 35/64, P(x1 = 1) = 44/64.
+const cliModel = "MARKOV\n3\n2 2 3\n2\n3 2 0 1\n1 1\n\n12\n 1 2\n 3 4\n 5 6\n 7 8\n 9 10\n 11 12\n\n2\n 1 2\n"
+
+func TestUAISolve(t *testing.T) {
+	model := writeUAIFile(t, "m.uai", cliModel)
+	evid := writeUAIFile(t, "m.evid", "1 2 2\n")
+	cases := []struct {
+		args       []string
+		out, notes string
+	}{
+		{[]string{"uai", "solve", model},
+			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
+			"native exact (width 2)"},
+		{[]string{"uai", "solve", "--evidence", evid, model},
+			"PR\n4.158883 (6.400000e+01)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.453125 0.546875 2 0.312500 0.687500 3 0.000000 0.000000 1.000000\n",
+			"native exact"},
+		{[]string{"uai", "solve", "--algorithm", "bp", model},
+			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
+			"native bp ("},
+	}
+	for _, c := range cases {
+		out, notes, err := runUAI(t, c.args...)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if out != c.out {
+			t.Errorf("%q: stdout\n%s\nwant\n%s", c.args, out, c.out)
+		}
+		if !strings.Contains(notes, c.notes) || strings.Contains(out, "native") {
+			t.Errorf("%q: stderr %q, want it to contain %q (and stdout only the result)", c.args, notes, c.notes)
+		}
+	}
+}
+
+// TestUAISolveMatchesMerlin: on the reference models, fr uai solve prints
+// what merlin's exact algorithm printed.
+func TestUAISolveMatchesMerlin(t *testing.T) {
+	dir := "../../../shared/data/merlin-vectors"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("reference data %s is absent: %v", dir, err)
+	}
+	out, _, err := runUAI(t, "uai", "solve", "--evidence", filepath.Join(dir, "models", "order3_v1eq2.evid"), filepath.Join(dir, "models", "order3.uai"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "outputs", "order3_ev_cte.MAR"))
+	if out != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestUAISolveErrors(t *testing.T) {
+	model := writeUAIFile(t, "m.uai", cliModel)
+	bad := writeUAIFile(t, "bad.uai", "MARKOV\n2\n2 2\n1\n2 0 1\n4\n1 2 x 4\n")
+	cases := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"uai", "solve"}, "want exactly one MODEL file"},
+		{[]string{"uai", "solve", bad}, `bad.uai:7: entry 2 of function 0: want a number, found "x"`},
+		{[]string{"uai", "solve", "--algorithm", "magic", model}, `--algorithm: unknown algorithm "magic"`},
+		{[]string{"uai", "solve", "--solver", "merlin", "--algorithm", "bp", model}, "--algorithm applies to --solver native only"},
+		{[]string{"uai", "solve", "--merlin-path", "/x", model}, "--merlin-path applies to --solver merlin only"},
+		{[]string{"uai", "solve", "--solver", "merlin", "--merlin-path", "/nonexistent/merlin", model}, "merlin binary /nonexistent/merlin"},
+		{[]string{"uai", "solve", "--solver", "magic", model}, `--solver: unknown solver "magic"`},
+		{[]string{"uai", "solve", "--evidence", writeUAIFile(t, "e.evid", "1 5 0"), model}, "e.evid: evidence: variable 5 out of range"},
+		{[]string{"uai", "solve", "--algorithm", "exact", "--max-memory", "0", model}, "--max-memory: 0 MiB is not positive"},
+	}
+	for _, c := range cases {
+		_, _, err := runUAI(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: err = %v, want %q", c.args, err, c.err)
+		}
+	}
+}

@@ -1,0 +1,412 @@
+package inference
+
+import (
+	"context"
+	"math"
+)
+
+// loopyBP runs sum-product belief propagation on the factor graph of a
+// connected model. Unary factors are folded into per-variable priors;
+// every other factor exchanges messages with its variables.
+//
+// Messages from factors to variables are normalized distributions; each
+// variable keeps the log of its belief (prior times incoming messages), so
+// that the product of hundreds of messages cannot underflow. A sweep visits
+// the factors in a fixed order and updates their outgoing messages at once
+// (a sequential, Gauss–Seidel schedule), with damping; the run stops when
+// no message changed by more than the tolerance in a sweep.
+type loopyBP struct {
+	cards    []int
+	logPrior [][]float64 // per variable; nil when it has no unary factor
+	prior    [][]float64 // same, linear
+	facs     []bpFactor
+	varEdges [][]int // edges (factor, position) incident to each variable
+
+	// Per edge: the variable, and the offset of its messages in msg/logMsg.
+	edgeVar []int
+	edgeOff []int
+	msg     []float64 // factor → variable messages, each summing to 1
+	logMsg  []float64
+	logBel  [][]float64 // per variable: log prior + Σ log incoming messages
+
+	logScale float64 // Σ of the logs of the factors' rescaling
+}
+
+type bpFactor struct {
+	vars  []int
+	table []float64
+	edges []int // edge id of each scope position
+}
+
+// messageFloor keeps every message entry positive so that its logarithm
+// is finite; 1e-300 is far below anything that can change a marginal.
+const messageFloor = 1e-300
+
+// newLoopyBP prepares BP on factors given by their scopes and log tables
+// (over distinct variable sets). Each table is rescaled so that its
+// largest entry is 1; the scales are kept in logScale for ln Z.
+func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, error) {
+	b := &loopyBP{
+		cards:    cards,
+		logPrior: make([][]float64, len(cards)),
+		prior:    make([][]float64, len(cards)),
+		varEdges: make([][]int, len(cards)),
+		logBel:   make([][]float64, len(cards)),
+	}
+	// Size the flat arrays first.
+	entries, edges, msgs, nfacs := 0, 0, 0, 0
+	for fi, s := range scopes {
+		entries += len(logTables[fi])
+		if len(s) > 1 {
+			nfacs++
+			edges += len(s)
+			for _, v := range s {
+				msgs += cards[v]
+			}
+		}
+	}
+	tables := make([]float64, entries)
+	edgeIDs := make([]int, edges)
+	b.facs = make([]bpFactor, 0, nfacs)
+	b.edgeVar = make([]int, 0, edges)
+	b.edgeOff = make([]int, 0, edges)
+	b.msg = make([]float64, 0, msgs)
+	b.logMsg = make([]float64, 0, msgs)
+	for fi, s := range scopes {
+		lt := logTables[fi]
+		mx := math.Inf(-1)
+		for _, x := range lt {
+			if x > mx {
+				mx = x
+			}
+		}
+		if math.IsInf(mx, -1) {
+			return nil, errInconsistent
+		}
+		b.logScale += mx
+		t := tables[:len(lt):len(lt)]
+		tables = tables[len(lt):]
+		for i, x := range lt {
+			t[i] = math.Exp(x - mx)
+		}
+		if len(s) == 1 {
+			// Scopes are distinct, so this is the only unary factor of v.
+			b.prior[s[0]] = t
+			continue
+		}
+		f := bpFactor{vars: s, table: t, edges: edgeIDs[:len(s):len(s)]}
+		edgeIDs = edgeIDs[len(s):]
+		for k, v := range s {
+			e := len(b.edgeVar)
+			f.edges[k] = e
+			b.edgeVar = append(b.edgeVar, v)
+			b.edgeOff = append(b.edgeOff, len(b.msg))
+			for range cards[v] {
+				b.msg = append(b.msg, 1/float64(cards[v]))
+				b.logMsg = append(b.logMsg, -math.Log(float64(cards[v])))
+			}
+			b.varEdges[v] = append(b.varEdges[v], e)
+		}
+		b.facs = append(b.facs, f)
+	}
+	for v, p := range b.prior {
+		b.logBel[v] = make([]float64, cards[v])
+		if p == nil {
+			continue
+		}
+		b.logPrior[v] = make([]float64, cards[v])
+		for x := range p {
+			b.logPrior[v][x] = math.Log(p[x])
+		}
+	}
+	return b, nil
+}
+
+// bpStats says how a run ended.
+type bpStats struct {
+	iterations int
+	converged  bool
+	residual   float64 // largest change of a message entry in the last sweep
+	damping    float64 // in the last sweep
+}
+
+// stallSweeps is how many sweeps without a new smallest residual make
+// adaptive damping step up.
+const stallSweeps = 20
+
+// run iterates until convergence or maxIter sweeps. A damping < 0 is
+// adaptive: no damping at first (fastest when BP converges at all), and
+// each time the residual has not reached a new low for stallSweeps sweeps
+// the damping moves halfway to 1 (0.5, 0.75, …, at most 0.95).
+func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter int) (bpStats, error) {
+	var st bpStats
+	adaptive := damping < 0
+	if adaptive {
+		damping = 0
+	}
+	best, bestAt := math.Inf(1), 0
+	maxArity, maxCard := 0, 0
+	for _, f := range b.facs {
+		maxArity = max(maxArity, len(f.vars))
+	}
+	for _, c := range b.cards {
+		maxCard = max(maxCard, c)
+	}
+	in := make([][]float64, maxArity)  // variable → factor messages
+	out := make([][]float64, maxArity) // new factor → variable messages
+	for k := range in {
+		in[k] = make([]float64, maxCard)
+		out[k] = make([]float64, maxCard)
+	}
+	digits := make([]int, maxArity)
+	for st.iterations < maxIter {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		b.refreshBeliefs()
+		res := 0.0
+		for fi := range b.facs {
+			f := &b.facs[fi]
+			for k, e := range f.edges {
+				b.incoming(e, in[k])
+			}
+			f.messages(b.cards, in, out, digits)
+			for k, e := range f.edges {
+				v := b.edgeVar[e]
+				c := b.cards[v]
+				o := out[k][:c]
+				if !normalize(o) {
+					return st, errInconsistent
+				}
+				off := b.edgeOff[e]
+				old := b.msg[off : off+c]
+				oldLog := b.logMsg[off : off+c]
+				bel := b.logBel[v]
+				for x := range o {
+					res = max(res, math.Abs(o[x]-old[x]))
+					m := damping*old[x] + (1-damping)*o[x]
+					m = max(m, messageFloor)
+					lm := math.Log(m)
+					bel[x] += lm - oldLog[x]
+					old[x], oldLog[x] = m, lm
+				}
+			}
+		}
+		st.iterations++
+		st.residual = res
+		st.damping = damping
+		if res <= tolerance {
+			st.converged = true
+			break
+		}
+		if res < best {
+			best, bestAt = res, st.iterations
+		} else if adaptive && st.iterations-bestAt >= stallSweeps && damping < 0.95 {
+			damping = min(0.95, (1+damping)/2)
+			best, bestAt = math.Inf(1), st.iterations
+		}
+	}
+	return st, nil
+}
+
+// refreshBeliefs recomputes each variable's log belief from scratch, so
+// that rounding in the incremental updates cannot accumulate.
+func (b *loopyBP) refreshBeliefs() {
+	for v, bel := range b.logBel {
+		if lp := b.logPrior[v]; lp != nil {
+			copy(bel, lp)
+		} else {
+			clear(bel)
+		}
+		for _, e := range b.varEdges[v] {
+			off := b.edgeOff[e]
+			for x := range bel {
+				bel[x] += b.logMsg[off+x]
+			}
+		}
+	}
+}
+
+// incoming writes the message from the variable of edge e to its factor:
+// the variable's belief without that factor's own message, normalized.
+func (b *loopyBP) incoming(e int, dst []float64) {
+	v := b.edgeVar[e]
+	bel := b.logBel[v]
+	off := b.edgeOff[e]
+	m := math.Inf(-1)
+	for x := range bel {
+		m = max(m, bel[x]-b.logMsg[off+x])
+	}
+	sum := 0.0
+	for x := range bel {
+		d := math.Exp(bel[x] - b.logMsg[off+x] - m)
+		dst[x] = d
+		sum += d
+	}
+	for x := range bel {
+		dst[x] /= sum
+	}
+}
+
+// messages computes the factor's outgoing messages out[k] (unnormalized)
+// from the incoming ones in[k]; digitsBuf is scratch of at least the
+// factor's arity.
+func (f *bpFactor) messages(cards []int, in, out [][]float64, digitsBuf []int) {
+	if len(f.vars) == 2 {
+		c0, c1 := cards[f.vars[0]], cards[f.vars[1]]
+		in0, in1 := in[0][:c0], in[1][:c1]
+		o0, o1 := out[0][:c0], out[1][:c1]
+		clear(o1)
+		for x := range c0 {
+			row := f.table[x*c1 : (x+1)*c1]
+			s := 0.0
+			for y, t := range row {
+				s += t * in1[y]
+				o1[y] += t * in0[x]
+			}
+			o0[x] = s
+		}
+		return
+	}
+	n := len(f.vars)
+	digits := digitsBuf[:n]
+	clear(digits)
+	for k := range n {
+		clear(out[k][:cards[f.vars[k]]])
+	}
+	for _, t := range f.table {
+		if t != 0 {
+			for k := range n {
+				w := t
+				for j := range n {
+					if j != k {
+						w *= in[j][digits[j]]
+					}
+				}
+				out[k][digits[k]] += w
+			}
+		}
+		for j := n - 1; j >= 0; j-- {
+			digits[j]++
+			if digits[j] < cards[f.vars[j]] {
+				break
+			}
+			digits[j] = 0
+		}
+	}
+}
+
+// normalize scales p to sum to 1; it reports false when p is all zero.
+func normalize(p []float64) bool {
+	s := 0.0
+	for _, x := range p {
+		s += x
+	}
+	if !(s > 0) || math.IsInf(s, 0) {
+		return false
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return true
+}
+
+// marginals returns each variable's normalized belief. It fails when some
+// variable's every state is ruled out by its prior or by an incoming
+// message that is zero up to the floor: the model is then inconsistent
+// (BP cannot tell this from its floored messages alone).
+func (b *loopyBP) marginals() ([][]float64, error) {
+	b.refreshBeliefs()
+	out := make([][]float64, len(b.cards))
+	for v, bel := range b.logBel {
+		possible := false
+		for x := range bel {
+			ok := b.prior[v] == nil || b.prior[v][x] > 0
+			for _, e := range b.varEdges[v] {
+				ok = ok && b.msg[b.edgeOff[e]+x] > messageFloor
+			}
+			possible = possible || ok
+		}
+		if !possible {
+			return nil, errInconsistent
+		}
+		m := math.Inf(-1)
+		for _, x := range bel {
+			m = max(m, x)
+		}
+		p := make([]float64, len(bel))
+		for x := range bel {
+			p[x] = math.Exp(bel[x] - m)
+		}
+		normalize(p)
+		out[v] = p
+	}
+	return out, nil
+}
+
+// bethe returns the Bethe approximation of ln Z at the current messages
+// (exact on trees at convergence):
+//
+//	ln Z ≈ Σ_f [E_bf ln f + H(b_f)] + Σ_v [E_bv ln prior_v − (d_v − 1) H(b_v)]
+//
+// where d_v counts the non-unary factors of v.
+func (b *loopyBP) bethe(marg [][]float64) float64 {
+	logZ := b.logScale
+	maxArity, maxCard := 0, 0
+	for _, f := range b.facs {
+		maxArity = max(maxArity, len(f.vars))
+	}
+	for _, c := range b.cards {
+		maxCard = max(maxCard, c)
+	}
+	in := make([][]float64, maxArity)
+	for k := range in {
+		in[k] = make([]float64, maxCard)
+	}
+	var digits []int
+	var w []float64
+	for fi := range b.facs {
+		f := &b.facs[fi]
+		for k, e := range f.edges {
+			b.incoming(e, in[k])
+		}
+		n := len(f.vars)
+		digits = resize(digits, n)
+		clear(digits)
+		w = resize(w, len(f.table))
+		z := 0.0
+		for i, t := range f.table {
+			p := t
+			for j := range n {
+				p *= in[j][digits[j]]
+			}
+			w[i] = p
+			z += p
+			for j := n - 1; j >= 0; j-- {
+				digits[j]++
+				if digits[j] < b.cards[f.vars[j]] {
+					break
+				}
+				digits[j] = 0
+			}
+		}
+		for i, t := range f.table {
+			if p := w[i] / z; p > 0 {
+				logZ += p * (math.Log(t) - math.Log(p))
+			}
+		}
+	}
+	for v, p := range marg {
+		d := len(b.varEdges[v])
+		for x, q := range p {
+			if q <= 0 {
+				continue
+			}
+			if lp := b.logPrior[v]; lp != nil {
+				logZ += q * lp[x]
+			}
+			logZ += float64(d-1) * q * math.Log(q)
+		}
+	}
+	return logZ
+}

@@ -1,0 +1,220 @@
+package inference_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/uai"
+)
+
+// vectors is the merlin-vectors reference data (see DATA.md).
+const vectors = "../../shared/data/merlin-vectors"
+
+func needVectors(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(vectors); err != nil {
+		t.Skipf("reference data %s is absent (it lives outside the repository, in /work/shared/data): %v", vectors, err)
+	}
+}
+
+// exactTxt reads an outputs/*.exact.txt file: "logZ X (...)" then
+// "MAR n c p… c p…".
+func exactTxt(t testing.TB, path string) (float64, [][]float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var logZ float64
+	var marg [][]float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		num := func(i int) float64 {
+			x, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return x
+		}
+		switch fields[0] {
+		case "logZ":
+			logZ = num(1)
+		case "MAR":
+			n := int(num(1))
+			i := 2
+			for range n {
+				c := int(num(i))
+				i++
+				p := make([]float64, c)
+				for x := range p {
+					p[x] = num(i)
+					i++
+				}
+				marg = append(marg, p)
+			}
+		}
+	}
+	if marg == nil {
+		t.Fatalf("%s: no MAR line", path)
+	}
+	return logZ, marg
+}
+
+// marJSON reads merlin's JSON MAR output (fr3/*.MAR.json).
+func marJSON(t testing.TB, path string) (float64, [][]float64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Value     float64 `json:"value"`
+		Marginals []struct {
+			Variable      int       `json:"variable"`
+			Probabilities []float64 `json:"probabilities"`
+		} `json:"marginals"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	marg := make([][]float64, len(out.Marginals))
+	for _, m := range out.Marginals {
+		marg[m.Variable] = m.Probabilities
+	}
+	return out.Value, marg
+}
+
+func maxDiff(a, b [][]float64) float64 {
+	d := 0.0
+	for v := range a {
+		for x := range a[v] {
+			d = max(d, math.Abs(a[v][x]-b[v][x]))
+		}
+	}
+	return d
+}
+
+func loadModel(t testing.TB, path string) *inference.Model {
+	t.Helper()
+	n, err := uai.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Model
+}
+
+// TestMerlinVectorsSmall: every small model, with and without its evidence,
+// against the enumerated marginals and ln Z, by every native algorithm.
+func TestMerlinVectorsSmall(t *testing.T) {
+	needVectors(t)
+	cases := []struct{ model, evid, exact string }{
+		{"fr_tiny3", "", "fr_tiny3"},
+		{"fr_tiny3", "fr_tiny3_c0true", "fr_tiny3_ev"},
+		{"fr_loop4", "", "fr_loop4"},
+		{"order3", "", "order3"},
+		{"order3", "order3_v1eq2", "order3_ev"},
+	}
+	for _, c := range cases {
+		m := loadModel(t, filepath.Join(vectors, "models", c.model+".uai"))
+		if c.evid != "" {
+			ev, err := uai.ReadEvidenceFile(filepath.Join(vectors, "models", c.evid+".evid"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, err = m.WithEvidence(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantZ, want := exactTxt(t, filepath.Join(vectors, "outputs", c.exact+".exact.txt"))
+		for _, alg := range []string{"auto", "exact"} {
+			t.Run(c.exact+"/"+alg, func(t *testing.T) {
+				res, err := inference.Native{Algorithm: alg}.Solve(context.Background(), m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := maxDiff(res.Marginals, want); d > 1e-6 {
+					t.Errorf("max |ΔP| = %g against %s.exact.txt, want ≤ 1e-6\ngot  %v\nwant %v", d, c.exact, res.Marginals, want)
+				}
+				if math.Abs(res.LogZ-wantZ) > 1e-6 {
+					t.Errorf("ln Z = %.10f, want %.10f", res.LogZ, wantZ)
+				}
+				if res.Report.Method != "exact" {
+					t.Errorf("method %q, want exact", res.Report.Method)
+				}
+			})
+		}
+	}
+}
+
+// fr3Sizes are the synthetic worst-case FR3 models, smallest first.
+var fr3Sizes = []string{"5x10", "10x20", "15x30", "20x40", "30x60", "50x100"}
+
+func fr3Path(size string) string { return filepath.Join(vectors, "fr3", "fr3_"+size+".uai") }
+
+// TestFR3Exact: the exact path matches merlin's exact (cte) marginals,
+// printed with 6 decimals, on every model that has them.
+func TestFR3Exact(t *testing.T) {
+	needVectors(t)
+	for _, size := range fr3Sizes[:3] {
+		t.Run(size, func(t *testing.T) {
+			m := loadModel(t, fr3Path(size))
+			wantZ, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
+			res, err := inference.Native{Algorithm: "exact"}.Solve(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The reference is printed with 6 decimals; its rounding (at
+			// most 5e-7) is inside the bound.
+			if d := maxDiff(res.Marginals, want); d > 1e-6 {
+				t.Errorf("max |ΔP| = %g, want ≤ 1e-6", d)
+			}
+			if math.Abs(res.LogZ-wantZ) > 1e-6*max(1, math.Abs(wantZ)) {
+				t.Errorf("ln Z = %.6f, want %.6f", res.LogZ, wantZ)
+			}
+			t.Logf("%s: width %d, ln Z %.6f", size, res.Report.Width, res.LogZ)
+		})
+	}
+}
+
+// TestFR3BP: loopy BP converges on the dense FR3 models, and its error
+// against exact is what it is: BP has a unique fixed point on these
+// models (every damping and schedule reaches the same one), 0.00214 off on
+// 15x30 — DATA.md measured the same for a converged loopy BP. Issue 3's
+// target of 1e-3 for BP alone on 15x30 is therefore not met by BP; the
+// default auto algorithm solves 15x30 exactly. The bounds below are the
+// measured errors rounded up, so that a regression shows.
+func TestFR3BP(t *testing.T) {
+	needVectors(t)
+	bound := map[string]float64{"5x10": 0.019, "10x20": 0.054, "15x30": 0.0022}
+	for _, size := range fr3Sizes[:3] {
+		t.Run(size, func(t *testing.T) {
+			m := loadModel(t, fr3Path(size))
+			_, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
+			res, err := inference.Native{Algorithm: "bp"}.Solve(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := maxDiff(res.Marginals, want)
+			t.Logf("%s: %d sweeps, residual %.2g, max |ΔP| %.4g against exact", size, res.Report.Iterations, res.Report.Residual, d)
+			if !res.Report.Converged || res.Report.Method != "bp" {
+				t.Errorf("report %+v, want converged bp", res.Report)
+			}
+			if d > bound[size] {
+				t.Errorf("max |ΔP| = %g against exact, want ≤ %g", d, bound[size])
+			}
+		})
+	}
+}

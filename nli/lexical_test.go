@@ -1,0 +1,222 @@
+package nli_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+)
+
+const (
+	lovelace = "Ada Lovelace (10 December 1815 – 27 November 1852) was an English mathematician and writer. " +
+		"She is chiefly known for her work on Charles Babbage's proposed mechanical general-purpose computer, the Analytical Engine. " +
+		"She was the first to recognise that the machine had applications beyond pure calculation. " +
+		"Lovelace had three children with William King."
+	curie = "Marie Curie was born on 7 November 1867 in Warsaw. She was a Polish and naturalised-French physicist and chemist. " +
+		"She did not win the Nobel Prize in Literature. She won the Nobel Prize in Physics in 1903."
+)
+
+// TestLexicalVerdicts checks the method's rules on hand-made pairs.
+func TestLexicalVerdicts(t *testing.T) {
+	E, C, N := nli.Entailment, nli.Contradiction, nli.Neutral
+	long := strings.Repeat("The weather in the valley was mild that year and the harvest was good. ", 12)
+	tests := []struct {
+		name       string
+		premise    string
+		hypothesis string
+		want       nli.Label
+	}{
+		{"all words in one sentence", curie, "Marie Curie was a physicist.", E},
+		{"plural and -ed stemming", curie, "Marie Curie was born in Warsaw.", E},
+		{"a content word missing", curie, "Marie Curie was a biologist.", N},
+		{"pronoun refers to the passage's subject", lovelace, "Ada Lovelace recognised applications of the machine beyond calculation.", E},
+		{"surname after the full name", lovelace, "Ada Lovelace had children with William King.", E},
+		{"pronoun, but the passage is about someone else", "Charles Babbage designed engines. She wrote notes on the Analytical Engine.",
+			"Ada Lovelace wrote notes on the Analytical Engine.", N},
+		{"other name must be a phrase", lovelace, "Ada Lovelace worked on the Babbage Engine.", N},
+		{"name elsewhere, words elsewhere: no window holds both", "Marie Curie was a physicist. " + long + "Warsaw is a city.",
+			"Marie Curie was a physicist in Warsaw.", N},
+		{"negation in the premise", curie, "Marie Curie won the Nobel Prize in Literature.", C},
+		{"negation in both", curie, "Marie Curie did not win the Nobel Prize in Literature.", E},
+		{"negation in the hypothesis only", lovelace, "Ada Lovelace was not a mathematician.", C},
+		{"full date agrees", curie, "Marie Curie was born on November 7, 1867.", E},
+		{"year agrees with a full date", curie, "Marie Curie was born in 1867.", E},
+		{"decade agrees", curie, "Marie Curie was born in the 1860s.", E},
+		{"day conflicts", curie, "Marie Curie was born on November 8, 1867.", C},
+		{"year conflicts", curie, "Marie Curie was born in 1870.", C},
+		{"date with a different anchor is not compared", curie, "Marie Curie won the Nobel Prize in Physics in 1903.", E},
+		{"year after its anchor conflicts", curie, "Marie Curie won the Nobel Prize in Physics in 1911.", C},
+		{"lifespan gives birth", lovelace, "Ada Lovelace was born in 1815.", E},
+		{"lifespan gives death", lovelace, "Ada Lovelace died on 27 November 1852.", E},
+		{"lifespan birth conflicts", lovelace, "Ada Lovelace was born in 1852.", C},
+		{"lifespan death conflicts", lovelace, "Ada Lovelace died in December 1852.", C},
+		{"number word agrees", lovelace, "Ada Lovelace had 3 children.", E},
+		{"number conflicts", lovelace, "Ada Lovelace had four children.", C},
+		{"'Born' inside a title is no birth", "Tom Sizemore appeared in Natural Born Killers (1994).", "Tom Sizemore was born in 1964.", N},
+		{"scaled number", "The film grossed $110 million worldwide.", "The film grossed 110 million worldwide.", E},
+		{"scaled number conflicts", "The film grossed $110 million worldwide.", "The film grossed 120 million worldwide.", C},
+		{"irregular past tense", curie, "Marie Curie won the Nobel Prize in Physics.", E},
+		{"a passage against a shorter copy of itself", lovelace, strings.TrimSuffix(lovelace, "Lovelace had three children with William King."), E},
+		{"a passage against another passage", curie, lovelace, N},
+		{"no content words", curie, "She was.", N},
+		{"empty premise", "", "Marie Curie was a physicist.", N},
+		{"snippet and text", instance.Context{Snippet: "Marie Curie, physicist.", Text: "Curie was born in Warsaw."}.NLIText(),
+			"Marie Curie was a physicist.", E},
+	}
+	lex := nli.NewLexical()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := lex.Classify(context.Background(), []nli.Pair{{Premise: tc.premise, Hypothesis: tc.hypothesis}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res[0].Label != tc.want {
+				t.Errorf("%q: got %v (%.2f), want %v", tc.hypothesis, res[0].Label, res[0].Probability, tc.want)
+			}
+		})
+	}
+}
+
+// TestLexicalDistribution checks the probabilities on every answer of the
+// hand-made and golden pairs: a distribution strictly inside (0, 1) that sums
+// to 1, whose largest value is the label's and equals Probability, and the
+// caps the method documents.
+func TestLexicalDistribution(t *testing.T) {
+	var pairs []nli.Pair
+	for _, h := range []string{"Marie Curie was a physicist.", "Marie Curie was born in 1870.", "Marie Curie was a biologist.",
+		"Marie Curie won the Nobel Prize in Literature.", "Marie Curie was born in Warsaw in 1867 and was a chemist."} {
+		pairs = append(pairs, nli.Pair{Premise: curie, Hypothesis: h})
+	}
+	res, err := nli.NewLexical().Classify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[nli.Label]bool{}
+	for i, r := range res {
+		seen[r.Label] = true
+		d := r.Distribution
+		if len(d) != 3 {
+			t.Fatalf("pair %d: distribution %v", i, d)
+		}
+		sum := 0.0
+		for l, v := range d {
+			if !(v > 0 && v < 1) {
+				t.Errorf("pair %d: P(%v) = %v not in (0, 1)", i, nli.Label(l), v)
+			}
+			if v > d[r.Label] {
+				t.Errorf("pair %d: label %v but P(%v) = %v is larger", i, r.Label, nli.Label(l), v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("pair %d: distribution sums to %v", i, sum)
+		}
+		if r.Probability != d[r.Label] {
+			t.Errorf("pair %d: Probability %v, distribution says %v", i, r.Probability, d[r.Label])
+		}
+		if d[nli.Entailment] > 0.9+1e-12 || d[nli.Contradiction] > 0.8+1e-12 {
+			t.Errorf("pair %d: %v exceeds the caps", i, d)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("the pairs should cover all three labels, got %v", seen)
+	}
+}
+
+// TestLexicalBatchIndependence: an answer does not depend on the batch it
+// comes in, and two runs give identical results.
+func TestLexicalBatchIndependence(t *testing.T) {
+	var pairs []nli.Pair
+	for _, p := range []string{curie, lovelace} {
+		for _, h := range []string{"Marie Curie was a physicist.", "Ada Lovelace was born in 1852.", "Ada Lovelace had 3 children.", "Marie Curie was born in 1870."} {
+			pairs = append(pairs, nli.Pair{Premise: p, Hypothesis: h})
+		}
+	}
+	lex := nli.NewLexical()
+	batch, err := lex.Classify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := lex.Classify(context.Background(), pairs)
+	if !reflect.DeepEqual(batch, again) {
+		t.Error("two runs differ")
+	}
+	for i, p := range pairs {
+		one, _ := lex.Classify(context.Background(), []nli.Pair{p})
+		if !reflect.DeepEqual(one[0], batch[i]) {
+			t.Errorf("pair %d alone: %+v, in the batch: %+v", i, one[0], batch[i])
+		}
+	}
+}
+
+func TestLexicalCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := nli.NewLexical().Classify(ctx, []nli.Pair{{Premise: curie, Hypothesis: "Marie Curie was a physicist."}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestLexicalIdentity(t *testing.T) {
+	if got := nli.NewLexical().Identity(); got != (nli.Identity{Backend: "lexical", Model: nli.LexicalModel}) || got.String() != "lexical:overlap-v1" {
+		t.Errorf("identity %v", got)
+	}
+}
+
+func ExampleLexical() {
+	premise := "Ada Lovelace (10 December 1815 – 27 November 1852) was an English mathematician and writer."
+	res, _ := nli.NewLexical().Classify(context.Background(), []nli.Pair{
+		{Premise: premise, Hypothesis: "Ada Lovelace was a mathematician."},
+		{Premise: premise, Hypothesis: "Ada Lovelace was born in 1816."},
+		{Premise: premise, Hypothesis: "Ada Lovelace was a painter."},
+	})
+	for _, r := range res {
+		fmt.Printf("%s %.2f\n", r.Label, r.Probability)
+	}
+	// Output:
+	// entailment 0.90
+	// contradiction 0.80
+	// neutral 0.77
+}
+
+// FuzzLexical: any texts give a valid distribution whose largest value is
+// the label's, and the same answer twice.
+func FuzzLexical(f *testing.F) {
+	f.Add(curie, "Marie Curie was born in 1870.")
+	f.Add(lovelace, "Ada Lovelace had four children.")
+	f.Add("Lanny Flaherty (July 27, 1942 – February 18, 2024) was an American actor.", "Lanny Flaherty was born on December 18, 1949.")
+	f.Add("a b", "New York Shakespeare Festival")
+	f.Add("(1 May 2000 - 2 June 2001)", "(born 3 may 2000) didn't 1,000,000.5 million 1970s")
+	f.Add("", "")
+	lex := nli.NewLexical()
+	f.Fuzz(func(t *testing.T, premise, hypothesis string) {
+		pairs := []nli.Pair{{Premise: premise, Hypothesis: hypothesis}, {Premise: hypothesis, Hypothesis: premise}}
+		res, err := lex.Classify(context.Background(), pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := lex.Classify(context.Background(), pairs)
+		if !reflect.DeepEqual(res, again) {
+			t.Fatal("two runs differ")
+		}
+		for _, r := range res {
+			sum := 0.0
+			for _, v := range r.Distribution {
+				if !(v > 0 && v < 1) || v > r.Probability {
+					t.Fatalf("distribution %v, label %v", r.Distribution, r.Label)
+				}
+				sum += v
+			}
+			if len(r.Distribution) != 3 || math.Abs(sum-1) > 1e-12 || r.Probability != r.Distribution[r.Label] {
+				t.Fatalf("result %+v", r)
+			}
+		}
+	})
+}

@@ -1,0 +1,518 @@
+// Package uai reads and writes discrete graphical models in the UAI
+// inference-competition formats, as used by the merlin engine: models
+// (MARKOV and BAYES), evidence files, and MAR result files (PR, STATUS and
+// MAR blocks).
+//
+// In every table the LAST variable of a factor's scope changes fastest;
+// scopes need not be sorted.
+package uai
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/inference"
+)
+
+// Model types of the preamble.
+const (
+	Markov   = "MARKOV"
+	Bayesian = "BAYES"
+)
+
+// Network is a model read from a UAI file.
+type Network struct {
+	// Type is Markov or Bayesian. A Bayesian network's conditional
+	// probability tables (child last in each scope) become factors as they
+	// are, so its partition function is 1.
+	Type  string
+	Model *inference.Model
+}
+
+// SyntaxError reports malformed input with its position.
+type SyntaxError struct {
+	File string // as given to the reader; may be empty
+	Line int    // 1-based line of the offending token (or of the end of input)
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// maxStates bounds the number of entries of one table, so that a malformed
+// header cannot make the reader attempt an absurd allocation.
+const maxStates = 1 << 31
+
+// scanner splits input into whitespace-separated tokens and tracks lines.
+type scanner struct {
+	name string
+	data []byte
+	pos  int
+	line int // line of the last token returned
+}
+
+func newScanner(r io.Reader, name string) (*scanner, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &scanner{name: name, data: data, line: 1}, nil
+}
+
+// next returns the next token, or "" at the end of input (leaving line at
+// the last token's, where an error about a missing token belongs).
+func (s *scanner) next() string {
+	line := s.line
+	for s.pos < len(s.data) && isSpace(s.data[s.pos]) {
+		if s.data[s.pos] == '\n' {
+			line++
+		}
+		s.pos++
+	}
+	if s.pos == len(s.data) {
+		return ""
+	}
+	s.line = line
+	start := s.pos
+	for s.pos < len(s.data) && !isSpace(s.data[s.pos]) {
+		s.pos++
+	}
+	return string(s.data[start:s.pos])
+}
+
+// restOfLine returns the rest of the current line, trimmed.
+func (s *scanner) restOfLine() string {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] != '\n' {
+		s.pos++
+	}
+	return strings.TrimSpace(string(s.data[start:s.pos]))
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return &SyntaxError{File: s.name, Line: s.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// int reads a nonnegative integer token described by what.
+func (s *scanner) int(what string) (int, error) {
+	tok := s.next()
+	if tok == "" {
+		return 0, s.errorf("unexpected end of input: want %s", what)
+	}
+	n, err := strconv.Atoi(tok)
+	if err != nil || n < 0 {
+		return 0, s.errorf("%s: want a nonnegative integer, found %q", what, clip(tok))
+	}
+	return n, nil
+}
+
+// float reads a number token described by what.
+func (s *scanner) float(what string) (float64, error) {
+	tok := s.next()
+	if tok == "" {
+		return 0, s.errorf("unexpected end of input: want %s", what)
+	}
+	x, err := strconv.ParseFloat(tok, 64)
+	if err != nil && (tok == "-nan" || tok == "-NaN") { // C++ prints a negative NaN so
+		x, err = math.NaN(), nil
+	}
+	if err != nil {
+		return 0, s.errorf("%s: want a number, found %q", what, clip(tok))
+	}
+	return x, nil
+}
+
+// clip shortens a token for an error message.
+func clip(tok string) string {
+	if len(tok) > 40 {
+		return tok[:40] + "…"
+	}
+	return tok
+}
+
+// ReadFile reads a model file.
+func ReadFile(path string) (*Network, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a model in the UAI format. name labels error messages.
+func Read(r io.Reader, name string) (*Network, error) {
+	s, err := newScanner(r, name)
+	if err != nil {
+		return nil, err
+	}
+	typ := s.next()
+	switch strings.ToUpper(typ) {
+	case Markov, Bayesian:
+		typ = strings.ToUpper(typ)
+	case "":
+		return nil, s.errorf("empty input: want MARKOV or BAYES")
+	default:
+		return nil, s.errorf("model type: want MARKOV or BAYES, found %q", clip(typ))
+	}
+	nvars, err := s.int("number of variables")
+	if err != nil {
+		return nil, err
+	}
+	m := &inference.Model{}
+	for i := range nvars {
+		c, err := s.int(fmt.Sprintf("domain size of variable %d", i))
+		if err != nil {
+			return nil, err
+		}
+		if c < 1 {
+			return nil, s.errorf("domain size of variable %d is 0", i)
+		}
+		m.Cards = append(m.Cards, c)
+	}
+	nfuncs, err := s.int("number of functions")
+	if err != nil {
+		return nil, err
+	}
+	for i := range nfuncs {
+		k, err := s.int(fmt.Sprintf("scope size of function %d", i))
+		if err != nil {
+			return nil, err
+		}
+		var f inference.Factor
+		for j := range k {
+			v, err := s.int(fmt.Sprintf("variable %d of the scope of function %d", j, i))
+			if err != nil {
+				return nil, err
+			}
+			if v >= nvars {
+				return nil, s.errorf("function %d: variable %d out of range (the model has %d)", i, v, nvars)
+			}
+			for _, u := range f.Scope {
+				if u == v {
+					return nil, s.errorf("function %d: variable %d appears twice in the scope", i, v)
+				}
+			}
+			f.Scope = append(f.Scope, v)
+		}
+		if typ == Bayesian && k == 0 {
+			return nil, s.errorf("function %d: a BAYES function needs at least its child variable", i)
+		}
+		m.Factors = append(m.Factors, f)
+	}
+	for i := range m.Factors {
+		f := &m.Factors[i]
+		want := 1
+		for _, v := range f.Scope {
+			want *= m.Cards[v]
+			if want > maxStates {
+				return nil, s.errorf("function %d: table of more than %d entries", i, maxStates)
+			}
+		}
+		n, err := s.int(fmt.Sprintf("number of entries of function %d", i))
+		if err != nil {
+			return nil, err
+		}
+		if n != want {
+			return nil, s.errorf("function %d: table has %d entries, its scope needs %d", i, n, want)
+		}
+		f.Table = make([]float64, 0, min(n, len(s.data)/2+1))
+		for j := range n {
+			x, err := s.float(fmt.Sprintf("entry %d of function %d", j, i))
+			if err != nil {
+				return nil, err
+			}
+			if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, s.errorf("entry %d of function %d is %v (want finite and >= 0)", j, i, x)
+			}
+			f.Table = append(f.Table, x)
+		}
+	}
+	if tok := s.next(); tok != "" {
+		return nil, s.errorf("unexpected %q after the last table", clip(tok))
+	}
+	return &Network{Type: typ, Model: m}, nil
+}
+
+// Write writes a model in the UAI MARKOV format, with every number in the
+// shortest form that reads back exactly.
+func Write(w io.Writer, m *inference.Model) error {
+	return write(w, m, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) })
+}
+
+// WriteFixed is Write with table entries printed with a fixed number of
+// decimals (the FactReasoner reference writes merlin's input with 6). A
+// positive entry too small for that is written in full instead, so that
+// no positive entry turns into a zero.
+func WriteFixed(w io.Writer, m *inference.Model, decimals int) error {
+	tiny := 0.5 * math.Pow(10, -float64(decimals))
+	return write(w, m, func(x float64) string {
+		if x > 0 && x < tiny {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strconv.FormatFloat(x, 'f', decimals, 64)
+	})
+}
+
+func write(w io.Writer, m *inference.Model, format func(float64) string) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s\n%d\n", Markov, len(m.Cards))
+	for i, c := range m.Cards {
+		if i > 0 {
+			bw.WriteByte(' ')
+		}
+		bw.WriteString(strconv.Itoa(c))
+	}
+	fmt.Fprintf(bw, "\n%d\n", len(m.Factors))
+	for _, f := range m.Factors {
+		bw.WriteString(strconv.Itoa(len(f.Scope)))
+		for _, v := range f.Scope {
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.Itoa(v))
+		}
+		bw.WriteByte('\n')
+	}
+	for _, f := range m.Factors {
+		fmt.Fprintf(bw, "\n%d\n", len(f.Table))
+		// One line per assignment of all but the last variable, as in
+		// merlin's and the competition's files.
+		row := len(f.Table)
+		if len(f.Scope) > 0 {
+			row = m.Cards[f.Scope[len(f.Scope)-1]]
+		}
+		for j, x := range f.Table {
+			bw.WriteByte(' ')
+			bw.WriteString(format(x))
+			if (j+1)%row == 0 {
+				bw.WriteByte('\n')
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// ReadEvidence reads an evidence file: observed variables and their values.
+// Both layouts in use are accepted: merlin's single line
+// "N v1 x1 … vN xN", and the older competition layout that first gives the
+// number of evidence samples ("1", then "N v1 x1 …"); only one sample is
+// supported. An empty file means no evidence.
+func ReadEvidence(r io.Reader, name string) (map[int]int, error) {
+	s, err := newScanner(r, name)
+	if err != nil {
+		return nil, err
+	}
+	type tok struct {
+		text string
+		line int
+	}
+	var toks []tok
+	for t := s.next(); t != ""; t = s.next() {
+		toks = append(toks, tok{t, s.line})
+	}
+	if len(toks) == 0 {
+		return map[int]int{}, nil
+	}
+	num := func(i int, what string) (int, error) {
+		if i >= len(toks) {
+			return 0, &SyntaxError{File: name, Line: s.line, Msg: "unexpected end of input: want " + what}
+		}
+		n, err := strconv.Atoi(toks[i].text)
+		if err != nil || n < 0 {
+			return 0, &SyntaxError{File: name, Line: toks[i].line, Msg: fmt.Sprintf("%s: want a nonnegative integer, found %q", what, clip(toks[i].text))}
+		}
+		return n, nil
+	}
+	first, err := num(0, "number of observed variables")
+	if err != nil {
+		return nil, err
+	}
+	start := 1 // index of the first variable token
+	count := first
+	if len(toks) != 1+2*first {
+		// Not merlin's layout: the first number counts samples.
+		if first != 1 {
+			if first == 0 {
+				return nil, &SyntaxError{File: name, Line: toks[min(1, len(toks)-1)].line, Msg: fmt.Sprintf("%d tokens after a sample count of 0", len(toks)-1)}
+			}
+			return nil, &SyntaxError{File: name, Line: toks[0].line, Msg: fmt.Sprintf("want \"N v1 x1 … vN xN\" (%d numbers for N = %d, found %d) or one evidence sample; %d samples are not supported", 1+2*first, first, len(toks), first)}
+		}
+		if count, err = num(1, "number of observed variables"); err != nil {
+			return nil, err
+		}
+		start = 2
+		if len(toks) != start+2*count {
+			return nil, &SyntaxError{File: name, Line: toks[len(toks)-1].line, Msg: fmt.Sprintf("%d observed variables need %d numbers, found %d", count, start+2*count, len(toks))}
+		}
+	}
+	ev := make(map[int]int, count)
+	for i := range count {
+		v, err := num(start+2*i, fmt.Sprintf("variable of observation %d", i))
+		if err != nil {
+			return nil, err
+		}
+		x, err := num(start+2*i+1, fmt.Sprintf("value of observation %d", i))
+		if err != nil {
+			return nil, err
+		}
+		if old, ok := ev[v]; ok && old != x {
+			return nil, &SyntaxError{File: name, Line: toks[start+2*i].line, Msg: fmt.Sprintf("variable %d observed twice, as %d and %d", v, old, x)}
+		}
+		ev[v] = x
+	}
+	return ev, nil
+}
+
+// ReadEvidenceFile reads an evidence file.
+func ReadEvidenceFile(path string) (map[int]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadEvidence(f, path)
+}
+
+// MAR is a result file in merlin's UAI output format.
+type MAR struct {
+	// LogZ is the natural log of the partition function (the probability
+	// of evidence) from the PR block; NaN when there is none.
+	LogZ float64
+	// HasStatus says whether a STATUS block was present; Consistent is
+	// true when it starts with "true", and StatusMessage is its line.
+	HasStatus     bool
+	Consistent    bool
+	StatusMessage string
+	// Marginals[v][x] as printed.
+	Marginals [][]float64
+}
+
+// WriteMAR writes a result in merlin's UAI output format: a PR block with
+// ln Z and Z (omitted when res.LogZ is NaN), a STATUS block, and the MAR
+// block on one line, every number with 6 decimals.
+func WriteMAR(w io.Writer, res *inference.Result) error {
+	bw := bufio.NewWriter(w)
+	consistent := !math.IsInf(res.LogZ, -1)
+	if !math.IsNaN(res.LogZ) {
+		fmt.Fprintf(bw, "PR\n%s (%s)\n", cfloat(res.LogZ, 'f'), cfloat(math.Exp(res.LogZ), 'e'))
+	}
+	if consistent {
+		bw.WriteString("STATUS\ntrue: Consistent evidence\n")
+	} else {
+		bw.WriteString("STATUS\nfalse: Inconsistent evidence or underflow\n")
+	}
+	fmt.Fprintf(bw, "MAR\n%d", len(res.Marginals))
+	for _, p := range res.Marginals {
+		fmt.Fprintf(bw, " %d", len(p))
+		for _, x := range p {
+			bw.WriteByte(' ')
+			bw.WriteString(cfloat(x, 'f'))
+		}
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// cfloat formats x with 6 decimals the way C++ iostreams do (merlin's
+// output), including its spelling of infinities and NaN.
+func cfloat(x float64, format byte) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, format, 6, 64)
+}
+
+// ReadMAR reads a result file in merlin's UAI output format. The PR and
+// STATUS blocks are optional (merlin's sampling algorithms write neither);
+// the MAR block is required.
+func ReadMAR(r io.Reader, name string) (*MAR, error) {
+	s, err := newScanner(r, name)
+	if err != nil {
+		return nil, err
+	}
+	out := &MAR{LogZ: math.NaN()}
+	seen := map[string]bool{}
+	for {
+		block := s.next()
+		if block == "" {
+			break
+		}
+		if seen[block] {
+			return nil, s.errorf("second %s block", block)
+		}
+		seen[block] = true
+		switch block {
+		case "PR":
+			x, err := s.float("ln Z in the PR block")
+			if err != nil {
+				return nil, err
+			}
+			out.LogZ = x
+			// Z itself follows in parentheses; it says nothing new.
+			if z := s.next(); !strings.HasPrefix(z, "(") || !strings.HasSuffix(z, ")") {
+				return nil, s.errorf("PR block: want Z in parentheses after ln Z, found %q", clip(z))
+			}
+		case "STATUS":
+			status := s.next()
+			if status == "" {
+				return nil, s.errorf("unexpected end of input in the STATUS block")
+			}
+			out.HasStatus = true
+			out.StatusMessage = strings.TrimSpace(status + " " + s.restOfLine())
+			switch {
+			case strings.HasPrefix(status, "true"):
+				out.Consistent = true
+			case strings.HasPrefix(status, "false"):
+			default:
+				return nil, s.errorf("STATUS block: want true or false, found %q", clip(status))
+			}
+		case "MAR":
+			n, err := s.int("number of variables in the MAR block")
+			if err != nil {
+				return nil, err
+			}
+			for v := range n {
+				c, err := s.int(fmt.Sprintf("domain size of variable %d in the MAR block", v))
+				if err != nil {
+					return nil, err
+				}
+				if c > len(s.data) {
+					return nil, s.errorf("domain size %d of variable %d is longer than the file", c, v)
+				}
+				p := make([]float64, c)
+				for x := range p {
+					if p[x], err = s.float(fmt.Sprintf("P(variable %d = %d)", v, x)); err != nil {
+						return nil, err
+					}
+				}
+				out.Marginals = append(out.Marginals, p)
+			}
+		default:
+			return nil, s.errorf("want a PR, STATUS or MAR block, found %q", clip(block))
+		}
+	}
+	if !seen["MAR"] {
+		return nil, &SyntaxError{File: name, Line: s.line, Msg: "no MAR block"}
+	}
+	return out, nil
+}
