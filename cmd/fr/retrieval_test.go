@@ -339,6 +339,12 @@ func TestFActScoreLabeledWithKB(t *testing.T) {
 	if rec.Facts != 2 || len(rec.Decisions) != 2 || rec.Decisions[0].Label != "S" || rec.Decisions[1].Label != "NS" || rec.Decisions[0].NoEvidence {
 		t.Errorf("first record %+v", rec)
 	}
+	// The passage states the first fact word for word and says nothing of
+	// the second: any NLI backend, the lexical one included, must agree.
+	d0, d1 := rec.Decisions[0], rec.Decisions[1]
+	if !d0.Supported || d0.Context != "c_a0_0" || d1.Supported || d1.Entailment == nil {
+		t.Errorf("decisions %+v %+v", d0, d1)
+	}
 	s := lastJSONLine(t, out)
 	if s["responses"] != 2.0 || s["responded"] != 1.0 || s["respond_ratio"] != 0.5 {
 		t.Errorf("summary %v", s)
