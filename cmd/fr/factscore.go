@@ -39,7 +39,7 @@ func factscoreCommand() *cli.Command {
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
 			"facts_per_response, responses, responded, gamma, verifier.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm or nli"},
+			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's; needs the LLM client, not in this build yet) or nli"},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
