@@ -36,7 +36,10 @@ func commands() []*cli.Command {
 		atomizeCommand(),
 		compareCommand(),
 		convertCommand(),
+		factscoreCommand(),
 		inspectCommand(),
+		kbCommand(),
+		retrieveCommand(),
 		scoreCommand(),
 		uaiCommand(),
 	}

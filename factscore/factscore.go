@@ -1,0 +1,195 @@
+// Package factscore computes FActScore (Min et al., EMNLP 2023): the share
+// of a response's atomic facts that a verifier finds supported by a
+// knowledge source, times a length penalty for responses with few facts,
+// averaged over the responses that answered.
+//
+// The verification prompt and the rule that reads the verifier's answer are
+// FActScore's, character for character (Prompt, ParseAnswer). Verifiers are
+// an LLM (LLMVerifier, over any Generator) or an NLI model (NLIVerifier,
+// over any nli.Classifier). Gold scores come from human labels
+// (GoldLabeled, GoldInstance).
+package factscore
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/pystr"
+	"github.com/factreasoner/factreasoner-go/retrieve"
+)
+
+// DefaultGamma is FActScore's length-penalty constant γ.
+const DefaultGamma = 10
+
+// Prompt is FActScore's verification prompt for an atom about a topic,
+// given its passages best first. The passages are listed best last:
+//
+//	Answer the question about {topic} based on the given context.
+//
+//	Title: {title}
+//	Text: {text}
+//
+//	...
+//
+//	Input: {atom} True or False?
+//	Output:
+//
+// A period ends the context block when its last character is not ASCII
+// punctuation. The markers <s> and </s> are removed from passage texts and
+// surrounding whitespace from the whole, as in FActScore's code.
+func Prompt(topic, atom string, passages []retrieve.Passage) string {
+	var context strings.Builder
+	for i := len(passages) - 1; i >= 0; i-- {
+		p := passages[i]
+		text := strings.ReplaceAll(strings.ReplaceAll(p.Text, "<s>", ""), "</s>", "")
+		context.WriteString("Title: " + p.Title + "\nText: " + text + "\n\n")
+	}
+	definition := "Answer the question about " + topic + " based on the given context.\n\n" + pystr.Strip(context.String())
+	if r := []rune(definition); !pystr.IsPunct(r[len(r)-1]) {
+		definition += "."
+	}
+	return pystr.Strip(definition) + "\n\nInput: " + pystr.Strip(atom) + " True or False?\nOutput:"
+}
+
+// negativeKeywords make an answer that says neither "true" nor "false" a
+// "not supported".
+var negativeKeywords = [...]string{"not", "cannot", "unknown", "information"}
+
+// ParseAnswer reads a verifier's answer as FActScore does. In lower case:
+// an answer holding "true" and not "false" is supported; "false" and not
+// "true", not supported. Holding both, it is supported when the first
+// "true" comes after the first "false" (FActScore compares str.index, the
+// first occurrences). Holding neither, it is supported unless one of the
+// words not, cannot, unknown, information appears, as a word once ASCII
+// punctuation is removed. Substrings count for "true" and "false"
+// ("untrue" holds "true"), as in the original.
+func ParseAnswer(answer string) bool {
+	a := strings.ToLower(answer)
+	t, f := strings.Index(a, "true"), strings.Index(a, "false")
+	switch {
+	case t >= 0 && f < 0:
+		return true
+	case f >= 0 && t < 0:
+		return false
+	case t >= 0 && f >= 0:
+		return t > f
+	}
+	words := pystr.Fields(strings.Map(func(r rune) rune {
+		if pystr.IsPunct(r) {
+			return -1
+		}
+		return r
+	}, a))
+	for _, w := range words {
+		for _, k := range negativeKeywords {
+			if w == k {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Penalty is FActScore's length penalty for a response with the given
+// number of facts: exp(1 − γ/facts) when facts < γ, else 1. γ = 0 turns it
+// off.
+func Penalty(facts, gamma int) float64 {
+	if gamma <= 0 || facts >= gamma {
+		return 1
+	}
+	return math.Exp(1 - float64(gamma)/float64(facts))
+}
+
+// Result is one response's score.
+type Result struct {
+	// Responded is false for a response that abstained or has no facts;
+	// such a response counts in the respond ratio only.
+	Responded bool    `json:"responded"`
+	Facts     int     `json:"num_facts"`
+	Supported int     `json:"num_supported"`
+	InitScore float64 `json:"init_score"` // Supported / Facts
+	Penalty   float64 `json:"penalty"`
+	Score     float64 `json:"score"` // InitScore × Penalty
+}
+
+// NewResult scores a response with the given counts. A response with no
+// facts did not respond (FActScore would average an empty list, NaN).
+func NewResult(supported, facts, gamma int) Result {
+	if facts == 0 {
+		return Result{}
+	}
+	init := float64(supported) / float64(facts)
+	p := Penalty(facts, gamma)
+	return Result{Responded: true, Facts: facts, Supported: supported, InitScore: init, Penalty: p, Score: init * p}
+}
+
+// Summary is the dataset-level result, FActScore's output.
+type Summary struct {
+	FActScore        float64 // mean Score over responding responses
+	InitScore        float64 // mean InitScore (no length penalty)
+	RespondRatio     float64 // Responded / Responses
+	FactsPerResponse float64 // mean Facts over responding responses
+	Responses        int
+	Responded        int
+	Gamma            int
+}
+
+// MarshalJSON writes the summary with FActScore's field names; the means
+// are null when no response responded.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	mean := func(v float64) *float64 {
+		if s.Responded == 0 {
+			return nil
+		}
+		return &v
+	}
+	var ratio *float64
+	if s.Responses > 0 {
+		ratio = &s.RespondRatio
+	}
+	return json.Marshal(struct {
+		FActScore        *float64 `json:"factscore"`
+		InitScore        *float64 `json:"init_score"`
+		RespondRatio     *float64 `json:"respond_ratio"`
+		FactsPerResponse *float64 `json:"facts_per_response"`
+		Responses        int      `json:"responses"`
+		Responded        int      `json:"responded"`
+		Gamma            int      `json:"gamma"`
+	}{mean(s.FActScore), mean(s.InitScore), ratio, mean(s.FactsPerResponse), s.Responses, s.Responded, s.Gamma})
+}
+
+// Aggregate accumulates per-response results into a Summary.
+type Aggregate struct {
+	gamma                int
+	responses, responded int
+	score, init, facts   float64
+}
+
+// NewAggregate starts an aggregate for results computed with gamma.
+func NewAggregate(gamma int) *Aggregate { return &Aggregate{gamma: gamma} }
+
+// Add counts one response.
+func (a *Aggregate) Add(r Result) {
+	a.responses++
+	if !r.Responded {
+		return
+	}
+	a.responded++
+	a.score += r.Score
+	a.init += r.InitScore
+	a.facts += float64(r.Facts)
+}
+
+// Summary returns the dataset-level result so far.
+func (a *Aggregate) Summary() Summary {
+	s := Summary{Responses: a.responses, Responded: a.responded, Gamma: a.gamma}
+	if a.responses > 0 {
+		s.RespondRatio = float64(a.responded) / float64(a.responses)
+	}
+	if a.responded > 0 {
+		n := float64(a.responded)
+		s.FActScore, s.InitScore, s.FactsPerResponse = a.score/n, a.init/n, a.facts/n
+	}
+	return s
+}

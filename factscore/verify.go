@@ -1,0 +1,206 @@
+package factscore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/retrieve"
+)
+
+// Claim is one atom to verify with its evidence.
+type Claim struct {
+	ID       string
+	Text     string
+	Evidence []instance.Context // best first
+}
+
+// Decision is a verifier's verdict on a claim.
+type Decision struct {
+	ID        string `json:"id"`
+	Atom      string `json:"atom"`
+	Supported bool   `json:"supported"`
+	// NoEvidence marks a claim that had no passages: it is not supported,
+	// and no verifier was asked.
+	NoEvidence bool `json:"no_evidence,omitempty"`
+	// Answer is the LLM's answer (LLM verifier).
+	Answer string `json:"answer,omitempty"`
+	// Entailment is the highest probability of entailment over the
+	// evidence, and Context the context that gave it (NLI verifier).
+	Entailment *float64 `json:"entailment,omitempty"`
+	Context    string   `json:"context,omitempty"`
+	// Label is the claim's gold label, when known (set by callers).
+	Label string `json:"label,omitempty"`
+}
+
+// Verifier decides which claims about a topic are supported by their
+// evidence. It returns one decision per claim, in order.
+type Verifier interface {
+	Verify(ctx context.Context, topic string, claims []Claim) ([]Decision, error)
+	// Name names the verifier and its model for output records.
+	Name() string
+}
+
+// Generator is a language model: it completes a prompt (FActScore asks at
+// temperature 0 and reads the text of the answer).
+type Generator interface {
+	Generate(ctx context.Context, prompt string) (string, error)
+}
+
+// LLMVerifier verifies each claim by asking a language model FActScore's
+// question (Prompt) and reading its answer with ParseAnswer.
+type LLMVerifier struct {
+	Generator Generator
+	Model     string // the model's name, for output records
+}
+
+// Name implements Verifier.
+func (v *LLMVerifier) Name() string { return "llm:" + v.Model }
+
+// Verify implements Verifier. The topic is required: the prompt asks about
+// it.
+func (v *LLMVerifier) Verify(ctx context.Context, topic string, claims []Claim) ([]Decision, error) {
+	if topic == "" {
+		return nil, fmt.Errorf("no topic: the FActScore prompt asks about the record's topic")
+	}
+	out := make([]Decision, len(claims))
+	for i, c := range claims {
+		out[i] = Decision{ID: c.ID, Atom: c.Text}
+		if len(c.Evidence) == 0 {
+			out[i].NoEvidence = true
+			continue
+		}
+		answer, err := v.Generator.Generate(ctx, Prompt(topic, c.Text, passages(c.Evidence)))
+		if err != nil {
+			return nil, fmt.Errorf("atom %s: %w", c.ID, err)
+		}
+		out[i].Answer = answer
+		out[i].Supported = ParseAnswer(answer)
+	}
+	return out, nil
+}
+
+// passages turns contexts into the prompt's passages; a context without
+// text (a web search result) shows its snippet.
+func passages(cs []instance.Context) []retrieve.Passage {
+	ps := make([]retrieve.Passage, len(cs))
+	for i, c := range cs {
+		text := c.Text
+		if text == "" {
+			text = c.Snippet
+		}
+		ps[i] = retrieve.Passage{Title: c.Title, Text: text}
+	}
+	return ps
+}
+
+// DefaultThreshold is the NLI verifier's default: a claim is supported when
+// some passage entails it with probability above one half, that is, when
+// entailment is the more likely reading of some passage.
+const DefaultThreshold = 0.5
+
+// NLIVerifier verifies claims with an NLI model: a claim is supported iff
+// some passage (premise) entails it (hypothesis) with probability above
+// Threshold. The probability of entailment is the model's distribution's
+// entailment entry when it gives one, else its probability when its label
+// is entailment, else 0.
+type NLIVerifier struct {
+	Classifier nli.Classifier
+	Threshold  float64
+}
+
+// Name implements Verifier.
+func (v *NLIVerifier) Name() string { return "nli:" + v.Classifier.Identity().String() }
+
+// Verify implements Verifier: all pairs of a response go to the classifier
+// in one call.
+func (v *NLIVerifier) Verify(ctx context.Context, topic string, claims []Claim) ([]Decision, error) {
+	var pairs []nli.Pair
+	for _, c := range claims {
+		for _, e := range c.Evidence {
+			pairs = append(pairs, nli.Pair{PremiseID: e.ID, HypothesisID: c.ID, Premise: e.NLIText(), Hypothesis: c.Text})
+		}
+	}
+	var results []nli.Result
+	if len(pairs) > 0 {
+		var err error
+		if results, err = v.Classifier.Classify(ctx, pairs); err != nil {
+			return nil, err
+		}
+		if len(results) != len(pairs) {
+			return nil, fmt.Errorf("NLI %s gave %d results for %d pairs", v.Classifier.Identity(), len(results), len(pairs))
+		}
+	}
+	out := make([]Decision, len(claims))
+	k := 0
+	for i, c := range claims {
+		out[i] = Decision{ID: c.ID, Atom: c.Text}
+		if len(c.Evidence) == 0 {
+			out[i].NoEvidence = true
+			continue
+		}
+		best, bestCtx := -1.0, ""
+		for _, e := range c.Evidence {
+			if p := entailment(results[k]); p > best {
+				best, bestCtx = p, e.ID
+			}
+			k++
+		}
+		out[i].Entailment = &best
+		out[i].Context = bestCtx
+		out[i].Supported = best > v.Threshold
+	}
+	return out, nil
+}
+
+// entailment is a result's probability of entailment.
+func entailment(r nli.Result) float64 {
+	if int(nli.Entailment) < len(r.Distribution) {
+		return r.Distribution[nli.Entailment]
+	}
+	if r.Label == nli.Entailment {
+		return r.Probability
+	}
+	return 0
+}
+
+// Claims are the claims of a record: each atom with the contexts it lists,
+// in order (the retriever's rank, best first).
+func Claims(in *instance.Instance) []Claim {
+	byID := make(map[string]instance.Context, len(in.Contexts))
+	for _, c := range in.Contexts {
+		byID[c.ID] = c
+	}
+	claims := make([]Claim, len(in.Atoms))
+	for i, a := range in.Atoms {
+		claims[i] = Claim{ID: a.ID, Text: a.Text}
+		for _, id := range a.Contexts {
+			claims[i].Evidence = append(claims[i].Evidence, byID[id])
+		}
+	}
+	return claims
+}
+
+// Score verifies a record's atoms and scores the response. A record with
+// no atoms did not respond. The decisions carry the atoms' gold labels.
+func Score(ctx context.Context, v Verifier, in *instance.Instance, gamma int) (Result, []Decision, error) {
+	if len(in.Atoms) == 0 {
+		return Result{}, nil, nil
+	}
+	ds, err := v.Verify(ctx, in.Topic, Claims(in))
+	if err != nil {
+		return Result{}, nil, err
+	}
+	if len(ds) != len(in.Atoms) {
+		return Result{}, nil, fmt.Errorf("verifier %s gave %d decisions for %d atoms", v.Name(), len(ds), len(in.Atoms))
+	}
+	supported := 0
+	for i := range ds {
+		ds[i].Label = in.Atoms[i].Label
+		if ds[i].Supported {
+			supported++
+		}
+	}
+	return NewResult(supported, len(ds), gamma), ds, nil
+}

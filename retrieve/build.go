@@ -1,0 +1,376 @@
+package retrieve
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultMaxTokens is the passage size of FActScore's knowledge base.
+const DefaultMaxTokens = 256
+
+// WordsPerToken is the fallback's exchange rate: without a tokenizer,
+// passages hold at most ⌊max tokens × 3/4⌋ whitespace-separated words (192
+// for 256). RoBERTa's tokenizer averages 1.3 tokens per word on English
+// Wikipedia text (measured here on the Flaherty contexts: 1.32; on
+// ChatGPT's biographies: 1.29), so such passages are about 250 tokens; text
+// dense in numbers, names or non-English words runs over.
+const WordsPerToken = 0.75
+
+// Document is one entry of a knowledge base: a title and its text in
+// pieces (paragraphs, sentences or whole texts). Pieces are kept together
+// in passages when they fit.
+type Document struct {
+	Title  string
+	Pieces []string
+}
+
+// Split cuts a document's pieces into passages of at most maxTokens tokens.
+//
+// The pieces (trimmed, empty ones dropped) are joined by newlines into one
+// text, which is tokenized once. Passages are then taken greedily: each
+// holds as many tokens as fit, ending at a piece boundary when one falls in
+// the second half of the window, else at the last word boundary, and only
+// when a single word is longer than maxTokens tokens inside the word. A passage
+// is its exact span of the text (trimmed), and is re-tokenized on its own
+// to make sure it fits (a word's tokens can differ at a passage's start);
+// if not, it is shortened by a word.
+func Split(pieces []string, tok Tokenizer, maxTokens int) ([]string, error) {
+	if maxTokens < 1 {
+		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
+	}
+	var kept []string
+	for _, p := range pieces {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	text := strings.Join(kept, "\n")
+	spans, err := tok.Spans(text)
+	if err != nil {
+		return nil, err
+	}
+	n := len(spans)
+	// wordStart(j): a word starts at token j (whitespace separates it from
+	// token j-1, in the gap between them or as a whitespace token).
+	// pieceStart(j): a newline does.
+	wordStart := func(j int) bool {
+		if j <= 0 || j >= n {
+			return true
+		}
+		if spans[j][0] > spans[j-1][1] {
+			return true // whitespace between them (tokens cover all else)
+		}
+		return isSpaceOnly(text[spans[j-1][0]:spans[j-1][1]]) || isSpaceOnly(text[spans[j][0]:spans[j][1]])
+	}
+	pieceStart := func(j int) bool {
+		if j <= 0 || j >= n {
+			return true
+		}
+		lo := min(spans[j-1][1], spans[j][0])
+		hi := max(spans[j-1][1], spans[j][0])
+		if strings.Contains(text[lo:hi], "\n") {
+			return true
+		}
+		for _, s := range [][2]int{spans[j-1], spans[j]} {
+			if t := text[s[0]:s[1]]; strings.Contains(t, "\n") && isSpaceOnly(t) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for i := 0; i < n; {
+		end := min(i+maxTokens, n)
+		if end < n {
+			cut := 0
+			for j := end; j > i+maxTokens/2; j-- {
+				if pieceStart(j) {
+					cut = j
+					break
+				}
+			}
+			if cut == 0 {
+				for j := end; j > i; j-- {
+					if wordStart(j) {
+						cut = j
+						break
+					}
+				}
+			}
+			if cut != 0 {
+				end = cut
+			}
+		}
+		for {
+			passage := strings.TrimSpace(text[spans[i][0]:spans[end-1][1]])
+			if passage == "" {
+				break
+			}
+			check, err := tok.Spans(passage)
+			if err != nil {
+				return nil, err
+			}
+			if len(check) <= maxTokens || end-i == 1 {
+				out = append(out, passage)
+				break
+			}
+			// Shorten by a word (or a token inside a long word).
+			j := end - 1
+			for j > i+1 && !wordStart(j) {
+				j--
+			}
+			end = j
+		}
+		i = end
+	}
+	return out, nil
+}
+
+// BuildStats says what Build did.
+type BuildStats struct {
+	Documents       int // rows written (distinct titles with text)
+	Passages        int
+	Pieces          int // pieces read
+	DuplicatePieces int // pieces dropped because the same title already had them
+	RepeatedTitles  int // documents merged into an earlier one of the same title
+	EmptyDocuments  int // titles whose pieces held no text
+}
+
+// Builder writes a knowledge base in FActScore's format. Documents with the
+// same title are merged (pieces in input order, exact duplicates dropped);
+// titles keep the order of their first appearance. The file appears at its
+// path only when Finish succeeds.
+type Builder struct {
+	path, tmp string
+	db        *sql.DB
+	tx        *sql.Tx
+	tok       Tokenizer
+	maxTokens int
+	stats     BuildStats
+	overwrite bool
+	titles    map[string]int64 // title -> staging id
+	names     []string         // staging id - 1 -> title
+	// Progress, when set, is called during Finish with the number of
+	// documents split so far and the total.
+	Progress func(done, total int)
+}
+
+// BuildOptions configure a Builder.
+type BuildOptions struct {
+	// MaxTokens is the passage size (DefaultMaxTokens when 0).
+	MaxTokens int
+	// Tokenizer counts tokens. When nil, passages are sized in words,
+	// ⌊MaxTokens × WordsPerToken⌋ of them.
+	Tokenizer Tokenizer
+	// Overwrite replaces an existing file at the path (when Finish
+	// succeeds; until then the old file stays).
+	Overwrite bool
+}
+
+// NewBuilder starts a knowledge base that will be written to path, which
+// must not exist yet unless opts.Overwrite is set.
+func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
+	if _, err := os.Stat(path); err == nil && !opts.Overwrite {
+		return nil, fmt.Errorf("%s already exists", path)
+	}
+	maxTokens := opts.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	if maxTokens < 1 {
+		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
+	}
+	b := &Builder{path: path, tok: opts.Tokenizer, maxTokens: maxTokens, titles: make(map[string]int64), overwrite: opts.Overwrite}
+	if b.tok == nil {
+		b.tok = WordTokenizer{}
+		b.maxTokens = max(1, int(float64(maxTokens)*WordsPerToken))
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	b.tmp = f.Name()
+	f.Close()
+	b.db, err = sql.Open("sqlite3", "file:"+escapePath(b.tmp)+"?_journal_mode=OFF&_synchronous=OFF")
+	if err != nil {
+		os.Remove(b.tmp)
+		return nil, err
+	}
+	// One connection: the staging tables and the transaction live on it.
+	b.db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		// FActScore's schema (its builder: CREATE TABLE documents (title
+		// PRIMARY KEY, text)), with the column types the format names.
+		`CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)`,
+		`CREATE TABLE staging_titles (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)`,
+		`CREATE TABLE staging_pieces (doc INTEGER NOT NULL, hash BLOB NOT NULL, piece TEXT NOT NULL, UNIQUE (doc, hash))`,
+	} {
+		if _, err := b.db.Exec(q); err != nil {
+			b.Abort()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if b.tx, err = b.db.Begin(); err != nil {
+		b.Abort()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Add adds a document.
+func (b *Builder) Add(ctx context.Context, d Document) error {
+	title := strings.TrimSpace(d.Title)
+	if title == "" {
+		return errors.New("document has no title")
+	}
+	id, ok := b.titles[title]
+	if ok {
+		b.stats.RepeatedTitles++
+	} else {
+		res, err := b.tx.ExecContext(ctx, `INSERT INTO staging_titles (title) VALUES (?)`, title)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		b.titles[title] = id
+		b.names = append(b.names, title)
+	}
+	for _, p := range d.Pieces {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		b.stats.Pieces++
+		h := sha256.Sum256([]byte(p))
+		res, err := b.tx.ExecContext(ctx, `INSERT OR IGNORE INTO staging_pieces (doc, hash, piece) VALUES (?, ?, ?)`, id, h[:], p)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			b.stats.DuplicatePieces++
+		}
+	}
+	return nil
+}
+
+// Finish splits every document into passages, writes them and moves the
+// file into place.
+func (b *Builder) Finish(ctx context.Context) (BuildStats, error) {
+	err := b.finish(ctx)
+	if err != nil {
+		b.Abort()
+		return b.stats, fmt.Errorf("%s: %w", b.path, err)
+	}
+	return b.stats, nil
+}
+
+func (b *Builder) finish(ctx context.Context) error {
+	total := len(b.titles)
+	rows, err := b.tx.QueryContext(ctx, `SELECT t.id, p.piece FROM staging_titles t JOIN staging_pieces p ON p.doc = t.id ORDER BY t.id, p.rowid`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	// The rows come grouped by document; each is written when the next
+	// begins.
+	var cur int64 = -1
+	var pieces []string
+	done := 0
+	flush := func() error {
+		if cur < 0 {
+			return nil
+		}
+		title := b.titleOf(cur)
+		passages, err := Split(pieces, b.tok, b.maxTokens)
+		if err != nil {
+			return fmt.Errorf("document %q: %w", title, err)
+		}
+		done++
+		if b.Progress != nil {
+			b.Progress(done, total)
+		}
+		if len(passages) == 0 {
+			return nil
+		}
+		for _, p := range passages {
+			if strings.Contains(p, Separator) {
+				return fmt.Errorf("document %q holds the passage separator %s", title, Separator)
+			}
+		}
+		if _, err := b.tx.ExecContext(ctx, `INSERT INTO documents (title, text) VALUES (?, ?)`, title, strings.Join(passages, Separator)); err != nil {
+			return err
+		}
+		b.stats.Documents++
+		b.stats.Passages += len(passages)
+		return nil
+	}
+	for rows.Next() {
+		var id int64
+		var piece string
+		if err := rows.Scan(&id, &piece); err != nil {
+			return err
+		}
+		if id != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cur, pieces = id, pieces[:0]
+		}
+		pieces = append(pieces, piece)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	rows.Close()
+	b.stats.EmptyDocuments = total - b.stats.Documents
+	for _, q := range []string{`DROP TABLE staging_pieces`, `DROP TABLE staging_titles`} {
+		if _, err := b.tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	if err := b.tx.Commit(); err != nil {
+		return err
+	}
+	b.tx = nil
+	if _, err := b.db.ExecContext(ctx, `VACUUM`); err != nil {
+		return err
+	}
+	if err := b.db.Close(); err != nil {
+		return err
+	}
+	b.db = nil
+	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
+		return errors.New("file appeared while building; not overwritten")
+	}
+	return os.Rename(b.tmp, b.path)
+}
+
+// titleOf returns the title of a staging id (ids are 1, 2, ... in order).
+func (b *Builder) titleOf(id int64) string { return b.names[id-1] }
+
+// Abort discards the knowledge base being built.
+func (b *Builder) Abort() {
+	if b.tx != nil {
+		b.tx.Rollback()
+		b.tx = nil
+	}
+	if b.db != nil {
+		b.db.Close()
+		b.db = nil
+	}
+	os.Remove(b.tmp)
+}

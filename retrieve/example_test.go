@@ -1,0 +1,44 @@
+package retrieve_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/retrieve"
+)
+
+func ExampleNewBM25Okapi() {
+	passages := []string{
+		"Ada Lovelace was an English mathematician.",
+		"She was born on 10 December 1815 in London.",
+		"She died on 27 November 1852.",
+	}
+	docs := make([][]string, len(passages))
+	for i, p := range passages {
+		docs[i] = strings.Fields(p)
+	}
+	m := retrieve.NewBM25Okapi(docs)
+	// FActScore's query: topic + " " + atom, split on whitespace.
+	query := strings.Fields(retrieve.Query("Ada Lovelace", "Ada Lovelace was born in 1815."))
+	scores := m.Scores(query)
+	for _, i := range retrieve.TopK(scores, 2) {
+		fmt.Printf("%.4f %s\n", scores[i], passages[i])
+	}
+	// Output:
+	// 2.2747 Ada Lovelace was an English mathematician.
+	// 0.9807 She was born on 10 December 1815 in London.
+}
+
+func ExampleSplit() {
+	// Passages of at most 8 words (WordTokenizer counts words). A piece
+	// boundary ends a passage when it falls in the window's second half;
+	// otherwise the window is filled to a word boundary.
+	pieces := []string{"First paragraph, short.", "Second paragraph, a little longer than the first one.", "Third one, five words."}
+	passages, _ := retrieve.Split(pieces, retrieve.WordTokenizer{}, 8)
+	for _, p := range passages {
+		fmt.Printf("%q\n", p)
+	}
+	// Output:
+	// "First paragraph, short.\nSecond paragraph, a little longer"
+	// "than the first one.\nThird one, five words."
+}
