@@ -56,17 +56,19 @@ func Prompt(topic, atom string, passages []retrieve.Passage) string {
 // "not supported".
 var negativeKeywords = [...]string{"not", "cannot", "unknown", "information"}
 
-// ParseAnswer reads a verifier's answer as FActScore does. In lower case:
-// an answer holding "true" and not "false" is supported; "false" and not
-// "true", not supported. Holding both, it is supported when the first
-// "true" comes after the first "false" (FActScore compares str.index, the
-// first occurrences). Holding neither, it is supported unless one of the
-// words not, cannot, unknown, information appears, as a word once ASCII
-// punctuation is removed. Substrings count for "true" and "false"
+// ParseAnswer reads a verifier's answer by FActScore's rule. In lower
+// case: an answer holding "true" and not "false" is supported; "false" and
+// not "true", not supported. Holding both, it is supported when the LAST
+// "true" comes after the last "false" (SPEC §8). FActScore's code compares
+// the first occurrences (str.index), which reads a model that echoes the
+// question ("True or False? True") as not supported; the answer a model
+// ends on is its verdict. Holding neither, it is supported unless one of
+// the words not, cannot, unknown, information appears, as a word once
+// ASCII punctuation is removed. Substrings count for "true" and "false"
 // ("untrue" holds "true"), as in the original.
 func ParseAnswer(answer string) bool {
 	a := strings.ToLower(answer)
-	t, f := strings.Index(a, "true"), strings.Index(a, "false")
+	t, f := strings.LastIndex(a, "true"), strings.LastIndex(a, "false")
 	switch {
 	case t >= 0 && f < 0:
 		return true

@@ -65,12 +65,16 @@ func TestParseAnswer(t *testing.T) {
 		// One word.
 		{"True", true}, {"TRUE.", true}, {"true", true}, {"It is untrue.", true},
 		{"False", false}, {"FALSE", false}, {"  false ", false},
-		// Both words: the first "true" must come after the first "false".
+		// Both words: the last "true" must come after the last "false"
+		// (FActScore's code compares the first ones: the echo and the
+		// "True False True" cases are where the two rules differ).
 		{"True. It is not false.", false},
 		{"False. The statement is not true.", true},
 		{"False, true", true},
-		{"True or False? True", false},
-		{"True\nFalse\nTrue", false},
+		{"True or False? True", true},
+		{"True or False? False", false},
+		{"True\nFalse\nTrue", true},
+		{"False\nTrue\nFalse", false},
 		{"truefalse", false}, {"falsetrue", true},
 		// Neither word: the negative keywords, as whole words after ASCII
 		// punctuation is removed, in any case.

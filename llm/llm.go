@@ -326,6 +326,21 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	return resp, nil
 }
 
+// GenerateMaxTokens bounds the answers of Generate: FActScore's verifier
+// needs a word or a sentence.
+const GenerateMaxTokens = 128
+
+// Generate asks for the plain answer to a single user message, at most
+// GenerateMaxTokens long. It makes a Client a text generator, such as
+// FActScore's verifier uses.
+func (c *Client) Generate(ctx context.Context, prompt string) (string, error) {
+	r, err := c.Complete(ctx, Request{Messages: []Message{{Role: "user", Content: prompt}}, MaxTokens: GenerateMaxTokens})
+	if err != nil {
+		return "", err
+	}
+	return r.Content, nil
+}
+
 // CompleteAll asks for the answers to several requests, at most the
 // client's concurrency limit at a time, and returns them in the order of
 // reqs. The first error stops the requests not yet sent and is returned.

@@ -49,11 +49,20 @@ type Config struct {
 	// rewrites them to stand alone.
 	Atomizer atomize.Atomizer
 	Reviser  atomize.Reviser
-	// Retriever finds contexts for records whose atoms have none; TopK
-	// passages per atom (default 3).
-	Retriever retrieve.Retriever
-	TopK      int
+	// Retriever finds contexts for records that have none; TopK passages
+	// per atom (default DefaultTopK). With SkipMissingTopics a record whose
+	// topic the knowledge source does not know is scored without contexts
+	// (its atoms stay undecided) instead of failing.
+	Retriever         retrieve.Retriever
+	TopK              int
+	SkipMissingTopics bool
+
+	// Warn, when set, receives warnings about single records.
+	Warn func(msg string)
 }
+
+// DefaultTopK is FactReasoner's number of Wikipedia passages per atom.
+const DefaultTopK = 3
 
 // Assessment is everything computed for one instance and version.
 type Assessment struct {
@@ -97,7 +106,7 @@ func (c *Config) AssessVersions(ctx context.Context, in *instance.Instance, vers
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.classifier(in)
+	cl, err := c.ClassifierFor(in)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +152,9 @@ func (c *Config) solve(ctx context.Context, cl nli.Classifier, a *Assessment) er
 	return nil
 }
 
-// classifier picks the classifier for an instance.
-func (c *Config) classifier(in *instance.Instance) (nli.Classifier, error) {
+// ClassifierFor returns the classifier used for an instance: its own
+// relations or the Classifier, as Given says.
+func (c *Config) ClassifierFor(in *instance.Instance) (nli.Classifier, error) {
 	if c.Given == GivenAlways || (c.Given == GivenWhenPresent && len(in.Relations) > 0) {
 		return newGiven(in), nil
 	}
@@ -173,24 +183,23 @@ func (c *Config) Prepare(ctx context.Context, in *instance.Instance) (*instance.
 	}
 	if len(out.Contexts) == 0 {
 		if c.Retriever == nil {
-			return nil, errors.New("the record has no contexts and no knowledge source is configured")
+			return nil, errors.New("the record has no contexts and no knowledge source is configured (see --db, --source)")
 		}
 		k := c.TopK
 		if k <= 0 {
-			k = 3
+			k = DefaultTopK
 		}
 		out.Atoms = append([]instance.Atom(nil), out.Atoms...)
 		for i := range out.Atoms {
-			a := &out.Atoms[i]
-			ps, err := c.Retriever.Retrieve(ctx, in.Topic, a.Text, k)
-			if err != nil {
-				return nil, fmt.Errorf("retrieval for atom %s: %w", a.ID, err)
+			out.Atoms[i].Contexts = nil
+		}
+		if _, err := retrieve.Fill(ctx, c.Retriever, &out, k); err != nil {
+			missing := errors.Is(err, retrieve.ErrTopicNotFound) || errors.Is(err, retrieve.ErrNoTopic)
+			if !missing || !c.SkipMissingTopics {
+				return nil, fmt.Errorf("retrieval: %w", err)
 			}
-			a.Contexts = nil
-			for r, p := range ps {
-				id := fmt.Sprintf("c_%s_%d", a.ID, r)
-				out.Contexts = append(out.Contexts, instance.Context{ID: id, Title: p.Title, Text: p.Text, Snippet: p.Snippet, Link: p.Link})
-				a.Contexts = append(a.Contexts, id)
+			if c.Warn != nil {
+				c.Warn(fmt.Sprintf("line %d: %v; its atoms get no contexts", in.Line, err))
 			}
 		}
 	}

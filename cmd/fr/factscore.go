@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,10 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/factscore"
-	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -39,13 +37,12 @@ func factscoreCommand() *cli.Command {
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
 			"facts_per_response, responses, responded, gamma, verifier.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's; needs the LLM client, not in this build yet) or nli"},
+			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
-			&cli.StringFlag{Name: "nli", Value: "auto", Usage: "nli verifier's backend: auto (given when a record has relations, else lexical), given, lexical"},
-		}, retrieverFlags()...),
+		}, append(nliFlags(), retrieverFlags()...)...),
 		Action: runFActScore,
 	}
 }
@@ -105,10 +102,11 @@ func runFActScore(c *cli.Context) error {
 	if c.Bool("gold") {
 		err = goldFActScore(input, labeled, gamma, emit)
 	} else {
-		verifier, vname, verr := newVerifier(c)
+		verifier, vname, release, verr := newVerifier(c)
 		if verr != nil {
 			return verr
 		}
+		defer release()
 		r, rerr := newRetriever(c)
 		if rerr != nil {
 			return rerr
@@ -288,86 +286,33 @@ func verifyFActScore(c *cli.Context, input string, labeled bool, gamma int,
 // newVerifier returns a function giving the verifier for a record (the nli
 // verifier's "given" backend depends on the record's relations), and the
 // verifier's name for the summary.
-func newVerifier(c *cli.Context) (func(*instance.Instance) (factscore.Verifier, error), string, error) {
+func newVerifier(c *cli.Context) (verifier func(*instance.Instance) (factscore.Verifier, error), name string, release func() error, err error) {
 	switch v := c.String("verifier"); v {
 	case "llm":
-		gen, model, err := newGenerator(c)
+		client, err := llmClient(c)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, errors.Join(err, closeLLM(c))
 		}
-		lv := &factscore.LLMVerifier{Generator: gen, Model: model}
-		return func(*instance.Instance) (factscore.Verifier, error) { return lv, nil }, lv.Name(), nil
+		lv := &factscore.LLMVerifier{Generator: client, Model: client.Model()}
+		return func(*instance.Instance) (factscore.Verifier, error) { return lv, nil }, lv.Name(), func() error { return finishLLM(c) }, nil
 	case "nli":
 		th := c.Float64("threshold")
 		if th < 0 || th >= 1 {
-			return nil, "", fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+			return nil, "", nil, fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
 		}
-		backend := c.String("nli")
-		var lexical nli.Classifier
-		switch backend {
-		case "auto", "lexical":
-			lexical = nli.NewLexical()
-			if backend == "auto" {
-				lexical = &warnFirstUse{Classifier: lexical, w: c.App.ErrWriter,
-					msg: "fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap)."}
-			}
-		case "given":
-		default:
-			return nil, "", fmt.Errorf("--nli: unknown backend %q (want auto, given or lexical)", backend)
+		cl, mode, release, err := newClassifier(c)
+		if err != nil {
+			return nil, "", nil, err
 		}
-		lexV := &factscore.NLIVerifier{Classifier: lexical, Threshold: th}
+		choice := pipeline.Config{Classifier: cl, Given: mode}
 		return func(in *instance.Instance) (factscore.Verifier, error) {
-			if backend == "given" || (backend == "auto" && len(in.Relations) > 0) {
-				return &factscore.NLIVerifier{Classifier: newGivenByText(in), Threshold: th}, nil
+			cl, err := choice.ClassifierFor(in)
+			if err != nil {
+				return nil, err
 			}
-			return lexV, nil
-		}, "nli:" + backend, nil
+			return &factscore.NLIVerifier{Classifier: cl, Threshold: th}, nil
+		}, "nli:" + c.String("nli"), release, nil
 	default:
-		return nil, "", fmt.Errorf("--verifier: %q is not llm or nli", v)
+		return nil, "", nil, fmt.Errorf("--verifier: %q is not llm or nli", v)
 	}
-}
-
-// newGenerator returns the language model for --verifier llm and its name.
-//
-// The OpenAI-compatible LLM client is not part of this build yet; when it
-// lands, wire it here (its client must satisfy factscore.Generator:
-// Generate(ctx, prompt) (string, error), temperature 0).
-func newGenerator(c *cli.Context) (factscore.Generator, string, error) {
-	return nil, "", errors.New("--verifier llm: this build has no LLM client yet; use --verifier nli, or --gold to score human labels")
-}
-
-// givenByText answers from a record's relations, a relation stated for one
-// of several contexts with the same text holding for each of them (as in fr
-// score; FActScore's per-atom contexts keep such duplicates).
-type givenByText struct {
-	alias map[string]string
-	rels  *nli.Given
-}
-
-func newGivenByText(in *instance.Instance) *givenByText {
-	alias := graph.TextAlias(in)
-	rels := make([]instance.Relation, len(in.Relations))
-	for i, r := range in.Relations {
-		r.Source, r.Target = canonicalID(alias, r.Source), canonicalID(alias, r.Target)
-		rels[i] = r
-	}
-	return &givenByText{alias: alias, rels: nli.NewGiven(rels)}
-}
-
-func canonicalID(alias map[string]string, id string) string {
-	if k, ok := alias[id]; ok {
-		return k
-	}
-	return id
-}
-
-func (g *givenByText) Identity() nli.Identity { return g.rels.Identity() }
-
-func (g *givenByText) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	canon := make([]nli.Pair, len(pairs))
-	for i, p := range pairs {
-		p.PremiseID, p.HypothesisID = canonicalID(g.alias, p.PremiseID), canonicalID(g.alias, p.HypothesisID)
-		canon[i] = p
-	}
-	return g.rels.Classify(ctx, canon)
 }

@@ -280,3 +280,55 @@ func TestAtomizeCommand(t *testing.T) {
 		t.Errorf("LLM summary without an LLM:\n%s", stderr)
 	}
 }
+
+// TestFActScoreLLMVerifier: `fr factscore --verifier llm` asks FActScore's
+// question for each atom at temperature 0 and reads the answers with its
+// parsing rule.
+func TestFActScoreLLMVerifier(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	answers := map[string]string{
+		"Atom A zero.": "True",
+		"Atom A one.":  "False. The text does not say so.",
+	}
+	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+		for atom, a := range answers {
+			if strings.Contains(r.Last(), "Input: "+atom+" True or False?\nOutput:") {
+				return fakellm.Reply{Content: a}
+			}
+		}
+		return fakellm.Reply{Status: 400, Body: `{"error": {"message": "unexpected prompt"}}`}
+	})
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
+	t.Setenv("OPENAI_API_KEY", "sk-fake")
+	in := writeFile(t, "in.jsonl", record(0, nil)+"\n")
+	out, stderr, err := run(t, context.Background(), "factscore", "--verifier", "llm", "--llm-model", "judge", "--gamma", "0", in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("output:\n%s", out)
+	}
+	var rec factscoreRecord
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Decisions) != 2 || !rec.Decisions[0].Supported || rec.Decisions[1].Supported {
+		t.Errorf("decisions %+v", rec.Decisions)
+	}
+	var sum map[string]any
+	json.Unmarshal([]byte(lines[1]), &sum)
+	if sum["factscore"] != 0.5 || sum["init_score"] != 0.5 {
+		t.Errorf("summary %v", sum)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Temperature == nil || *r.Temperature != 0 || r.Model != "judge" ||
+			!strings.HasPrefix(r.Last(), "Answer the question about T based on the given context.\n\nTitle: ") {
+			t.Errorf("request %+v", r)
+		}
+	}
+}

@@ -19,15 +19,24 @@ import (
 
 // pipelineFlags are the flags shared by score, compare and inspect.
 func pipelineFlags() []cli.Flag {
-	flags := append([]cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical, llm (an OpenAI-compatible endpoint, see --llm-*)"},
+	flags := []cli.Flag{
 		&cli.BoolFlag{Name: "use-priors", Value: true, Usage: "fold the target's prior into the factor tables (the reference's default); false gives the paper's Table 1"},
 		&cli.Float64Flag{Name: "atom-prior", Value: 0.5, Usage: "prior probability that an atom is true"},
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
+		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
+	}
+	flags = append(flags, nliFlags()...)
+	flags = append(flags, solverFlags()...)
+	return append(flags, retrieverFlags()...)
+}
+
+// nliFlags choose the NLI backend; llmFlags come with them.
+func nliFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical, llm (an OpenAI-compatible endpoint, see --llm-*)"},
 		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
-	}, solverFlags()...)
-	return append(flags, llmFlags()...)
+	}, llmFlags()...)
 }
 
 // inputArg returns the single INPUT argument.
@@ -38,62 +47,83 @@ func inputArg(c *cli.Context) (string, error) {
 	return c.Args().First(), nil
 }
 
+// newClassifier returns the NLI backend of the flags of nliFlags and when a
+// record's own relations replace it. The returned function releases what
+// the backend holds open and reports its usage.
+func newClassifier(c *cli.Context) (nli.Classifier, pipeline.GivenMode, func() error, error) {
+	var (
+		cl   nli.Classifier
+		mode = pipeline.GivenNever
+		err  error
+	)
+	closer := func() error { return finishLLM(c) }
+	switch backend := c.String("nli"); backend {
+	case "given":
+		mode = pipeline.GivenAlways
+	case "auto", "lexical":
+		cl = nli.NewLexical()
+		if backend == "auto" {
+			mode = pipeline.GivenWhenPresent
+			cl = &warnFirstUse{Classifier: cl, w: c.App.ErrWriter,
+				msg: "fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
+					"For real results give the records relations (--nli given) or use an NLI model (--nli llm)."}
+		}
+	case "llm":
+		if cl, err = newLLMClassifier(c); err != nil {
+			return nil, 0, nil, errors.Join(err, closeLLM(c))
+		}
+	default:
+		return nil, 0, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, lexical or llm)", backend)
+	}
+	if path := c.String("cache"); path != "" && cl != nil {
+		cache, err := nli.OpenCache(path, cl)
+		if err != nil {
+			return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), closeLLM(c))
+		}
+		cl = cache
+		closer = func() error { return errors.Join(cache.Close(), finishLLM(c)) }
+	}
+	return cl, mode, closer, nil
+}
+
 // newConfig builds the pipeline the flags describe. The returned function
-// releases what the pipeline holds open (caches).
-func newConfig(c *cli.Context, input string) (*pipeline.Config, func() error, error) {
-	cfg := &pipeline.Config{
+// releases what the pipeline holds open (caches, knowledge sources).
+func newConfig(c *cli.Context, input string) (cfg *pipeline.Config, release func() error, err error) {
+	cfg = &pipeline.Config{
 		Graph: graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")},
+		TopK:  c.Int("retrieve-k"),
+		Warn:  func(msg string) { fmt.Fprintln(c.App.ErrWriter, "fr: warning:", msg) },
 	}
 	if err := cfg.Graph.Validate(); err != nil {
 		return nil, nil, err
 	}
-	solver, err := newSolver(c)
-	if err != nil {
+	if cfg.TopK < 1 {
+		return nil, nil, fmt.Errorf("--retrieve-k %d: want at least 1", cfg.TopK)
+	}
+	if cfg.Solver, err = newSolver(c); err != nil {
 		return nil, nil, err
 	}
-	cfg.Solver = solver
-	k, err := score.ParseK(c.String("k"))
-	if err != nil {
+	if cfg.K, err = score.ParseK(c.String("k")); err != nil {
 		return nil, nil, fmt.Errorf("--k: %w", err)
 	}
-	if k.Name == "median" {
-		if k.Value, err = medianAtoms(input); err != nil {
+	if cfg.K.Name == "median" {
+		if cfg.K.Value, err = medianAtoms(input); err != nil {
 			return nil, nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
-	cfg.K = k
-	closer := func() error { return finishLLM(c) }
-	switch backend := c.String("nli"); backend {
-	case "given":
-		cfg.Given = pipeline.GivenAlways
-	case "auto", "lexical":
-		var cl nli.Classifier = nli.NewLexical()
-		if backend == "auto" {
-			cfg.Given = pipeline.GivenWhenPresent
-			cl = &warnFirstUse{Classifier: cl, w: c.App.ErrWriter,
-				msg: "fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
-					"For real results give the records relations (--nli given) or use an NLI model."}
-		}
-		cfg.Classifier = cl
-	case "llm":
-		if cfg.Classifier, err = newLLMClassifier(c); err != nil {
-			return nil, nil, errors.Join(err, closeLLM(c))
-		}
-	default:
-		return nil, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, lexical or llm)", backend)
+	var closeNLI func() error
+	if cfg.Classifier, cfg.Given, closeNLI, err = newClassifier(c); err != nil {
+		return nil, nil, err
 	}
 	if cfg.Atomizer, cfg.Reviser, err = newAtomizer(c); err != nil {
-		return nil, nil, errors.Join(err, closeLLM(c))
+		return nil, nil, errors.Join(err, closeNLI())
 	}
-	if path := c.String("cache"); path != "" && cfg.Classifier != nil {
-		cache, err := nli.OpenCache(path, cfg.Classifier)
-		if err != nil {
-			return nil, nil, errors.Join(fmt.Errorf("--cache: %w", err), closeLLM(c))
-		}
-		cfg.Classifier = cache
-		closer = func() error { return errors.Join(cache.Close(), finishLLM(c)) }
+	if cfg.Retriever, err = newRetriever(c); err != nil {
+		return nil, nil, errors.Join(err, closeNLI())
 	}
-	return cfg, closer, nil
+	cfg.SkipMissingTopics = c.String("missing-topic") == "skip"
+	release = func() error { return errors.Join(closeRetriever(cfg.Retriever), closeNLI()) }
+	return cfg, release, nil
 }
 
 // medianAtoms is the median atom count of the records of a file.
