@@ -13,6 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -370,5 +371,46 @@ func TestFActScoreGoldNeedsLabels(t *testing.T) {
 	_, _, err := run(t, context.Background(), "factscore", "--gold", in)
 	if err == nil || !strings.Contains(err.Error(), in+":1: atoms[0].label") {
 		t.Errorf("unlabeled atoms: %v", err)
+	}
+}
+
+// TestScoreRetrieves: fr score retrieves contexts for a record that has
+// atoms but none, and with --missing-topic skip scores a record whose topic
+// the knowledge base lacks with no contexts (its atoms undecided).
+func TestScoreRetrieves(t *testing.T) {
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	doc := writeTemp(t, "Lanny Flaherty.txt", "Lanny Flaherty was an American actor.\n\nHe was born in 1942.\n")
+	ctx := context.Background()
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
+		t.Fatal(err)
+	}
+	in := writeTemp(t, "in.jsonl", bornRecord+strings.Replace(bornRecord, `"topic": "Lanny Flaherty"`, `"topic": "Nobody"`, 1))
+	args := []string{"score", "--nli", "lexical", "--db", kb, "--retrieval-cache", "none", "--retrieve-k", "2"}
+	if _, _, err := run(t, ctx, append(args, in)...); err == nil || !strings.Contains(err.Error(), in+":2: retrieval:") || !strings.Contains(err.Error(), `"Nobody"`) {
+		t.Errorf("missing topic: %v", err)
+	}
+	out, stderr, err := run(t, ctx, append(args, "--missing-topic", "skip", in)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []pipeline.Record
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r pipeline.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != 2 || recs[0].NumContexts == 0 || recs[1].NumContexts != 0 || recs[1].NumUniformAtoms != recs[1].NumAtoms {
+		t.Fatalf("records %+v", recs)
+	}
+	if !strings.Contains(stderr, "warning: line 2") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	// The first record's atoms got contexts c_<atom>_<rank> from the KB.
+	for _, m := range recs[0].ContextMarginals {
+		if !strings.HasPrefix(m.Variable, "c_a") {
+			t.Errorf("context id %s", m.Variable)
+		}
 	}
 }
