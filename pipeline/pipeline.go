@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -99,16 +100,32 @@ func (c *Config) Assess(ctx context.Context, in *instance.Instance, v graph.Vers
 // AssessVersions runs several versions on the same instance. Each distinct
 // NLI pair is classified once, in one batch, and shared by the versions.
 func (c *Config) AssessVersions(ctx context.Context, in *instance.Instance, versions []graph.Version) ([]*Assessment, error) {
+	as, _, err := c.Compare(ctx, in, versions, nil)
+	return as, err
+}
+
+// Baseline is classic FActScore with an NLI verifier, scored beside the
+// FactReasoner versions: each atom is checked against the contexts
+// retrieved for it and is supported iff one of them entails it with
+// probability above Threshold.
+type Baseline struct {
+	Threshold float64
+}
+
+// Compare runs several versions, and the FActScore baseline when b is not
+// nil, on the same instance. Each distinct NLI pair is classified once, in
+// one batch, and shared by all of them.
+func (c *Config) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline) ([]*Assessment, *score.Scores, error) {
 	if c.Solver == nil {
-		return nil, errors.New("pipeline: no solver configured")
+		return nil, nil, errors.New("pipeline: no solver configured")
 	}
 	in, err := c.Prepare(ctx, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cl, err := c.ClassifierFor(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	shared := newMemo(cl)
 	out := make([]*Assessment, len(versions))
@@ -118,15 +135,35 @@ func (c *Config) AssessVersions(ctx context.Context, in *instance.Instance, vers
 		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: cl.Identity()}
 		all = append(all, out[i].Pairs...)
 	}
+	if b != nil {
+		// FActScore asks about each atom and its own contexts: FR1's pairs.
+		all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+	}
 	if _, err := shared.Classify(ctx, all); err != nil {
-		return nil, fmt.Errorf("nli (%s): %w", cl.Identity(), err)
+		return nil, nil, fmt.Errorf("nli (%s): %w", cl.Identity(), err)
 	}
 	for _, a := range out {
 		if err := c.solve(ctx, shared, a); err != nil {
-			return nil, fmt.Errorf("%s: %w", a.Version, err)
+			return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
 		}
 	}
-	return out, nil
+	if b == nil {
+		return out, nil, nil
+	}
+	v := &factscore.NLIVerifier{Classifier: shared, Threshold: b.Threshold}
+	_, ds, err := factscore.Score(ctx, v, in, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("FActScore: %w", err)
+	}
+	atoms := make([]score.Atom, len(ds))
+	for i, d := range ds {
+		atoms[i] = score.Atom{ID: in.Atoms[i].ID, Gold: in.Atoms[i].Label}
+		if d.Supported {
+			atoms[i].PTrue = 1
+		}
+	}
+	s := score.Compute(atoms, c.K)
+	return out, &s, nil
 }
 
 func (c *Config) solve(ctx context.Context, cl nli.Classifier, a *Assessment) error {

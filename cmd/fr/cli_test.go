@@ -145,3 +145,63 @@ func TestCompareAndInspect(t *testing.T) {
 		t.Errorf("inspect of a missing atom: %v", err)
 	}
 }
+
+// TestCompareFActScore: the FActScore row supports an atom iff one of its
+// own contexts (or a context with the same text) entails it with
+// probability above 0.5; computed here from the relations directly.
+func TestCompareFActScore(t *testing.T) {
+	path, gold := flahertyWithRelations(t)
+	inst := readJSON(t, path)
+	var atoms []struct {
+		ID       string   `json:"id"`
+		Label    string   `json:"label"`
+		Contexts []string `json:"contexts"`
+	}
+	var contexts []struct{ ID, Text string }
+	var rels []struct {
+		Source, Target, Type string
+		Probability          float64
+	}
+	json.Unmarshal(inst["atoms"], &atoms)
+	json.Unmarshal(inst["contexts"], &contexts)
+	json.Unmarshal(gold["relations"], &rels)
+	first := map[string]string{} // text -> first id
+	canon := map[string]string{}
+	for _, c := range contexts {
+		if _, ok := first[c.Text]; !ok {
+			first[c.Text] = c.ID
+		}
+		canon[c.ID] = first[c.Text]
+	}
+	entails := map[[2]string]bool{}
+	for _, r := range rels {
+		if r.Type == "entailment" && r.Probability > 0.5 {
+			entails[[2]string{r.Source, r.Target}] = true
+		}
+	}
+	supported, correct := 0, 0
+	for _, a := range atoms {
+		s := false
+		for _, c := range a.Contexts {
+			s = s || entails[[2]string{canon[c], a.ID}]
+		}
+		if s {
+			supported++
+		}
+		if s == (a.Label == "S") {
+			correct++
+		}
+	}
+	out, _, err := run(t, context.Background(), "compare", "--nli", "given", "--versions", "2,factscore", "--format", "json", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	fs := rows[1]
+	if fs["version"] != "FActScore-NLI" || fs["mean_precision"] != float64(supported)/26 || fs["accuracy"] != float64(correct)/26 || supported == 0 {
+		t.Errorf("FActScore row %v; want precision %d/26, accuracy %d/26", fs, supported, correct)
+	}
+}

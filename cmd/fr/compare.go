@@ -11,8 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -27,7 +29,8 @@ func compareCommand() *cli.Command {
 			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
 			"Pearson and Spearman correlations of precision with gold precision.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions"},
+			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
+			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or csv"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
 		}, pipelineFlags()...),
@@ -49,13 +52,29 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var versions []graph.Version
+	var (
+		versions []graph.Version
+		baseline *pipeline.Baseline
+		names    []string
+	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
+		if strings.EqualFold(strings.TrimSpace(s), "factscore") {
+			th := c.Float64("threshold")
+			if th < 0 || th >= 1 {
+				return fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+			}
+			baseline = &pipeline.Baseline{Threshold: th}
+			continue
+		}
 		v, err := graph.ParseVersion(s)
 		if err != nil {
-			return fmt.Errorf("--versions: %w", err)
+			return fmt.Errorf("--versions: %w (or factscore)", err)
 		}
 		versions = append(versions, v)
+		names = append(names, v.String())
+	}
+	if baseline != nil {
+		names = append(names, "FActScore-NLI")
 	}
 	format := c.String("format")
 	if format != "markdown" && format != "json" && format != "csv" {
@@ -66,16 +85,19 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	defer closeCfg()
-	perVersion := make([][]score.Scores, len(versions))
+	perVersion := make([][]score.Scores, len(names))
 	prog := newProgress(c.App.ErrWriter, "fr compare")
 	n := 0
 	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
-		as, err := cfg.AssessVersions(c.Context, in, versions)
+		as, fs, err := cfg.Compare(c.Context, in, versions, baseline)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
 		for i, a := range as {
 			perVersion[i] = append(perVersion[i], a.Scores)
+		}
+		if fs != nil {
+			perVersion[len(as)] = append(perVersion[len(as)], *fs)
 		}
 		n++
 		prog.update(n, in.Line)
@@ -85,9 +107,9 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", n, skipped))
-	rows := make([]comparison, len(versions))
-	for i, v := range versions {
-		rows[i] = comparison{Version: v.String(), Summary: score.Summarize(perVersion[i])}
+	rows := make([]comparison, len(names))
+	for i, name := range names {
+		rows[i] = comparison{Version: name, Summary: score.Summarize(perVersion[i])}
 		if s := rows[i].Summary; !math.IsNaN(s.Pearson) {
 			rows[i].Pearson = &s.Pearson
 		}
