@@ -34,7 +34,7 @@ type golden struct {
 	NoPriors map[string]float64 `json:"exact_use_priors_false_connected_vars_NOT_FROM_MERLIN"`
 }
 
-func loadGolden(t *testing.T) (*instance.Instance, *golden) {
+func loadGolden(t testing.TB) (*instance.Instance, *golden) {
 	t.Helper()
 	ins, err := instance.ReadFile(refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
 	if err != nil || len(ins) != 1 {
