@@ -90,3 +90,32 @@ func Resume(path, lineField string) (*os.File, Done, error) {
 	}
 	return f, done, nil
 }
+
+// ReadLines calls fn with each non-blank line of a file and its 1-based
+// line number, stopping at the first error fn returns. Lines may be of any
+// length.
+func ReadLines(path string, fn func(line int, raw []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) == 0 && err == io.EOF {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if ferr := fn(line, raw); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package jsonl
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +66,22 @@ func TestWriterNoHTMLEscape(t *testing.T) {
 	NewWriter(&b).Write(map[string]string{"s": "a<b & c>d"})
 	if b.String() != "{\"s\":\"a<b & c>d\"}\n" {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+func TestReadLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(path, []byte("a\n\n  \nb\nc"), 0o644)
+	var got []string
+	err := ReadLines(path, func(line int, raw []byte) error {
+		got = append(got, fmt.Sprintf("%d:%s", line, strings.TrimSpace(string(raw))))
+		return nil
+	})
+	if err != nil || strings.Join(got, " ") != "1:a 4:b 5:c" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	stop := errors.New("stop")
+	if err := ReadLines(path, func(int, []byte) error { return stop }); err != stop {
+		t.Errorf("error not passed through: %v", err)
 	}
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -35,11 +32,6 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	out := c.App.Writer
 	if o := c.String("output"); o != "" {
 		of, err := os.Create(o)
@@ -50,33 +42,21 @@ func runConvertFActScore(c *cli.Context) error {
 		out = of
 	}
 	w := jsonl.NewWriter(out)
-	br := bufio.NewReader(f)
 	var written, abstained, empty int
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			rec, perr := instance.ParseLabeled(line)
-			if perr != nil {
-				return fmt.Errorf("%s:%d: %w", path, n, perr)
-			}
-			switch in := rec.Instance(); {
-			case rec.Abstained():
-				abstained++
-			case len(in.Atoms) == 0:
-				empty++
-			default:
-				if err := w.Write(in); err != nil {
-					return err
-				}
-				written++
-			}
+	err = forEachLabeled(path, func(_ int, rec *instance.LabeledRecord) error {
+		switch in := rec.Instance(); {
+		case rec.Abstained():
+			abstained++
+		case len(in.Atoms) == 0:
+			empty++
+		default:
+			written++
+			return w.Write(in)
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out\n", written, abstained, empty)
 	return nil

@@ -156,23 +156,7 @@ func isLabeledFormat(path string) (bool, error) {
 // forEachLabeled calls fn for each record of a file in FActScore's labeled
 // format.
 func forEachLabeled(path string, fn func(line int, r *instance.LabeledRecord) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
-			return nil
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
+	return jsonl.ReadLines(path, func(line int, raw []byte) error {
 		rec, err := instance.ParseLabeled(raw)
 		if err != nil {
 			var fe *instance.FieldError
@@ -181,10 +165,8 @@ func forEachLabeled(path string, fn func(line int, r *instance.LabeledRecord) er
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if err := fn(line, rec); err != nil {
-			return err
-		}
-	}
+		return fn(line, rec)
+	})
 }
 
 func goldFActScore(input string, labeled bool, gamma int, emit func(factscoreRecord) error) error {

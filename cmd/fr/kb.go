@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -167,31 +165,16 @@ func paragraphs(text string) []string {
 
 // readJSONLDocs reads {"title": ..., "text": "..." | ["...", ...]} lines.
 func readJSONLDocs(path string, add func(retrieve.Document) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
-			return nil
+	return jsonl.ReadLines(path, func(line int, raw []byte) error {
+		d, err := parseDocLine(raw)
+		if err == nil {
+			err = add(d)
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		d, derr := parseDocLine(raw)
-		if derr != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, derr)
-		}
-		if err := add(d); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-	}
+		return nil
+	})
 }
 
 func parseDocLine(raw []byte) (retrieve.Document, error) {
