@@ -70,7 +70,7 @@ func llmClient(c *cli.Context) (*llm.Client, error) {
 	}
 	model := c.String("llm-model")
 	if strings.TrimSpace(model) == "" {
-		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see docs/llm.md)", c.String("llm-base-url"))
+		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", c.String("llm-base-url"))
 	}
 	cachePath := c.String("llm-cache")
 	switch strings.ToLower(cachePath) {

@@ -12,7 +12,7 @@
 // 0 (so that, where two directions of a pair compete, a garbled answer never
 // outweighs a real one) and counted in Stats. An answer that names a label
 // but comes without log probabilities for it is an error: the server does
-// not return them (see the project's docs/llm.md for servers that do), and
+// not return them (see the README's "Using an LLM endpoint" for servers that do), and
 // a made-up probability would silently change every factor.
 package llmnli
 
@@ -118,7 +118,7 @@ func (c *Classifier) result(r *llm.Response) (nli.Result, error) {
 		if r.Tokens != nil {
 			what = "token log probabilities that do not cover the label"
 		}
-		return nli.Result{}, fmt.Errorf("model %s at %s answered %q with %s; the llm NLI backend needs them (logprobs: true; see docs/llm.md for servers that return them)",
+		return nli.Result{}, fmt.Errorf("model %s at %s answered %q with %s; the llm NLI backend needs them (logprobs: true; see the README, \"Using an LLM endpoint\", for servers that return them)",
 			c.client.Model(), c.client.Endpoint(), clip(r.Content), what)
 	}
 	c.byLabel[a.Label].Add(1)
