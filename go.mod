@@ -19,5 +19,6 @@ require (
 	github.com/schollz/progressbar/v2 v2.15.0 // indirect
 	github.com/sugarme/regexpset v0.0.0-20200920021344-4d4ec8eaf93c // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	github.com/yalue/onnxruntime_go v1.27.0 // indirect
 	golang.org/x/text v0.25.0 // indirect
 )
