@@ -14,15 +14,15 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
-const vectors = "../../shared/data/merlin-vectors"
-
-func needVectors(t testing.TB) {
+// merlinVectors returns the directory of merlin's reference vectors in the
+// shared data; the test is skipped, saying where it looked, when they are
+// absent.
+func merlinVectors(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(vectors); err != nil {
-		t.Skipf("reference data %s is absent (it lives outside the repository, in /work/shared/data): %v", vectors, err)
-	}
+	return refdata.Path(t, "merlin-vectors")
 }
 
 // unsortedModel has a factor whose scope (x2, x0, x1) is not sorted and a
@@ -215,7 +215,7 @@ func TestReadEvidence(t *testing.T) {
 // TestWriteMARMatchesMerlin: the exact results of the reference models,
 // written by WriteMAR, are byte for byte merlin's exact (cte) output files.
 func TestWriteMARMatchesMerlin(t *testing.T) {
-	needVectors(t)
+	vectors := merlinVectors(t)
 	cases := []struct{ model, evid, mar string }{
 		{"fr_tiny3", "", "fr_tiny3_cte"},
 		{"fr_tiny3", "fr_tiny3_c0true", "fr_tiny3_ev_cte"},
@@ -282,7 +282,7 @@ func prLineClose(a, b string) bool {
 
 // TestReadMARFiles reads every merlin output file of the reference data.
 func TestReadMARFiles(t *testing.T) {
-	needVectors(t)
+	vectors := merlinVectors(t)
 	files, _ := filepath.Glob(filepath.Join(vectors, "outputs", "*.MAR"))
 	if len(files) == 0 {
 		t.Fatal("no .MAR files")
@@ -312,9 +312,15 @@ func TestReadMARFiles(t *testing.T) {
 			}
 		}
 	}
-	r, _ := os.Open(filepath.Join(vectors, "outputs", "order3_cte.MAR"))
+	r, err := os.Open(filepath.Join(vectors, "outputs", "order3_cte.MAR"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
-	mar, _ := ReadMAR(r, "order3_cte.MAR")
+	mar, err := ReadMAR(r, "order3_cte.MAR")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := &MAR{LogZ: 3.848018, HasStatus: true, Consistent: true, StatusMessage: "true: Consistent evidence",
 		Marginals: [][]float64{{0.690832, 0.309168}, {0.127932, 0.275053, 0.597015}, {0.272921, 0.727079}}}
 	if !reflect.DeepEqual(mar, want) {

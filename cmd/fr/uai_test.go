@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
 // runUAI runs fr with args and returns its stdout, stderr and error.
@@ -69,15 +71,15 @@ func TestUAISolve(t *testing.T) {
 // TestUAISolveMatchesMerlin: on the reference models, fr uai solve prints
 // what merlin's exact algorithm printed.
 func TestUAISolveMatchesMerlin(t *testing.T) {
-	dir := "../../../shared/data/merlin-vectors"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("reference data %s is absent: %v", dir, err)
-	}
+	dir := refdata.Path(t, "merlin-vectors")
 	out, _, err := runUAI(t, "uai", "solve", "--evidence", filepath.Join(dir, "models", "order3_v1eq2.evid"), filepath.Join(dir, "models", "order3.uai"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := os.ReadFile(filepath.Join(dir, "outputs", "order3_ev_cte.MAR"))
+	want, err := os.ReadFile(filepath.Join(dir, "outputs", "order3_ev_cte.MAR"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
