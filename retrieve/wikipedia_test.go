@@ -181,9 +181,14 @@ func TestWikipediaNoHits(t *testing.T) {
 func TestWikipediaQueryCap(t *testing.T) {
 	f, w := newFakeWiki(t)
 	atom := strings.Repeat("ab ", 200)
-	w.Retrieve(context.Background(), "", atom, 3)
+	if _, err := w.Retrieve(context.Background(), "", atom, 3); err != nil {
+		t.Fatalf("Retrieve: %v", err)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.requests) == 0 {
+		t.Fatal("no request reached the server")
+	}
 	got := f.requests[0].URL.Query().Get("srsearch")
 	if len([]rune(got)) != maxQueryChars {
 		t.Errorf("search query of %d characters, want %d", len([]rune(got)), maxQueryChars)
