@@ -58,8 +58,8 @@ func readJSON(t *testing.T, path string) map[string]json.RawMessage {
 }
 
 // TestScoreGolden: `fr score --version 2 --nli given` on the Flaherty file
-// with the golden relations reproduces merlin's 26 atom marginals to 1e-6
-// and the recorded scores.
+// with the golden relations reproduces merlin's marginals of the 26 atoms
+// and the 21 deduplicated contexts to 1e-6, and the recorded scores.
 func TestScoreGolden(t *testing.T) {
 	path, gold := flahertyWithRelations(t)
 	out, _, err := run(t, context.Background(), "score", "--version", "2", "--nli", "given", path)
@@ -78,8 +78,8 @@ func TestScoreGolden(t *testing.T) {
 	for _, m := range merlin {
 		want[m.Variable] = m.Probabilities
 	}
-	if len(rec.Marginals) != 26 {
-		t.Fatalf("%d atom marginals, want 26", len(rec.Marginals))
+	if len(rec.Marginals) != 26 || len(rec.ContextMarginals) != 21 {
+		t.Fatalf("%d atom and %d context marginals, want 26 and 21", len(rec.Marginals), len(rec.ContextMarginals))
 	}
 	for _, m := range append(rec.Marginals, rec.ContextMarginals...) {
 		w, ok := want[m.Variable]
