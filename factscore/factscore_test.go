@@ -55,8 +55,13 @@ func TestPrompt(t *testing.T) {
 	}
 }
 
-// TestParseAnswer: expected values are what FActScore's parsing code gives
-// in Python for each answer.
+// TestParseAnswer: expected values follow SPEC §8. They are what FActScore's
+// Python parsing code gives for each answer (checked by running it), except
+// for the answers holding both words whose first and last occurrences
+// disagree: "True or False? True", "True\nFalse\nTrue" and
+// "False\nTrue\nFalse". FActScore compares the first occurrences and reads
+// them the other way (not supported, not supported, supported); SPEC §8 and
+// ParseAnswer take the last.
 func TestParseAnswer(t *testing.T) {
 	tests := []struct {
 		answer string
