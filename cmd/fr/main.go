@@ -39,6 +39,7 @@ func commands() []*cli.Command {
 		factscoreCommand(),
 		inspectCommand(),
 		kbCommand(),
+		modelsCommand(),
 		retrieveCommand(),
 		scoreCommand(),
 		uaiCommand(),

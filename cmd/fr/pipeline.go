@@ -31,12 +31,15 @@ func pipelineFlags() []cli.Flag {
 	return append(flags, retrieverFlags()...)
 }
 
-// nliFlags choose the NLI backend; llmFlags come with them.
+// nliFlags choose the NLI backend; the onnx and llm backends' flags come
+// with them.
 func nliFlags() []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else lexical), given, lexical, llm (an OpenAI-compatible endpoint, see --llm-*)"},
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
+			"given, onnx (an MNLI cross-encoder, see --nli-model), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
 		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
-	}, llmFlags()...)
+	}
+	return append(append(flags, onnxFlags()...), llmFlags()...)
 }
 
 // inputArg returns the single INPUT argument.
@@ -56,32 +59,62 @@ func newClassifier(c *cli.Context) (nli.Classifier, pipeline.GivenMode, func() e
 		mode = pipeline.GivenNever
 		err  error
 	)
+	// closer ends a run (with the backend's summary), abort one that fails
+	// before it starts.
 	closer := func() error { return finishLLM(c) }
-	switch backend := c.String("nli"); backend {
+	abort := func() error { return closeLLM(c) }
+	backend := c.String("nli")
+	if backend == "auto" {
+		mode = pipeline.GivenWhenPresent
+		if onnxAvailable(c) {
+			backend = "onnx"
+		}
+	}
+	switch backend {
 	case "given":
 		mode = pipeline.GivenAlways
 	case "auto", "lexical":
 		cl = nli.NewLexical()
 		if backend == "auto" {
-			mode = pipeline.GivenWhenPresent
 			cl = &warnFirstUse{Classifier: cl, w: c.App.ErrWriter,
 				msg: "fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
-					"For real results give the records relations (--nli given) or use an NLI model (--nli llm)."}
+					"For real results give the records relations (--nli given), use an NLI model (fr models pull " + defaultNLIModel +
+					", then --nli onnx) or an LLM (--nli llm)."}
 		}
+	case "onnx":
+		model, err := newONNXClassifier(c)
+		if err != nil && c.String("nli") == "auto" && !c.IsSet("nli-model") {
+			// The default model was pulled but cannot run here (no ONNX
+			// Runtime, say): auto falls back rather than fail.
+			fmt.Fprintf(c.App.ErrWriter, "fr: warning: --nli auto cannot use %s: %v\n", defaultNLIModel, err)
+			cl = &warnFirstUse{Classifier: nli.NewLexical(), w: c.App.ErrWriter,
+				msg: "fr: warning: records without relations use the lexical fallback (rough word overlap)."}
+			break
+		}
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("--nli onnx: %w", err)
+		}
+		cl = model
+		closer = func() error {
+			onnxSummary(c, model)
+			return model.Close()
+		}
+		abort = model.Close
 	case "llm":
 		if cl, err = newLLMClassifier(c); err != nil {
 			return nil, 0, nil, errors.Join(err, closeLLM(c))
 		}
 	default:
-		return nil, 0, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, lexical or llm)", backend)
+		return nil, 0, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, llm or lexical)", backend)
 	}
 	if path := c.String("cache"); path != "" && cl != nil {
 		cache, err := nli.OpenCache(path, cl)
 		if err != nil {
-			return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), closeLLM(c))
+			return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), abort())
 		}
 		cl = cache
-		closer = func() error { return errors.Join(cache.Close(), finishLLM(c)) }
+		inner := closer
+		closer = func() error { return errors.Join(cache.Close(), inner()) }
 	}
 	return cl, mode, closer, nil
 }

@@ -49,6 +49,9 @@ type Options struct {
 	Threads int
 	// MaxLength caps the tokens of one sequence (0: the model's window).
 	MaxLength int
+	// Graph is the ONNX file, relative to the directory (default
+	// model.onnx, else onnx/model.onnx).
+	Graph string
 }
 
 // DefaultBatchSize is the default number of sequences per run.
@@ -83,9 +86,10 @@ type config struct {
 	TypeVocabSize         *int              `json:"type_vocab_size"`
 }
 
-// Files returns the paths of a model directory's ONNX graph, tokenizer and
-// config, with an error naming what is missing.
-func Files(dir string) (model, tokenizer, config string, err error) {
+// Files returns the paths of a model directory's ONNX graph (graph, or by
+// default model.onnx or onnx/model.onnx), tokenizer and config, with an
+// error naming what is missing.
+func Files(dir, graph string) (model, tokenizer, config string, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return "", "", "", fmt.Errorf("NLI model directory: %w", err)
@@ -93,14 +97,21 @@ func Files(dir string) (model, tokenizer, config string, err error) {
 	if !st.IsDir() {
 		return "", "", "", fmt.Errorf("NLI model %s: not a directory (want a directory with model.onnx or onnx/model.onnx, tokenizer.json and config.json)", dir)
 	}
-	for _, p := range []string{"model.onnx", filepath.Join("onnx", "model.onnx")} {
+	graphs := []string{"model.onnx", filepath.Join("onnx", "model.onnx")}
+	if graph != "" {
+		graphs = []string{filepath.FromSlash(graph)}
+	}
+	for _, p := range graphs {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			model = filepath.Join(dir, p)
 			break
 		}
 	}
 	var missing []string
-	if model == "" {
+	switch {
+	case model == "" && graph != "":
+		missing = append(missing, graph)
+	case model == "":
 		missing = append(missing, "model.onnx (or onnx/model.onnx)")
 	}
 	tokenizer, config = filepath.Join(dir, "tokenizer.json"), filepath.Join(dir, "config.json")
@@ -118,7 +129,7 @@ func Files(dir string) (model, tokenizer, config string, err error) {
 
 // Load opens the model in dir.
 func Load(dir string, opts Options) (*Model, error) {
-	modelFile, tokFile, cfgFile, err := Files(dir)
+	modelFile, tokFile, cfgFile, err := Files(dir, opts.Graph)
 	if err != nil {
 		return nil, err
 	}

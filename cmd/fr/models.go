@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/hub"
+)
+
+func modelsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "models",
+		Usage: "fetch and list NLI models (ONNX cross-encoders) from a Hugging Face–compatible hub",
+		Description: "Models are kept in the cache directory ($FACTREASONER_CACHE, else ~/.cache/factreasoner-go) under models/OWNER/NAME. " +
+			"The hub is $HF_ENDPOINT (default https://huggingface.co); $HF_TOKEN is sent for private or gated repositories.",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "pull",
+				Usage:     "download a model's ONNX graph, config.json and tokenizer.json (resumable, checked against the hub's hashes)",
+				ArgsUsage: "REPO_ID",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "revision", Value: "main", Usage: "branch, tag or commit"},
+					&cli.StringFlag{Name: "onnx-file", Usage: "the graph to fetch, e.g. onnx/model_quantized.onnx (default model.onnx, else onnx/model.onnx)"},
+				},
+				Action: modelsPull,
+			},
+			{
+				Name:   "list",
+				Usage:  "list the pulled models",
+				Action: modelsList,
+			},
+		},
+	}
+}
+
+func modelsPull(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("models pull: want one REPO_ID (e.g. %s), got %d arguments", defaultNLIModel, c.NArg())
+	}
+	repo := c.Args().First()
+	store, err := modelStore()
+	if err != nil {
+		return err
+	}
+	client := hub.NewClientFromEnv()
+	client.UserAgent = "factreasoner-go (fr models pull)"
+	last := ""
+	client.Progress = func(file string, done, total int64) {
+		pct := ""
+		if total > 0 {
+			pct = fmt.Sprintf(" (%d%%)", done*100/total)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "\rfr: %s: %s of %s%s   ", file, mib(done), mib(total), pct)
+		last = file
+	}
+	m, err := store.Pull(c.Context, client, repo, hub.PullOptions{Revision: c.String("revision"), ONNX: c.String("onnx-file")})
+	if last != "" {
+		fmt.Fprintln(c.App.ErrWriter)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr: pulled %s at %s (%s, %s) into %s\n", m.Repo, m.Commit, m.ONNX, mib(m.Size()), store.Path(m.Repo))
+	fmt.Fprintln(c.App.Writer, store.Path(m.Repo))
+	return nil
+}
+
+func modelsList(c *cli.Context) error {
+	store, err := modelStore()
+	if err != nil {
+		return err
+	}
+	list, err := store.List()
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, defaultNLIModel)
+		return nil
+	}
+	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "REPO\tCOMMIT\tONNX\tSIZE\tDIRECTORY")
+	for _, m := range list {
+		name := m.Repo
+		if m.Repo == defaultNLIModel {
+			name += " (default)"
+		}
+		commit := m.Commit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", name, commit, m.ONNX, mib(m.Size()), store.Path(m.Repo))
+	}
+	return w.Flush()
+}
+
+// mib formats a byte count.
+func mib(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	if n < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
