@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -203,5 +206,64 @@ func TestCompareFActScore(t *testing.T) {
 	fs := rows[1]
 	if fs["version"] != "FActScore-NLI" || fs["mean_precision"] != float64(supported)/26 || fs["accuracy"] != float64(correct)/26 || supported == 0 {
 		t.Errorf("FActScore row %v; want precision %d/26, accuracy %d/26", fs, supported, correct)
+	}
+}
+
+// TestCompareCSV: the csv rows carry the json rows' numbers at full
+// precision, and missing values (correlations of a single response, gold
+// measures of an unlabeled input) are empty cells; markdown keeps 4
+// decimals and n/a.
+func TestCompareCSV(t *testing.T) {
+	columns := map[string]string{"responses": "responses", "Pr": "mean_precision", "atom F1": "atom_f1", "F1@K": "mean_f1_k",
+		"MAE": "mae", "E": "mean_avg_entropy", "Brier": "brier", "accuracy": "accuracy", "#S": "mean_true_atoms",
+		"#C": "mean_false_atoms", "#U": "mean_uniform_atoms", "Pearson": "pearson", "Spearman": "spearman"}
+	path, _ := flahertyWithRelations(t)
+	unlabeled := writeFile(t, "unlabeled.jsonl", record(0, replace(`"label": "S", `, ``))+"\n")
+	for _, tc := range []struct {
+		name, input string
+		empty       []string // columns that must be empty
+	}{
+		{"flaherty", path, []string{"Pearson", "Spearman"}},
+		{"unlabeled", unlabeled, []string{"atom F1", "MAE", "Brier", "accuracy", "Pearson", "Spearman"}},
+	} {
+		compare := func(format string) string {
+			out, _, err := run(t, context.Background(), "compare", "--format", format, "--nli", "given", "--versions", "1,2,3,factscore", tc.input)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", tc.name, format, err)
+			}
+			return out
+		}
+		csvOut, jsonOut := compare("csv"), compare("json")
+		if md := compare("markdown"); !strings.Contains(md, " | n/a |") {
+			t.Errorf("%s: markdown without n/a:\n%s", tc.name, md)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(jsonOut), &rows); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+		if err != nil || len(recs) != 1+len(rows) || len(rows) != 4 {
+			t.Fatalf("%s: csv %v:\n%s", tc.name, err, csvOut)
+		}
+		header := recs[0]
+		for i, rec := range recs[1:] {
+			if rec[0] != rows[i]["version"] {
+				t.Errorf("%s: row %d is %s, json %v", tc.name, i, rec[0], rows[i]["version"])
+			}
+			for j, cell := range rec[1:] {
+				col := header[j+1]
+				want, isNum := rows[i][columns[col]].(float64)
+				if slices.Contains(tc.empty, col) {
+					if cell != "" {
+						t.Errorf("%s %s %s: %q, want an empty cell", tc.name, rec[0], col, cell)
+					}
+					continue
+				}
+				got, err := strconv.ParseFloat(cell, 64)
+				if !isNum || err != nil || got != want {
+					t.Errorf("%s %s %s: csv %q, json %v", tc.name, rec[0], col, cell, rows[i][columns[col]])
+				}
+			}
+		}
 	}
 }

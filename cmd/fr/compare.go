@@ -31,7 +31,7 @@ func compareCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
-			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, json or csv"},
+			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
 		}, pipelineFlags()...),
 		Action: runCompare,
@@ -122,34 +122,18 @@ func runCompare(c *cli.Context) error {
 
 func writeComparison(w io.Writer, format string, rows []comparison) error {
 	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman"}
-	cells := func(r comparison) []string {
-		f := func(x float64) string {
-			if math.IsNaN(x) {
-				return "n/a"
-			}
-			return strconv.FormatFloat(x, 'f', 4, 64)
-		}
-		s := r.Summary
-		labeled := func(x float64) string {
-			if s.Labeled == 0 {
-				return "n/a"
-			}
-			return f(x)
-		}
-		return []string{r.Version, strconv.Itoa(s.Responses), f(s.MeanPr), labeled(s.AtomF1), f(s.MeanF1K), labeled(s.MAE),
-			f(s.MeanEntropy), labeled(s.Brier), labeled(s.Accuracy), f(s.MeanTrue), f(s.MeanFalse), f(s.MeanUniform),
-			labeled(s.Pearson), labeled(s.Spearman)}
-	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	case "csv":
+		// For programs: every digit, and an empty cell where there is no
+		// value.
 		cw := csv.NewWriter(w)
 		cw.Write(header)
 		for _, r := range rows {
-			cw.Write(cells(r))
+			cw.Write(comparisonCells(r, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, ""))
 		}
 		cw.Flush()
 		return cw.Error()
@@ -157,7 +141,30 @@ func writeComparison(w io.Writer, format string, rows []comparison) error {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells(r), " | "))
+		cells := comparisonCells(r, func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }, "n/a")
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return nil
+}
+
+// comparisonCells is a row of the table: numbers formatted by num, and
+// missing where a value does not exist (NaN, or a gold measure of unlabeled
+// input).
+func comparisonCells(r comparison, num func(float64) string, missing string) []string {
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return missing
+		}
+		return num(x)
+	}
+	s := r.Summary
+	labeled := func(x float64) string {
+		if s.Labeled == 0 {
+			return missing
+		}
+		return f(x)
+	}
+	return []string{r.Version, strconv.Itoa(s.Responses), f(s.MeanPr), labeled(s.AtomF1), f(s.MeanF1K), labeled(s.MAE),
+		f(s.MeanEntropy), labeled(s.Brier), labeled(s.Accuracy), f(s.MeanTrue), f(s.MeanFalse), f(s.MeanUniform),
+		labeled(s.Pearson), labeled(s.Spearman)}
 }
