@@ -12,6 +12,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -108,6 +109,14 @@ func writeInspection(w io.Writer, a *pipeline.Assessment, only string) (int, err
 	for _, rel := range a.Relations {
 		byTarget[rel.Target] = append(byTarget[rel.Target], rel)
 	}
+	// The model's full answer for a pair, when the backend gives one (onnx,
+	// lexical): how sure it was of the other labels too.
+	dist := make(map[[2]string][]float64)
+	for i, p := range a.Pairs {
+		if i < len(a.Results) && len(a.Results[i].Distribution) == 3 {
+			dist[[2]string{p.PremiseID, p.HypothesisID}] = a.Results[i].Distribution
+		}
+	}
 	ctxText := make(map[string]instance.Context)
 	for _, c := range a.Nodes.Contexts {
 		ctxText[c.ID] = c
@@ -147,7 +156,11 @@ func writeInspection(w io.Writer, a *pipeline.Assessment, only string) (int, err
 			if name == "" {
 				name = oneLine(c.NLIText(), 60)
 			}
-			fmt.Fprintf(w, "    %-13s %.6f  from %s %q (P(true) = %.6f)\n", rel.Type, rel.Probability, rel.Source, name, pc)
+			fmt.Fprintf(w, "    %-13s %.6f  from %s %q (P(true) = %.6f)", rel.Type, rel.Probability, rel.Source, name, pc)
+			if d, ok := dist[[2]string{rel.Source, rel.Target}]; ok {
+				fmt.Fprintf(w, "  [entailment %.4f, neutral %.4f, contradiction %.4f]", d[nli.Entailment], d[nli.Neutral], d[nli.Contradiction])
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	fmt.Fprintln(w)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,6 +62,15 @@ func TestScoreONNX(t *testing.T) {
 	again, _, err := run(t, ctx, "score", "--version", "1", "--nli", "onnx", "--nli-model", tinyRoberta, exampleFile)
 	if err != nil || again != out {
 		t.Errorf("second run differs (%v)", err)
+	}
+
+	// fr inspect shows the model's whole distribution for each relation.
+	insp, errOut, err := run(t, ctx, "inspect", "--nli", "onnx", "--nli-model", tinyRoberta, "--line", "1", exampleFile)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(insp, "nli onnx:"+tinyRoberta) || !regexp.MustCompile(`from c_a\d+_\d+ .*\[entailment 0\.\d{4}, neutral 0\.\d{4}, contradiction 0\.\d{4}\]`).MatchString(insp) {
+		t.Errorf("inspect does not show the distribution:\n%s", insp)
 	}
 
 	// The model's own answers, as relations.
