@@ -101,6 +101,8 @@ func TestUAISolveErrors(t *testing.T) {
 		{[]string{"uai", "solve", "--solver", "magic", model}, `--solver: unknown solver "magic"`},
 		{[]string{"uai", "solve", "--evidence", writeUAIFile(t, "e.evid", "1 5 0"), model}, "e.evid: evidence: variable 5 out of range"},
 		{[]string{"uai", "solve", "--algorithm", "exact", "--max-memory", "0", model}, "--max-memory: 0 MiB is not positive"},
+		{[]string{"uai", "solve", "--clamp-budget", "-1", model}, "--clamp-budget: -1 is negative"},
+		{[]string{"uai", "solve", "--solver", "merlin", "--clamp-budget", "2", model}, "--clamp-budget applies to --solver native only"},
 	}
 	for _, c := range cases {
 		_, _, err := runUAI(t, c.args...)
