@@ -267,3 +267,44 @@ func TestCompareCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoNLIWarning: with --nli auto (the default) a record with relations
+// uses them, one without falls back to the lexical backend, and the first
+// such record prints a warning on stderr, once per run; stdout holds only
+// the records.
+func TestAutoNLIWarning(t *testing.T) {
+	noRelations := func(s string) string { return s[:strings.Index(s, `, "relations"`)] + "}" }
+	const warning = "fr: warning: no NLI model configured; records without relations use the lexical fallback"
+	tests := []struct {
+		name     string
+		records  []string
+		backends []any
+		warnings int
+	}{
+		{"mixed", []string{record(0, noRelations), record(1, nil), record(2, noRelations)}, []any{"lexical", "given", "lexical"}, 1},
+		{"all with relations", []string{record(0, nil), record(1, nil)}, []any{"given", "given"}, 0},
+	}
+	for _, tc := range tests {
+		path := writeFile(t, "in.jsonl", strings.Join(tc.records, "\n")+"\n")
+		stdout, stderr, err := run(t, context.Background(), "score", path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := strings.Count(stderr, warning); n != tc.warnings {
+			t.Errorf("%s: %d warnings, want %d; stderr:\n%s", tc.name, n, tc.warnings, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if len(lines) != len(tc.backends) || strings.Contains(stdout, "warning") {
+			t.Fatalf("%s: stdout:\n%s", tc.name, stdout)
+		}
+		for i, l := range lines {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("%s: line %d of stdout is not a record: %q", tc.name, i+1, l)
+			}
+			if rec["nli_backend"] != tc.backends[i] {
+				t.Errorf("%s: record %d: nli_backend %v, want %v", tc.name, i+1, rec["nli_backend"], tc.backends[i])
+			}
+		}
+	}
+}
