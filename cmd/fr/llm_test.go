@@ -332,3 +332,37 @@ func TestFActScoreLLMVerifier(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareAsksEachPairOnce: `fr compare --versions 1,2,3,factscore
+// --nli llm` sends one request per distinct (premise, hypothesis) pair of
+// the record: its 2 context texts with its 2 atom texts (FR2; FR1's and
+// FActScore's pairs are among them) and the 2 ordered pairs of context
+// texts (FR3), 6 in all, where running the versions apart would send 16.
+func TestCompareAsksEachPairOnce(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Content: "neutral", Tokens: fakellm.Tokenize("neutral", -0.1)}
+	})
+	input := writeFile(t, "in.jsonl", record(0, nil)+"\n")
+	_, stderr, err := run(t, context.Background(), "compare", "--versions", "1,2,3,factscore", "--nli", "llm",
+		"--llm-base-url", srv.BaseURL(), "--llm-model", "judge", "--llm-cache", "off", input)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	seen := map[string]int{}
+	for _, r := range srv.Requests() {
+		seen[r.Last()]++
+	}
+	for _, premise := range []string{"Evidence A.", "More evidence A."} {
+		for _, hyp := range []string{"Atom A zero.", "Atom A one.", "Evidence A.", "More evidence A."} {
+			if hyp == premise {
+				continue
+			}
+			if q := "PREMISE: " + premise + "\nHYPOTHESIS: " + hyp; seen[q] != 1 {
+				t.Errorf("%q asked %d times, want once", q, seen[q])
+			}
+		}
+	}
+	if srv.Count() != 6 {
+		t.Errorf("%d requests, want 6", srv.Count())
+	}
+}
