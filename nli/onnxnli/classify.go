@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -139,7 +140,10 @@ func (m *Model) run(seqs []Sequence, batch []int) ([]float32, error) {
 		inputs[k] = v
 	}
 	outputs := []ort.Value{nil}
-	if err := m.session.Run(inputs, outputs); err != nil {
+	start := time.Now()
+	err := m.session.Run(inputs, outputs)
+	m.stats.runNanos.Add(int64(time.Since(start)))
+	if err != nil {
 		return nil, fmt.Errorf("NLI model %s: %w", m.modelFile, err)
 	}
 	defer outputs[0].Destroy()
@@ -168,6 +172,8 @@ type Stats struct {
 	ChunkedPairs    int64 // pairs whose premise took more than one chunk
 	CutHypotheses   int64 // pairs whose hypothesis was cut to half the window
 	MaxChunksOfPair int64
+	// Runtime is the time spent in ONNX Runtime's Run (all goroutines).
+	Runtime time.Duration
 }
 
 // Classify implements nli.Classifier.
@@ -261,6 +267,7 @@ func Softmax(z [3]float32) [3]float64 {
 // statCounters are updated atomically: Classify may run concurrently.
 type statCounters struct {
 	pairs, seqs, chunked, cut, maxChunks atomic.Int64
+	runNanos                             atomic.Int64
 }
 
 func (m *Model) count(e Encoded) {
@@ -286,5 +293,5 @@ func (m *Model) count(e Encoded) {
 func (m *Model) Stats() Stats {
 	c := &m.stats
 	return Stats{Pairs: c.pairs.Load(), Sequences: c.seqs.Load(), ChunkedPairs: c.chunked.Load(),
-		CutHypotheses: c.cut.Load(), MaxChunksOfPair: c.maxChunks.Load()}
+		CutHypotheses: c.cut.Load(), MaxChunksOfPair: c.maxChunks.Load(), Runtime: time.Duration(c.runNanos.Load())}
 }
