@@ -43,6 +43,31 @@ func TestRobertaBaseTokenizer(t *testing.T) {
 	if tok.Specials() != 4 {
 		t.Errorf("%d special tokens in a pair, want 4", tok.Specials())
 	}
+
+	// only_first: a premise too long for the window is cut, the hypothesis
+	// never is (here, into chunks that together cover the premise).
+	premise := "Lanny Flaherty is an American actor. He was born in Pensacola, Florida. He appeared in many films."
+	p, _ := tok.Encode(premise)
+	h, _ := tok.Encode("Lanny Flaherty is an actor.")
+	plan := planPair(premise, p, h, 20, tok.Specials())
+	if plan.HypothesisTokens != h.Len() || len(plan.Chunks) < 2 {
+		t.Fatalf("plan %+v", plan)
+	}
+	var covered []int
+	for _, c := range plan.Chunks {
+		ids, _ := tok.Pair(p, c.Start, c.End, h, plan.HypothesisTokens)
+		if len(ids) > 20 {
+			t.Errorf("sequence of %d tokens", len(ids))
+		}
+		want := append(append(append([]int{0}, p.IDs[c.Start:c.End]...), 2, 2), append(h.IDs, 2)...)
+		if !slices.Equal(ids, want) {
+			t.Errorf("chunk %v: %v, want <s> chunk </s></s> hypothesis </s> = %v", c, ids, want)
+		}
+		covered = append(covered, p.IDs[c.Start:c.End]...)
+	}
+	if !slices.Equal(covered, p.IDs) {
+		t.Errorf("chunks do not cover the premise")
+	}
 }
 
 // TestRobertaBaseIDs compares the Go tokenizer on texts with tricky
