@@ -16,7 +16,7 @@ import (
 // Error is a problem with one record of an input file.
 type Error struct {
 	File  string
-	Line  int    // 1-based line where the record starts; 0 when not known
+	Line  int    // 1-based line of the offending value when known, else where the record starts; 0 when not known
 	Field string // JSON path of the offending field, if any
 	Err   error
 }
@@ -98,7 +98,11 @@ func (r *Reader) Next() (*Instance, error) {
 		r.n++
 		in, derr := decode(raw)
 		if derr != nil {
-			return nil, r.wrap(r.line, derr)
+			var no *notObjectError
+			if errors.As(derr, &no) {
+				return nil, &Error{File: r.name, Line: r.line, Err: fmt.Errorf("the line is %v; jsonl needs one record object per line", no)}
+			}
+			return nil, r.wrap(r.line, nil, derr)
 		}
 		in.Line = r.line
 		return in, nil
@@ -162,30 +166,49 @@ func (r *Reader) readDocument() error {
 			r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
 			break
 		}
-		trimmed := bytes.TrimSpace(raw)
-		if len(trimmed) > 0 && trimmed[0] == '[' {
-			var items []json.RawMessage
-			if err := json.Unmarshal(raw, &items); err != nil {
-				r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
+		if raw[0] == '[' {
+			if err := r.readArray(raw, line); err != nil {
+				r.docEr = err
 				break
-			}
-			for i, item := range items {
-				in, err := decode(item)
-				if err != nil {
-					r.docEr = r.wrap(line, fmt.Errorf("element %d: %w", i, err))
-					break
-				}
-				in.Line = line
-				r.doc = append(r.doc, in)
 			}
 			continue
 		}
 		in, err := decode(raw)
 		if err != nil {
-			r.docEr = r.wrap(line, err)
+			r.docEr = r.wrap(line, raw, err)
 			break
 		}
 		in.Line = line
+		r.doc = append(r.doc, in)
+	}
+	return nil
+}
+
+// readArray decodes a JSON array of records that starts on line line; each
+// record's Line is the line its element starts on.
+func (r *Reader) readArray(raw []byte, line int) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // [
+		return &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
+	}
+	for i := 0; dec.More(); i++ {
+		off := valueStart(raw, int(dec.InputOffset()))
+		elemLine := line + bytes.Count(raw[:off], []byte{'\n'})
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			return &Error{File: r.name, Line: elemLine, Err: fmt.Errorf("invalid JSON: %w", err)}
+		}
+		in, err := decode(item)
+		if err != nil {
+			e := r.wrap(elemLine, item, err).(*Error)
+			if e.Field != "" {
+				e.Field = fmt.Sprintf("element %d: %s", i, e.Field)
+			} else {
+				e.Err = fmt.Errorf("element %d: %w", i, e.Err)
+			}
+			return e
+		}
+		in.Line = elemLine
 		r.doc = append(r.doc, in)
 	}
 	return nil
@@ -212,27 +235,58 @@ func (r *Reader) nextDoc() (*Instance, error) {
 	return nil, io.EOF
 }
 
-func (r *Reader) wrap(line int, err error) error {
+// wrap turns an error about the record raw, which starts on line line, into
+// an *Error. With raw (a record of a pretty-printed file) the line is that
+// of the offending value where it can be found: the field of a FieldError
+// (or, when the field is missing, the nearest enclosing value that is
+// there), or the position of a syntax error.
+func (r *Reader) wrap(line int, raw []byte, err error) error {
+	e := &Error{File: r.name, Line: line, Err: err}
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &Error{File: r.name, Line: line, Field: fe.Field, Err: errors.New(fe.Msg)}
+		e.Field, e.Err = fe.Field, errors.New(fe.Msg)
 	}
-	return &Error{File: r.name, Line: line, Err: err}
+	if raw == nil {
+		return e
+	}
+	off := -1
+	var se *json.SyntaxError
+	switch {
+	case fe != nil:
+		off = locate(quoteNonFinite(raw), fe.Field)
+	case errors.As(err, &se):
+		off = int(se.Offset)
+	}
+	if off >= 0 {
+		e.Line += bytes.Count(raw[:min(off, len(raw))], []byte{'\n'})
+	}
+	return e
 }
+
+// notObjectError is a record that is some other JSON value.
+type notObjectError struct{ kind string }
+
+func (e *notObjectError) Error() string { return "not a JSON object but " + e.kind }
 
 // decode parses and validates one record.
 func decode(raw []byte) (*Instance, error) {
 	raw = quoteNonFinite(raw)
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] != '{' && json.Valid(t) {
+		kinds := map[byte]string{'[': "an array", '"': "a string", 't': "a boolean", 'f': "a boolean", 'n': "null"}
+		kind, ok := kinds[t[0]]
+		if !ok {
+			kind = "a number"
+		}
+		return nil, &notObjectError{kind}
+	}
 	// Relations are decoded one by one so that an error names its index.
 	var in struct {
 		Instance
 		Relations []json.RawMessage `json:"relations"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			field := strings.TrimPrefix(te.Field, "Instance.")
-			return nil, &FieldError{field, fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+		if fe := typeError(raw, err); fe != nil {
+			return nil, fe
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
@@ -244,9 +298,12 @@ func decode(raw []byte) (*Instance, error) {
 			if errors.As(err, &fe) {
 				return nil, &FieldError{fmt.Sprintf("relations[%d].%s", i, fe.Field), fe.Msg}
 			}
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) && te.Field != "" {
-				return nil, &FieldError{fmt.Sprintf("relations[%d].%s", i, te.Field), fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}
+			if fe := typeError(rr, err); fe != nil {
+				field := fmt.Sprintf("relations[%d]", i)
+				if fe.Field != "" {
+					field += "." + fe.Field
+				}
+				return nil, &FieldError{field, fe.Msg}
 			}
 			return nil, &FieldError{fmt.Sprintf("relations[%d]", i), err.Error()}
 		}

@@ -2,7 +2,9 @@ package instance
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -46,9 +48,9 @@ func TestReaderFormats(t *testing.T) {
 		{"jsonl without final newline", good, []string{"Q"}, []int{1}, nil},
 		{"jsonl, bad middle line", good + "\n{oops\n" + good + "\n", []string{"Q", "Q"}, []int{1, 3}, []string{"f.jsonl:2: invalid JSON"}},
 		{"pretty-printed objects", pretty, []string{"Q", "Q2"}, []int{2, 8}, nil},
-		{"array", "[\n" + good + ",\n" + good + "\n]\n", []string{"Q", "Q"}, []int{1, 1}, nil},
+		{"array", "[\n" + good + ",\n" + good + "\n]\n", []string{"Q", "Q"}, []int{2, 3}, nil},
 		{"pretty, broken", "{\n  \"input\": \"Q\",\n  \"output\": \n", nil, nil, []string{"f.jsonl:1: invalid JSON: unexpected EOF"}},
-		{"pretty, invalid record", "{\n \"input\": \"Q\",\n \"output\": \"\"\n}\n", nil, nil, []string{"f.jsonl:1: output: empty response"}},
+		{"pretty, invalid record", "{\n \"input\": \"Q\",\n \"output\": \"\"\n}\n", nil, nil, []string{"f.jsonl:3: output: empty response"}},
 		{"empty", "", nil, nil, []string{"f.jsonl: no records in file"}},
 	}
 	for _, tc := range tests {
@@ -75,6 +77,77 @@ func TestReaderFormats(t *testing.T) {
 			if !strings.HasPrefix(e.Error(), tc.errs[i]) {
 				t.Errorf("%s: error %q, want prefix %q", tc.name, e, tc.errs[i])
 			}
+		}
+	}
+}
+
+// TestErrorPositions: an error names the JSON path of the bad value with
+// every index, and the line it is on, also in pretty-printed files; a line
+// that is not an object says so.
+func TestErrorPositions(t *testing.T) {
+	pretty := func(atom string) string {
+		return "{\n \"input\": \"Q\",\n \"output\": \"R\",\n \"atoms\": [\n  {\"id\": \"a0\", \"text\": \"A\"},\n  " + atom +
+			"\n ],\n \"contexts\": [{\"id\": \"c0\", \"text\": \"C\"}]\n}\n"
+	}
+	tests := []struct{ name, in, want string }{
+		{"type error, first atom", strings.Replace(good, `"id": "a0", `, `"id": "a0", "label": 1, `, 1), "f.jsonl:1: atoms[0].label: expected string, got JSON number"},
+		{"type error, second atom", strings.Replace(good, `}], "contexts"`, `}, {"id": "a1", "text": {"t": 1}}], "contexts"`, 1), "f.jsonl:1: atoms[1].text: expected string, got JSON object"},
+		{"type error in a list", strings.Replace(good, `["c0"]`, `["c0", 5]`, 1), "f.jsonl:1: atoms[0].contexts[1]: expected string, got JSON number"},
+		{"object for a list", strings.Replace(good, `["c0"]`, `{"c0": 1}`, 1), "f.jsonl:1: atoms[0].contexts: expected array, got JSON object"},
+		{"type error, relation", strings.Replace(good, `"contexts": [{`, `"relations": [{"source": "c0", "target": "a0", "type": 5, "probability": 1}], "contexts": [{`, 1), "f.jsonl:1: relations[0].type: expected string, got JSON number"},
+		{"array line", good + "\n[1, 2]\n", "f.jsonl:2: the line is not a JSON object but an array"},
+		{"string line", good + "\n\"x\"\n", "f.jsonl:2: the line is not a JSON object but a string"},
+		{"null line", good + "\nnull\n", "f.jsonl:2: the line is not a JSON object but null"},
+		{"pretty, type error", pretty(`{"id": "a1", "text": "B", "label": true}`), "f.jsonl:6: atoms[1].label: expected string, got JSON boolean"},
+		{"pretty, validation error", pretty(`{"id": "a1", "text": "B", "contexts": ["c9"]}`), `f.jsonl:6: atoms[1].contexts[0]: unknown context id "c9"`},
+		{"pretty, missing field: the line of its object", pretty(`{"id": "a1",` + "\n" + `   "label": "S"}`), `f.jsonl:6: atoms[1].text: atom "a1" has no text`},
+		{"pretty, syntax error", pretty(`{"id": "a1",` + "\n\n" + `   "text" "B"}`), "f.jsonl:8: invalid JSON: invalid character"},
+		{"pretty, second object", pretty(`{"id": "a1", "text": "B"}`) + "\n" + pretty(`{"id": "a1", "text": 2}`), "f.jsonl:16: atoms[1].text: expected string, got JSON number"},
+		{"array, not an object", "[\n" + good + ",\n 5\n]\n", "f.jsonl:3: element 1: not a JSON object but a number"},
+		{"array, type error", "[\n" + good + ",\n" + strings.Replace(good, `"text": "A"`, "\n\"text\": 1", 1) + "\n]\n", "f.jsonl:4: element 1: atoms[0].text: expected string, got JSON number"},
+	}
+	for _, tc := range tests {
+		_, errs := readAll(t, tc.in)
+		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tc.want) {
+			t.Errorf("%s: errors %v\nwant one starting %q", tc.name, errs, tc.want)
+		}
+	}
+}
+
+// TestErrorPositionsFlaherty: errors in the pretty-printed Flaherty file
+// name the line of the bad value, found here by searching the edited text.
+func TestErrorPositionsFlaherty(t *testing.T) {
+	data, err := os.ReadFile(refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, old, new string
+		n              int    // which occurrence of old to replace (0 = first)
+		mark           string // the error is on the line holding mark
+		want           string
+	}{
+		{"type error", `"label": "NS",`, `"label": 12,`, 0, `"label": 12,`, "atoms[2].label: expected string, got JSON number"},
+		{"unknown context", `"c_a1_2"`, `"c_zz"`, 0, `"c_zz"`, `atoms[1].contexts[2]: unknown context id "c_zz"`},
+		{"syntax error", `"id": "a3",`, `"id": "a3"`, 0, `"text": "Lanny Flaherty was born in Pensacola.",`, "invalid JSON: invalid character"},
+		{"empty context text", `"text": "`, `"text": "", "x": "`, 30, `"text": "", "x": "`, "contexts["},
+	}
+	for _, tc := range tests {
+		s := string(data)
+		i := -1
+		for range tc.n + 1 {
+			j := strings.Index(s[i+1:], tc.old)
+			if j < 0 {
+				t.Fatalf("%s: edit does not apply", tc.name)
+			}
+			i += 1 + j
+		}
+		s = s[:i] + tc.new + s[i+len(tc.old):]
+		line := 1 + strings.Count(s[:strings.Index(s, tc.mark)], "\n")
+		_, errs := readAll(t, s)
+		want := fmt.Sprintf("f.jsonl:%d: %s", line, tc.want)
+		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+			t.Errorf("%s: errors %v\nwant one starting %q", tc.name, errs, want)
 		}
 	}
 }

@@ -68,7 +68,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown relation type", record(1, replace(`"type": "entailment"`, `"type": "supports"`)), `relations[0].type: unknown relation type "supports"`},
 		{"relation to unknown id", record(1, replace(`"target": "a0"`, `"target": "a7"`)), `relations[0].target: target "a7" is not an atom or context id`},
 		{"empty response", record(1, replace(`"output": "Response B."`, `"output": "  "`)), "output: empty response"},
-		{"wrong type", record(1, replace(`"label": "S"`, `"label": 1`)), "atoms.label: expected string"},
+		{"wrong type", record(1, replace(`"label": "S"`, `"label": 1`)), "atoms[0].label: expected string, got JSON number"},
+		{"wrong type in a list", record(1, replace(`["c_a0_0", "c_a1_0"]`, `["c_a0_0", 7]`)), "atoms[1].contexts[1]: expected string, got JSON number"},
+		{"not an object", `[1, 2]`, "the line is not a JSON object but an array"},
+		{"a string", `"x"`, "the line is not a JSON object but a string"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
