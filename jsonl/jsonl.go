@@ -38,47 +38,36 @@ func (w *Writer) Write(v any) error {
 	return err
 }
 
-// Done is the set of input line numbers an existing output already holds.
-type Done map[int]bool
+// Done maps the input line numbers an existing output already holds to
+// what was kept of their records.
+type Done map[int]Stored
+
+// Stored is a record already in an output file.
+type Stored struct {
+	Line   int                        // the record's line in the output file
+	Fields map[string]json.RawMessage // the fields Resume was asked to keep, those present
+}
 
 // Resume opens path for appending, creating it if needed. Records already in
 // the file must carry the input line they came from in a numeric field
-// named lineField. A last line cut short by a crash (no newline, or not
-// valid JSON) is removed; any other malformed line is an error, and nothing
-// is changed.
-func Resume(path, lineField string) (*os.File, Done, error) {
+// named lineField, each input line at most once; of each, the fields named
+// in keep are returned in Done. A last line cut short by a crash (no
+// newline, or not valid JSON) is removed; any other malformed line is an
+// error, and nothing is changed. So is an error from check, which, when not
+// nil, is given what the file holds before anything is changed, to say
+// whether it may be resumed.
+func Resume(path, lineField string, keep []string, check func(Done) error) (*os.File, Done, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}
-	done := make(Done)
-	br := bufio.NewReader(f)
-	var good int64 // bytes up to the end of the last complete record
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		complete := err == nil
-		var rec map[string]json.RawMessage
-		if jerr := json.Unmarshal(line, &rec); jerr != nil || !complete {
-			if _, perr := br.Peek(1); perr == io.EOF {
-				break // a torn last line: drop it
-			}
-			f.Close()
-			return nil, nil, fmt.Errorf("%s:%d: not a JSON record (is this an output file of this tool?)", path, n)
-		}
-		var ln int
-		if jerr := json.Unmarshal(rec[lineField], &ln); jerr != nil || ln <= 0 {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s:%d: field %s: missing or not a line number; cannot resume into this file", path, n, lineField)
-		}
-		done[ln] = true
-		good += int64(len(line))
+	done, good, err := scan(f, path, lineField, keep)
+	if err == nil && check != nil {
+		err = check(done)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
 	if err := f.Truncate(good); err != nil {
 		f.Close()
@@ -89,6 +78,47 @@ func Resume(path, lineField string) (*os.File, Done, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, done, nil
+}
+
+// scan reads the records of an output file and returns them and the size
+// of the file without a torn last line.
+func scan(r io.Reader, path, lineField string, keep []string) (Done, int64, error) {
+	done := make(Done)
+	br := bufio.NewReader(r)
+	var good int64 // bytes up to the end of the last complete record
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		complete := err == nil
+		var rec map[string]json.RawMessage
+		if jerr := json.Unmarshal(line, &rec); jerr != nil || !complete {
+			if _, perr := br.Peek(1); perr == io.EOF {
+				break // a torn last line: drop it
+			}
+			return nil, 0, fmt.Errorf("%s:%d: not a JSON record (is this an output file of this tool?)", path, n)
+		}
+		var ln int
+		if jerr := json.Unmarshal(rec[lineField], &ln); jerr != nil || ln <= 0 {
+			return nil, 0, fmt.Errorf("%s:%d: field %s: missing or not a line number; cannot resume into this file", path, n, lineField)
+		}
+		if prev, ok := done[ln]; ok {
+			return nil, 0, fmt.Errorf("%s:%d: field %s: input line %d is already recorded at line %d; cannot resume into this file", path, n, lineField, ln, prev.Line)
+		}
+		st := Stored{Line: n, Fields: make(map[string]json.RawMessage, len(keep))}
+		for _, k := range keep {
+			if v, ok := rec[k]; ok {
+				st.Fields[k] = v
+			}
+		}
+		done[ln] = st
+		good += int64(len(line))
+	}
+	return done, good, nil
 }
 
 // ReadLines calls fn with each non-blank line of a file and its 1-based

@@ -23,13 +23,14 @@ func TestResume(t *testing.T) {
 		{"unterminated but valid last line", "{\"line\":1}\n{\"line\":3}", "{\"line\":1}\n", []int{1}, ""},
 		{"garbage in the middle", "{\"line\":1}\nnot json\n{\"line\":3}\n", "", nil, ":2: not a JSON record"},
 		{"no line field", "{\"x\":1}\n", "", nil, "field line"},
+		{"line recorded twice", "{\"line\":1}\n{\"line\":2}\n{\"line\":1}\n", "", nil, ":3: field line: input line 1 is already recorded at line 1"},
 	}
 	for _, tc := range tests {
 		path := filepath.Join(t.TempDir(), "out.jsonl")
 		if tc.content != "" {
 			os.WriteFile(path, []byte(tc.content), 0o644)
 		}
-		f, done, err := Resume(path, "line")
+		f, done, err := Resume(path, "line", nil, nil)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s: err %v, want %q", tc.name, err, tc.wantErr)
@@ -54,10 +55,42 @@ func TestResume(t *testing.T) {
 			t.Errorf("%s: done %v, want %v", tc.name, done, tc.done)
 		}
 		for _, l := range tc.done {
-			if !done[l] {
+			if _, ok := done[l]; !ok {
 				t.Errorf("%s: line %d not done", tc.name, l)
 			}
 		}
+	}
+}
+
+// TestResumeKeepAndCheck: Resume returns the kept fields of each record and
+// its line in the file, and an error from check leaves the file as it was,
+// torn last line included.
+func TestResumeKeepAndCheck(t *testing.T) {
+	content := "{\"line\":4,\"v\":\"FR2\",\"x\":[1]}\n{\"line\":2,\"w\":1}\n{\"line\":3,"
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refuse := errors.New("another run")
+	var seen Done
+	_, _, err := Resume(path, "line", []string{"v", "w"}, func(d Done) error { seen = d; return refuse })
+	if err != refuse {
+		t.Errorf("check's error not returned as is: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != content {
+		t.Errorf("file changed after check refused: %q", b)
+	}
+	if len(seen) != 2 || seen[4].Line != 1 || seen[2].Line != 2 || string(seen[4].Fields["v"]) != `"FR2"` ||
+		len(seen[4].Fields) != 1 || string(seen[2].Fields["w"]) != "1" || len(seen[2].Fields) != 1 {
+		t.Errorf("check saw %v", seen)
+	}
+	f, done, err := Resume(path, "line", []string{"v"}, func(Done) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if b, _ := os.ReadFile(path); string(b) != content[:strings.LastIndex(content, "\n")+1] || len(done) != 2 {
+		t.Errorf("after check accepted: file %q, done %v", b, done)
 	}
 }
 

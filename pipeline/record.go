@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/nli"
 )
 
 // Record is one output line of `fr score`: the reference's fields and some
@@ -48,6 +49,15 @@ type Record struct {
 	Line int `json:"line"`
 }
 
+// ModelName is a record's model_name for an NLI backend: its model, or the
+// backend's name when it has none.
+func ModelName(id nli.Identity) string {
+	if id.Model == "" {
+		return id.Backend
+	}
+	return id.Model
+}
+
 // Marginal is the distribution of one binary variable.
 type Marginal struct {
 	Variable      string     `json:"variable"`
@@ -74,13 +84,10 @@ func (a *Assessment) Record() Record {
 		Input:           a.Instance.Input,
 		Topic:           a.Instance.Topic,
 		Version:         a.Version.String(),
-		ModelName:       a.NLI.Model,
+		ModelName:       ModelName(a.NLI),
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
 		Line:            a.Instance.Line,
-	}
-	if r.ModelName == "" {
-		r.ModelName = a.NLI.Backend
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

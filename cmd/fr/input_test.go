@@ -176,7 +176,7 @@ func TestResume(t *testing.T) {
 				return err
 			}
 			defer closeCfg()
-			f, done, err := jsonl.Resume(part, "line")
+			f, done, err := jsonl.Resume(part, "line", nil, nil)
 			if err != nil {
 				return err
 			}
@@ -256,4 +256,71 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return n, err
+}
+
+// TestResumeOtherRun: resuming into an output file written by another run
+// (another version, NLI backend, K or solver, or another input file: other
+// input text, fewer records, other contexts) is refused with an error
+// naming the file, its line and the field that differs, and the file is
+// left as it was; the same run, or one that differs only in how the same
+// backend was chosen, resumes.
+func TestResumeOtherRun(t *testing.T) {
+	var lines []string
+	for i := range 3 {
+		lines = append(lines, record(i, nil))
+	}
+	input := writeFile(t, "in.jsonl", strings.Join(lines, "\n")+"\n")
+	first2 := writeFile(t, "first2.jsonl", strings.Join(lines[:2], "\n")+"\n")
+	other := writeFile(t, "other.jsonl", strings.ReplaceAll(strings.Join(lines, "\n"), `"input": "Q?"`, `"input": "Another question?"`)+"\n")
+	short := writeFile(t, "short.jsonl", lines[0]+"\n")
+	moreContexts := writeFile(t, "more.jsonl", lines[0]+"\n"+record(1, replace(`{"id": "c_a1_0"`, `{"id": "c_x", "text": "X."}, {"id": "c_a1_0"`))+"\n")
+	part := filepath.Join(t.TempDir(), "part.jsonl")
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", "--version", "2", "-o", part, first2); err != nil {
+		t.Fatal(err)
+	}
+	partial, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := append(append([]byte{}, partial...), `{"factuality_score": 0.5, "num_a`...)
+
+	tests := []struct {
+		name    string
+		content []byte
+		args    []string
+		want    string // error after "OUT:"; "" when the run resumes
+	}{
+		{"same run", partial, []string{"--nli", "given", "--version", "2", input}, ""},
+		{"auto chooses the same backend", partial, []string{"--nli", "auto", input}, ""},
+		{"version", partial, []string{"--nli", "given", "--version", "3", input}, `1: field "version" is "FR2" there but "FR3" in this run`},
+		{"backend", partial, []string{"--nli", "lexical", "--version", "2", input}, `1: field "nli_backend" is "given" there but "lexical" in this run`},
+		{"k", partial, []string{"--nli", "given", "--k", "3", input}, `1: field "k" is 1 there but 3 with --k 3`},
+		{"other contexts", partial, []string{"--nli", "given", moreContexts}, `2: field "num_contexts" is 2 there but 3 in this run`},
+		{"solver", partial, []string{"--nli", "given", "--solver", "merlin", input}, `1: field "solver.solver" is "native" there but "merlin" in this run`},
+		{"input text", partial, []string{"--nli", "given", other}, `1: field "input" is "Q?" there but "Another question?" in this run`},
+		{"shorter input", partial, []string{"--nli", "given", short}, "2: holds the result of line 2 of " + short + ", which has no valid record"},
+		{"torn last line", torn, []string{"--nli", "given", "--version", "1", input}, `1: field "version" is "FR2" there but "FR1" in this run`},
+	}
+	for _, tc := range tests {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		if err := os.WriteFile(out, tc.content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := run(t, context.Background(), append([]string{"score", "-o", out}, tc.args...)...)
+		got, _ := os.ReadFile(out)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if n := len(outputLines(t, out)); n != 3 || !bytes.HasPrefix(got, partial) {
+				t.Errorf("%s: %d lines after resuming, want the 2 kept and 1 new", tc.name, n)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), out+":"+tc.want) || !strings.Contains(err.Error(), "remove") {
+			t.Errorf("%s: error %v\nwant it to contain %q and suggest what to do", tc.name, err, out+":"+tc.want)
+		}
+		if !bytes.Equal(got, tc.content) {
+			t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
 }
