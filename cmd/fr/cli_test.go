@@ -268,11 +268,12 @@ func TestCompareCSV(t *testing.T) {
 	}
 }
 
-// TestAutoNLIWarning: with --nli auto (the default) a record with relations
-// uses them, one without falls back to the lexical backend, and the first
-// such record prints a warning on stderr, once per run; stdout holds only
-// the records.
+// TestAutoNLIWarning: with --nli auto (the default) and no NLI model
+// available, a record with relations uses them, one without falls back to
+// the lexical backend, and the first such record prints a warning on
+// stderr, once per run; stdout holds only the records.
 func TestAutoNLIWarning(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir()) // no ONNX model pulled: auto falls back to lexical
 	noRelations := func(s string) string { return s[:strings.Index(s, `, "relations"`)] + "}" }
 	const warning = "fr: warning: no NLI model configured; records without relations use the lexical fallback"
 	tests := []struct {
