@@ -173,8 +173,9 @@ func (c *conditioner) start(msg []float64) {
 }
 
 // runBranch runs BP with the clamps and messages set, for at most maxIter
-// sweeps and what the budget allows. errInconsistent means that the
-// branch has no weight; budgetCut that the budget ended it.
+// sweeps and what the budget allows, and reports true when the budget
+// ended the run before it converged. errInconsistent means that the branch
+// has no weight.
 func (c *conditioner) runBranch(ctx context.Context, damping float64, maxIter int) (*bpBranch, bool, error) {
 	// The marginals and the Bethe estimate cost about one more sweep.
 	sweeps := min(int64(maxIter), c.left/c.edges-1)
