@@ -1,13 +1,10 @@
 package retrieve
 
 import (
-	"fmt"
-	"os"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
+	"github.com/factreasoner/factreasoner-go/hftokenizer"
 )
 
 // Tokenizer splits a text into tokens for sizing passages. Spans returns
@@ -18,70 +15,37 @@ type Tokenizer interface {
 }
 
 // HFTokenizer is a tokenizer described by a Hugging Face tokenizer.json
-// (RoBERTa's byte-level BPE for FActScore's passages), run by
-// github.com/sugarme/tokenizer. No special tokens are added.
+// (RoBERTa's byte-level BPE for FActScore's passages). No special tokens
+// are added.
 type HFTokenizer struct {
-	tk *tokenizer.Tokenizer
+	tk *hftokenizer.Tokenizer
 }
 
 // LoadHFTokenizer reads a tokenizer.json.
-func LoadHFTokenizer(path string) (t *HFTokenizer, err error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("tokenizer: %w", err)
-	}
-	// sugarme asserts the types of the file's fields and panics on a
-	// malformed file; that must be an error here.
-	defer func() {
-		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("tokenizer %s: malformed tokenizer.json: %v", path, p)
-		}
-	}()
-	tk, err := pretrained.FromFile(path)
+func LoadHFTokenizer(path string) (*HFTokenizer, error) {
+	tk, err := hftokenizer.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+		return nil, err
 	}
-	// Passages are sized here; the library must not cut or pad.
-	tk.WithTruncation(nil)
-	tk.WithPadding(nil)
 	return &HFTokenizer{tk: tk}, nil
 }
 
 // Spans implements Tokenizer.
-func (t *HFTokenizer) Spans(text string) (spans [][2]int, err error) {
-	if text == "" {
-		return nil, nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			spans, err = nil, fmt.Errorf("tokenizer failed: %v", p)
-		}
-	}()
-	enc, err := t.tk.EncodeSingle(text, false)
+func (t *HFTokenizer) Spans(text string) ([][2]int, error) {
+	toks, err := t.tk.Encode(text)
 	if err != nil {
 		return nil, err
 	}
-	spans = make([][2]int, len(enc.Offsets))
-	for i, o := range enc.Offsets {
-		if len(o) != 2 || o[0] < 0 || o[1] < o[0] || o[1] > len(text) {
-			return nil, fmt.Errorf("tokenizer gave token %d the range %v outside the text (%d bytes)", i, o, len(text))
-		}
-		spans[i] = [2]int{o[0], o[1]}
-	}
-	return spans, nil
+	return toks.Offsets, nil
 }
 
 // IDs returns the token ids of text without special tokens.
-func (t *HFTokenizer) IDs(text string) (ids []int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			ids, err = nil, fmt.Errorf("tokenizer failed: %v", p)
-		}
-	}()
-	enc, err := t.tk.EncodeSingle(text, false)
+func (t *HFTokenizer) IDs(text string) ([]int, error) {
+	toks, err := t.tk.Encode(text)
 	if err != nil {
 		return nil, err
 	}
-	return enc.Ids, nil
+	return toks.IDs, nil
 }
 
 // WordTokenizer counts whitespace-separated words: the fallback when no

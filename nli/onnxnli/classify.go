@@ -12,6 +12,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/factreasoner/factreasoner-go/hftokenizer"
+
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -41,7 +43,7 @@ func (m *Model) Encode(premise, hypothesis string) (Encoded, error) {
 	return m.encodeTokens(premise, p, h), nil
 }
 
-func (m *Model) encodeTokens(premiseText string, p, h Tokens) Encoded {
+func (m *Model) encodeTokens(premiseText string, p, h hftokenizer.Tokens) Encoded {
 	plan := planPair(premiseText, p, h, m.maxLen, m.tok.Specials())
 	e := Encoded{Plan: plan, Sequences: make([]Sequence, len(plan.Chunks))}
 	for i, c := range plan.Chunks {
@@ -180,8 +182,8 @@ type Stats struct {
 func (m *Model) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
 	// Atoms and contexts recur across pairs (FR2 pairs every atom with
 	// every context): tokenize each text once.
-	memo := map[string]Tokens{}
-	tokens := func(s string) (Tokens, error) {
+	memo := map[string]hftokenizer.Tokens{}
+	tokens := func(s string) (hftokenizer.Tokens, error) {
 		if t, ok := memo[s]; ok {
 			return t, nil
 		}

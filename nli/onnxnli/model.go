@@ -29,6 +29,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/factreasoner/factreasoner-go/hftokenizer"
+
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -64,7 +66,7 @@ type Model struct {
 	name      string
 	modelFile string
 	session   *ort.DynamicAdvancedSession
-	tok       *Tokenizer
+	tok       *hftokenizer.Tokenizer
 
 	inputs    []string // the graph's inputs, in the order they are fed
 	int32IDs  bool     // the graph takes int32 instead of int64 ids
@@ -162,8 +164,11 @@ func Load(dir string, opts Options) (*Model, error) {
 		m.padID = *cfg.PadTokenID
 	}
 	m.zeroTypes = cfg.TypeVocabSize != nil && *cfg.TypeVocabSize <= 1
-	if m.tok, err = LoadTokenizer(tokFile); err != nil {
+	if m.tok, err = hftokenizer.Load(tokFile); err != nil {
 		return nil, err
+	}
+	if !m.tok.JoinsPairs() {
+		return nil, fmt.Errorf("NLI model %s: %s has no post_processor: it does not say how to join a premise and a hypothesis", dir, tokFile)
 	}
 	if m.maxLen <= m.tok.Specials()+1 {
 		return nil, fmt.Errorf("NLI model %s: a window of %d tokens leaves no room for text", dir, m.maxLen)
@@ -362,4 +367,4 @@ func (m *Model) MaxLength() int { return m.maxLen }
 func (m *Model) Labels() [3]nli.Label { return m.labels }
 
 // Tokenizer returns the model's tokenizer.
-func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+func (m *Model) Tokenizer() *hftokenizer.Tokenizer { return m.tok }

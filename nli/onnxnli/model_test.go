@@ -2,6 +2,7 @@ package onnxnli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -47,6 +48,12 @@ func readTestFile(t *testing.T, elem ...string) []byte {
 // clear error at load, naming the file and what is wrong.
 func TestLoadErrors(t *testing.T) {
 	good := readTestFile(t, "tiny-roberta", "model.onnx")
+	var tok map[string]any
+	if err := json.Unmarshal(readTestFile(t, "tiny-roberta", "tokenizer.json"), &tok); err != nil {
+		t.Fatal(err)
+	}
+	tok["post_processor"] = nil
+	noPairs, _ := json.Marshal(tok)
 	for _, c := range []struct {
 		name    string
 		replace map[string][]byte
@@ -67,6 +74,7 @@ func TestLoadErrors(t *testing.T) {
 			"id2label": {"0": "entailment", "1": "not_entailment"}}`)}, []string{"2 labels"}, true},
 		{"config not JSON", map[string][]byte{"config.json": []byte("{")}, []string{"config.json: not a model config.json"}, false},
 		{"no window", map[string][]byte{"config.json": []byte(`{"id2label": {"0": "contradiction", "1": "neutral", "2": "entailment"}}`)}, []string{"max_position_embeddings"}, false},
+		{"tokenizer without post_processor", map[string][]byte{"tokenizer.json": noPairs}, []string{"no post_processor"}, false},
 		{"tokenizer not JSON", map[string][]byte{"tokenizer.json": []byte("merges")}, []string{"tokenizer.json: not a tokenizer.json"}, false},
 		{"tokenizer malformed", map[string][]byte{"tokenizer.json": []byte(`{"model": {"type": "BPE", "vocab": 3}, "post_processor": {"type": "RobertaProcessing"}}`)}, []string{"tokenizer.json"}, false},
 	} {
