@@ -27,7 +27,8 @@ func onnxFlags() []cli.Flag {
 			Usage: "model of --nli onnx: a directory (model.onnx or onnx/model.onnx, tokenizer.json, config.json) or a hub repository id pulled with fr models pull"},
 		&cli.StringFlag{Name: "onnxruntime-lib", EnvVars: []string{onnxnli.LibraryEnvVar}, DefaultText: "installed by scripts/install-onnxruntime",
 			Usage: "ONNX Runtime shared library (libonnxruntime.so)"},
-		&cli.IntFlag{Name: "nli-batch-size", Value: onnxnli.DefaultBatchSize, Usage: "sequences per ONNX Runtime call"},
+		&cli.IntFlag{Name: "nli-batch-size", Value: onnxnli.DefaultBatchSize, Usage: "most sequences per ONNX Runtime call"},
+		&cli.IntFlag{Name: "nli-batch-tokens", Value: onnxnli.DefaultBatchTokens, Usage: "most tokens per ONNX Runtime call, padding included (longer sequences run alone)"},
 		&cli.IntFlag{Name: "nli-threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		&cli.IntFlag{Name: "nli-max-length", Usage: "tokens per model input (0: the model's window); longer premises are split into chunks"},
 	}
@@ -102,12 +103,13 @@ func newONNXClassifier(c *cli.Context) (*onnxnli.Model, error) {
 		return nil, err
 	}
 	return onnxnli.Load(ref.dir, onnxnli.Options{
-		Library:   c.String("onnxruntime-lib"),
-		Name:      ref.name,
-		Graph:     ref.graph,
-		BatchSize: c.Int("nli-batch-size"),
-		Threads:   c.Int("nli-threads"),
-		MaxLength: c.Int("nli-max-length"),
+		Library:     c.String("onnxruntime-lib"),
+		Name:        ref.name,
+		Graph:       ref.graph,
+		BatchSize:   c.Int("nli-batch-size"),
+		BatchTokens: c.Int("nli-batch-tokens"),
+		Threads:     c.Int("nli-threads"),
+		MaxLength:   c.Int("nli-max-length"),
 	})
 }
 

@@ -49,7 +49,9 @@ func benchPairs(b *testing.B) []nli.Pair {
 }
 
 // BenchmarkThroughput measures Classify on the benchmark pairs at batch
-// sizes 1 to 32 (sequences sorted by length before batching), and reports
+// sizes 1 to 32 (sequences sorted by length before batching), without a cap
+// on a batch's tokens and with the caps 128, 256 (the default) and 512
+// tokens at the default batch size, and reports
 // pairs per second, the share of the time spent outside ONNX Runtime's Run
 // (tokenization, chunking, tensors, softmax: the Go side's cost), and the
 // share of padding tokens in the batches.
@@ -63,9 +65,22 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 	pairs := benchPairs(b)
 	ctx := context.Background()
+	type setting struct{ size, tokens int }
+	var settings []setting
 	for _, bs := range []int{1, 2, 4, 8, 16, 32} {
-		b.Run(fmt.Sprintf("batch=%d", bs), func(b *testing.B) {
-			m, err := Load(dir, Options{BatchSize: bs})
+		settings = append(settings, setting{bs, 1 << 30}) // sequences only
+	}
+	for _, bt := range []int{128, 256, 512} {
+		settings = append(settings, setting{DefaultBatchSize, bt})
+	}
+	for _, st := range settings {
+		bs := st.size
+		name := fmt.Sprintf("batch=%d", bs)
+		if st.tokens < 1<<30 {
+			name += fmt.Sprintf(",tokens=%d", st.tokens)
+		}
+		b.Run(name, func(b *testing.B) {
+			m, err := Load(dir, Options{BatchSize: bs, BatchTokens: st.tokens})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -85,7 +100,7 @@ func BenchmarkThroughput(b *testing.B) {
 			total := b.Elapsed()
 			b.ReportMetric(float64(len(pairs)*b.N)/total.Seconds(), "pairs/s")
 			b.ReportMetric(100*float64(total-ort)/float64(total), "%go")
-			real, padded := padding(m, pairs, bs)
+			real, padded := padding(m, pairs, bs, st.tokens)
 			b.ReportMetric(100*float64(padded-real)/float64(padded), "%pad")
 		})
 	}
@@ -102,7 +117,7 @@ func BenchmarkUnsortedBatches(b *testing.B) {
 	pairs := benchPairs(b)
 	for _, bs := range []int{4, 8, 16, 32} {
 		b.Run(fmt.Sprintf("batch=%d", bs), func(b *testing.B) {
-			m, err := Load(dir, Options{BatchSize: bs})
+			m, err := Load(dir, Options{BatchSize: bs, BatchTokens: 1 << 30})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -154,8 +169,8 @@ func sequences(b *testing.B, m *Model, pairs []nli.Pair) []Sequence {
 	return seqs
 }
 
-// padding counts the real and padded tokens of the sorted batches.
-func padding(m *Model, pairs []nli.Pair, bs int) (real, padded int) {
+// padding counts the real and padded tokens of the batches Logits makes.
+func padding(m *Model, pairs []nli.Pair, bs, tokens int) (real, padded int) {
 	var lens []int
 	for _, p := range pairs {
 		e, _ := m.Encode(p.Premise, p.Hypothesis)
@@ -166,8 +181,11 @@ func padding(m *Model, pairs []nli.Pair, bs int) (real, padded int) {
 	// Sorted longest first, as Logits does.
 	slices.Sort(lens)
 	slices.Reverse(lens)
-	for lo := 0; lo < len(lens); lo += bs {
-		hi := min(lo+bs, len(lens))
+	for lo, hi := 0, 0; lo < len(lens); lo = hi {
+		hi = lo + 1
+		for hi < len(lens) && hi-lo < bs && (hi-lo+1)*lens[lo] <= tokens {
+			hi++
+		}
 		for _, n := range lens[lo:hi] {
 			real += n
 		}

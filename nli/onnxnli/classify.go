@@ -55,7 +55,8 @@ func (m *Model) encodeTokens(premiseText string, p, h hftokenizer.Tokens) Encode
 
 // Logits runs the model on sequences and returns each one's logits, in the
 // order of the classifier's outputs (see Labels). Sequences are sorted by
-// length and run BatchSize at a time, each batch padded to its longest.
+// length and run in batches of at most BatchSize sequences and BatchTokens
+// padded tokens, each batch padded to its longest.
 func (m *Model) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, error) {
 	if m.session == nil {
 		return nil, errors.New("NLI model is closed")
@@ -71,11 +72,19 @@ func (m *Model) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, erro
 	// order, so batches (and results) are the same from run to run.
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(seqs[b].IDs), len(seqs[a].IDs)) })
 	out := make([][3]float32, len(seqs))
-	for lo := 0; lo < len(order); lo += m.batchSize {
+	for lo, hi := 0, 0; lo < len(order); lo = hi {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		batch := order[lo:min(lo+m.batchSize, len(order))]
+		// A batch takes up to batchSize sequences while it stays within
+		// batchTokens padded tokens (the first, longest, sets the width):
+		// short sequences go many to a batch, long ones alone.
+		width := len(seqs[order[lo]].IDs)
+		hi = lo + 1
+		for hi < len(order) && hi-lo < m.batchSize && (hi-lo+1)*width <= m.batchTokens {
+			hi++
+		}
+		batch := order[lo:hi]
 		logits, err := m.run(seqs, batch)
 		if err != nil {
 			return nil, err

@@ -43,9 +43,14 @@ type Options struct {
 	// repository id, or the directory as the user gave it). Empty uses the
 	// directory.
 	Name string
-	// BatchSize is the number of sequences per ONNX Runtime call (default
+	// BatchSize is the most sequences per ONNX Runtime call (default
 	// DefaultBatchSize).
 	BatchSize int
+	// BatchTokens is the most tokens per call, padding included (default
+	// DefaultBatchTokens): on a CPU, a batch of long sequences runs slower
+	// per sequence than the sequences one by one, while short ones gain
+	// from company (see BENCHMARKS.md).
+	BatchTokens int
 	// Threads is ONNX Runtime's intra-op thread count (0: its default, one
 	// per core).
 	Threads int
@@ -56,8 +61,11 @@ type Options struct {
 	Graph string
 }
 
-// DefaultBatchSize is the default number of sequences per run.
-const DefaultBatchSize = 16
+// Defaults of the batching options.
+const (
+	DefaultBatchSize   = 16
+	DefaultBatchTokens = 256
+)
 
 // Model is a loaded NLI cross-encoder. It implements nli.Classifier and is
 // safe for concurrent use.
@@ -68,13 +76,14 @@ type Model struct {
 	session   *ort.DynamicAdvancedSession
 	tok       *hftokenizer.Tokenizer
 
-	inputs    []string // the graph's inputs, in the order they are fed
-	int32IDs  bool     // the graph takes int32 instead of int64 ids
-	labels    [3]nli.Label
-	maxLen    int
-	padID     int
-	zeroTypes bool // feed zeros as token_type_ids (type_vocab_size 1)
-	batchSize int
+	inputs      []string // the graph's inputs, in the order they are fed
+	int32IDs    bool     // the graph takes int32 instead of int64 ids
+	labels      [3]nli.Label
+	maxLen      int
+	padID       int
+	zeroTypes   bool // feed zeros as token_type_ids (type_vocab_size 1)
+	batchSize   int
+	batchTokens int
 
 	stats statCounters
 }
@@ -141,6 +150,9 @@ func Load(dir string, opts Options) (*Model, error) {
 	}
 	if m.batchSize <= 0 {
 		m.batchSize = DefaultBatchSize
+	}
+	if m.batchTokens = opts.BatchTokens; m.batchTokens <= 0 {
+		m.batchTokens = DefaultBatchTokens
 	}
 	cfg, err := readConfig(cfgFile)
 	if err != nil {

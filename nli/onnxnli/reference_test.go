@@ -73,8 +73,9 @@ func TestAgainstNumpy(t *testing.T) {
 	for _, name := range []string{"tiny-roberta", "tiny-bert"} {
 		t.Run(name, func(t *testing.T) {
 			ref := readReference(t, name)
-			for _, batch := range []int{1, 4, 64} {
-				m := loadTestModel(t, name, Options{BatchSize: batch})
+			for _, opts := range []Options{{BatchSize: 1}, {BatchSize: 4}, {}, {BatchSize: 64, BatchTokens: 1 << 20}} {
+				batch := opts.BatchSize
+				m := loadTestModel(t, name, opts)
 				if m.MaxLength() != ref.Window || m.Tokenizer().Specials() != ref.Specials {
 					t.Fatalf("window %d, %d specials; reference %d, %d", m.MaxLength(), m.Tokenizer().Specials(), ref.Window, ref.Specials)
 				}
