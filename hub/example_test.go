@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"testing"
 
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/fakehub"
@@ -14,7 +13,8 @@ import (
 // Pull a model into a store. Here the hub is a fake one on loopback; in use
 // the client comes from NewClientFromEnv ($HF_ENDPOINT, $HF_TOKEN).
 func ExampleStore_Pull() {
-	h := fakehub.New(&testing.T{})
+	h, stop := fakehub.Start()
+	defer stop()
 	h.Repos["acme/nli"] = &fakehub.Repo{
 		Commit: "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed",
 		Files: map[string][]byte{

@@ -51,11 +51,18 @@ type Hub struct {
 
 // New starts a hub with no repositories; it stops with the test.
 func New(t testing.TB) *Hub {
+	h, stop := Start()
+	t.Cleanup(stop)
+	return h
+}
+
+// Start starts a hub with no repositories and returns it with the function
+// that stops it.
+func Start() (*Hub, func()) {
 	h := &Hub{Repos: map[string]*Repo{}, CutAfter: map[string][]int{}, BadHash: map[string]bool{}}
 	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	h.URL = srv.URL
-	return h
+	return h, srv.Close
 }
 
 // AddDir adds a repository whose files are those of a local directory
