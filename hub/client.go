@@ -62,15 +62,19 @@ func NewClientFromEnv() *Client {
 	return &Client{Endpoint: ep, Token: os.Getenv("HF_TOKEN")}
 }
 
+// defaultHTTP is the client used when Client.HTTP is nil. It is never
+// changed; sharing it lets requests reuse connections.
+var defaultHTTP = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	ResponseHeaderTimeout: 30 * time.Second,
+	TLSHandshakeTimeout:   30 * time.Second,
+}}
+
 func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		ResponseHeaderTimeout: 30 * time.Second,
-		TLSHandshakeTimeout:   30 * time.Second,
-	}}
+	return defaultHTTP
 }
 
 func (c *Client) endpoint() string { return strings.TrimRight(c.Endpoint, "/") }
@@ -254,8 +258,8 @@ func (c *Client) Download(ctx context.Context, repo, commit string, f File, dest
 			}
 			backoff = min(2*backoff, time.Minute)
 		}
-		done, err := c.fetch(ctx, u, repo, commit, f, part)
-		if err == nil && done {
+		err := c.fetch(ctx, u, repo, commit, f, part)
+		if err == nil {
 			break
 		}
 		var perm permanentError
@@ -283,15 +287,15 @@ type permanentError struct{ error }
 
 func (e permanentError) Unwrap() error { return e.error }
 
-// fetch makes one attempt, appending to the partial file. It reports
-// whether the file is complete.
-func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part string) (bool, error) {
+// fetch makes one attempt, appending to the partial file; it returns nil
+// when the file is complete.
+func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part string) error {
 	var have int64
 	if st, err := os.Stat(part); err == nil {
 		have = st.Size()
 	}
 	if f.Size >= 0 && have == f.Size {
-		return true, nil
+		return nil
 	}
 	if f.Size >= 0 && have > f.Size {
 		os.Remove(part)
@@ -299,21 +303,21 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 	}
 	req, err := c.request(ctx, u)
 	if err != nil {
-		return false, permanentError{err}
+		return permanentError{err}
 	}
 	if have > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
 	}
 	resp, err := c.http().Do(req)
 	if err != nil {
-		return false, fmt.Errorf("hub %s: %s/%s: %w", c.endpoint(), repo, f.Path, err)
+		return fmt.Errorf("hub %s: %s/%s: %w", c.endpoint(), repo, f.Path, err)
 	}
 	defer resp.Body.Close()
 	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
 		if start, ok := rangeStart(resp.Header.Get("Content-Range")); !ok || start != have {
-			return false, fmt.Errorf("hub %s: %s/%s: asked for bytes from %d, got Content-Range %q", c.endpoint(), repo, f.Path, have, resp.Header.Get("Content-Range"))
+			return fmt.Errorf("hub %s: %s/%s: asked for bytes from %d, got Content-Range %q", c.endpoint(), repo, f.Path, have, resp.Header.Get("Content-Range"))
 		}
 	case resp.StatusCode == http.StatusOK:
 		// The whole file: the server ignored the range, or none was asked.
@@ -321,15 +325,15 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 		have = 0
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 		os.Remove(part) // the partial file is not a prefix of this file
-		return false, fmt.Errorf("hub %s: %s/%s: partial download does not fit; starting over", c.endpoint(), repo, f.Path)
+		return fmt.Errorf("hub %s: %s/%s: partial download does not fit; starting over", c.endpoint(), repo, f.Path)
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return false, c.statusError(resp, repo, commit, f.Path)
+		return c.statusError(resp, repo, commit, f.Path)
 	default:
-		return false, permanentError{c.statusError(resp, repo, commit, f.Path)}
+		return permanentError{c.statusError(resp, repo, commit, f.Path)}
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
-		return false, permanentError{err}
+		return permanentError{err}
 	}
 	w := &progressWriter{w: out, done: have, total: f.Size, file: f.Path, report: c.Progress}
 	_, copyErr := io.Copy(w, resp.Body)
@@ -337,12 +341,12 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 		copyErr = err
 	}
 	if copyErr != nil {
-		return false, fmt.Errorf("hub %s: %s/%s: download cut at %d bytes: %w", c.endpoint(), repo, f.Path, w.done, copyErr)
+		return fmt.Errorf("hub %s: %s/%s: download cut at %d bytes: %w", c.endpoint(), repo, f.Path, w.done, copyErr)
 	}
 	if f.Size >= 0 && w.done < f.Size {
-		return false, fmt.Errorf("hub %s: %s/%s: download cut at %d of %d bytes", c.endpoint(), repo, f.Path, w.done, f.Size)
+		return fmt.Errorf("hub %s: %s/%s: download cut at %d of %d bytes", c.endpoint(), repo, f.Path, w.done, f.Size)
 	}
-	return true, nil
+	return nil
 }
 
 // partialName is where a download in progress is kept: beside dest, named

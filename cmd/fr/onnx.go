@@ -11,7 +11,6 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
-	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 )
 
@@ -122,5 +121,3 @@ func onnxSummary(c *cli.Context, m *onnxnli.Model) {
 	fmt.Fprintf(c.App.ErrWriter, "fr: onnx nli %s: %d pairs, %d model inputs; %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window\n",
 		m.Identity().Model, s.Pairs, s.Sequences, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, m.MaxLength())
 }
-
-var _ nli.Classifier = (*onnxnli.Model)(nil)

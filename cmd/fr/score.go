@@ -181,13 +181,9 @@ func sameRun(c *cli.Context, cfg *pipeline.Config, version graph.Version, in *in
 	return nil
 }
 
-// shortQuote quotes s for an error message, cut to 60 characters.
-func shortQuote(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:60]) + "…"
-	}
-	return strconv.Quote(s)
-}
+// shortQuote quotes s for an error message, on one line and cut to 60
+// characters.
+func shortQuote(s string) string { return strconv.Quote(oneLine(s, 60)) }
 
 // scoreFile scores the records of input not yet done and writes them to out.
 func scoreFile(c *cli.Context, cfg *pipeline.Config, version graph.Version, input string, out io.Writer, done jsonl.Done) error {

@@ -128,21 +128,9 @@ func BenchmarkUnsortedBatches(b *testing.B) {
 			for range b.N {
 				for lo := 0; lo < len(seqs); lo += bs {
 					batch := make([]int, 0, bs)
-					width := 0
 					for i := lo; i < min(lo+bs, len(seqs)); i++ {
 						batch = append(batch, i)
-						width = max(width, len(seqs[i].IDs))
 					}
-					// run pads to its first sequence's length: put the
-					// longest first, keeping the batch's members.
-					longest := 0
-					for j, i := range batch {
-						if len(seqs[i].IDs) == width {
-							longest = j
-							break
-						}
-					}
-					batch[0], batch[longest] = batch[longest], batch[0]
 					start := time.Now()
 					if _, err := m.run(seqs, batch); err != nil {
 						b.Fatal(err)
@@ -182,10 +170,7 @@ func padding(m *Model, pairs []nli.Pair, bs, tokens int) (real, padded int) {
 	slices.Sort(lens)
 	slices.Reverse(lens)
 	for lo, hi := 0, 0; lo < len(lens); lo = hi {
-		hi = lo + 1
-		for hi < len(lens) && hi-lo < bs && (hi-lo+1)*lens[lo] <= tokens {
-			hi++
-		}
+		hi = batchEnd(lens[lo], lo, len(lens), bs, tokens)
 		for _, n := range lens[lo:hi] {
 			real += n
 		}

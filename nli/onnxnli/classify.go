@@ -13,7 +13,6 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/factreasoner/factreasoner-go/hftokenizer"
-
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -76,14 +75,7 @@ func (m *Model) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// A batch takes up to batchSize sequences while it stays within
-		// batchTokens padded tokens (the first, longest, sets the width):
-		// short sequences go many to a batch, long ones alone.
-		width := len(seqs[order[lo]].IDs)
-		hi = lo + 1
-		for hi < len(order) && hi-lo < m.batchSize && (hi-lo+1)*width <= m.batchTokens {
-			hi++
-		}
+		hi = batchEnd(len(seqs[order[lo]].IDs), lo, len(order), m.batchSize, m.batchTokens)
 		batch := order[lo:hi]
 		logits, err := m.run(seqs, batch)
 		if err != nil {
@@ -96,10 +88,25 @@ func (m *Model) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, erro
 	return out, nil
 }
 
-// run feeds one padded batch to the session and returns its logits, 3 per
-// sequence.
+// batchEnd returns the end of the batch that starts at lo among n sequences
+// sorted longest first, the first of width tokens: up to size sequences
+// while the batch, padded to width, stays within tokens. Short sequences go
+// many to a batch, long ones alone.
+func batchEnd(width, lo, n, size, tokens int) int {
+	hi := lo + 1
+	for hi < n && hi-lo < size && (hi-lo+1)*width <= tokens {
+		hi++
+	}
+	return hi
+}
+
+// run feeds one batch, padded to its longest sequence, to the session and
+// returns its logits, 3 per sequence.
 func (m *Model) run(seqs []Sequence, batch []int) ([]float32, error) {
-	width := len(seqs[batch[0]].IDs)
+	width := 0
+	for _, i := range batch {
+		width = max(width, len(seqs[i].IDs))
+	}
 	n := len(batch) * width
 	ids := make([]int64, n)
 	mask := make([]int64, n)

@@ -70,7 +70,6 @@ const (
 // Model is a loaded NLI cross-encoder. It implements nli.Classifier and is
 // safe for concurrent use.
 type Model struct {
-	dir       string
 	name      string
 	modelFile string
 	session   *ort.DynamicAdvancedSession
@@ -144,7 +143,7 @@ func Load(dir string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{dir: dir, name: opts.Name, modelFile: modelFile, batchSize: opts.BatchSize}
+	m := &Model{name: opts.Name, modelFile: modelFile, batchSize: opts.BatchSize}
 	if m.name == "" {
 		m.name = dir
 	}
@@ -196,7 +195,7 @@ func Load(dir string, opts Options) (*Model, error) {
 	if err := checkONNX(modelFile); err != nil {
 		return nil, err
 	}
-	ins, outs, err := ort.GetInputOutputInfo(modelFile)
+	ins, outs, err := graphInfo(modelFile)
 	if err != nil {
 		return nil, fmt.Errorf("NLI model %s: ONNX Runtime cannot load it: %w", modelFile, err)
 	}
@@ -218,6 +217,21 @@ func Load(dir string, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("NLI model %s: ONNX Runtime cannot load it: %w", modelFile, err)
 	}
 	return m, nil
+}
+
+// graphInfo reads a graph's inputs and outputs. The binding can only do it
+// by loading the model in a session of its own; that session skips the
+// graph optimizations, which the session that runs the model does anyway.
+func graphInfo(path string) (ins, outs []ort.InputOutputInfo, err error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	return ort.GetInputOutputInfoWithOptions(path, so)
 }
 
 func readConfig(path string) (*config, error) {
@@ -377,6 +391,8 @@ func (m *Model) MaxLength() int { return m.maxLen }
 
 // Labels returns the label of each output of the classifier, in order.
 func (m *Model) Labels() [3]nli.Label { return m.labels }
+
+var _ nli.Classifier = (*Model)(nil)
 
 // Tokenizer returns the model's tokenizer.
 func (m *Model) Tokenizer() *hftokenizer.Tokenizer { return m.tok }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -70,7 +69,7 @@ func FindLibrary(path string) (string, error) {
 }
 
 // The ONNX Runtime environment is process-wide: the binding keeps it in
-// package variables and can load one library per process. ortOnce records
+// package variables and can load one library per process. ortState records
 // which library was loaded so that a second request for another one fails
 // clearly instead of silently using the first.
 var ortState struct {
@@ -97,11 +96,8 @@ func initRuntime(path string) error {
 	ortState.path = abs
 	ort.SetSharedLibraryPath(abs)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		msg := err.Error()
-		if strings.Contains(msg, "API") || strings.Contains(msg, "dlopen") || strings.Contains(msg, "loading") {
-			err = fmt.Errorf("%w (the library must be ONNX Runtime %s or later for this CPU; scripts/install-onnxruntime installs one)", err, RuntimeVersion)
-		}
-		ortState.err = fmt.Errorf("loading ONNX Runtime from %s: %w", abs, err)
+		ortState.err = fmt.Errorf("loading ONNX Runtime from %s: %w (the library must be ONNX Runtime %s or later, built for this platform; scripts/install-onnxruntime installs one)",
+			abs, err, RuntimeVersion)
 		return ortState.err
 	}
 	return nil
