@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -146,6 +147,49 @@ func (v *NLIVerifier) Verify(ctx context.Context, topic string, claims []Claim) 
 				best, bestCtx = p, e.ID
 			}
 			k++
+		}
+		out[i].Entailment = &best
+		out[i].Context = bestCtx
+		out[i].Supported = best > v.Threshold
+	}
+	return out, nil
+}
+
+// RelationVerifier verifies claims with relations computed elsewhere (a
+// record's own "relations"): a claim is supported iff an entailment or
+// equivalence relation from one of its passages has probability above
+// Threshold. It decides as NLIVerifier would with a model that answered
+// those relations, and neutral for every other pair.
+type RelationVerifier struct {
+	// Relation returns the relation from a context to an atom, if any.
+	Relation  func(contextID, atomID string) (graph.Relation, bool)
+	Threshold float64
+}
+
+// Name implements Verifier.
+func (v *RelationVerifier) Name() string { return "nli:given" }
+
+// Verify implements Verifier.
+func (v *RelationVerifier) Verify(ctx context.Context, topic string, claims []Claim) ([]Decision, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Decision, len(claims))
+	for i, c := range claims {
+		out[i] = Decision{ID: c.ID, Atom: c.Text}
+		if len(c.Evidence) == 0 {
+			out[i].NoEvidence = true
+			continue
+		}
+		best, bestCtx := -1.0, ""
+		for _, e := range c.Evidence {
+			p := 0.0
+			if r, ok := v.Relation(e.ID, c.ID); ok && (r.Type == graph.Entailment || r.Type == graph.Equivalence) {
+				p = r.Probability
+			}
+			if p > best {
+				best, bestCtx = p, e.ID
+			}
 		}
 		out[i].Entailment = &best
 		out[i].Context = bestCtx

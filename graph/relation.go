@@ -53,14 +53,43 @@ func Relations(n Nodes, pairs []nli.Pair, results []nli.Result) ([]Relation, err
 	if len(pairs) != len(results) {
 		return nil, fmt.Errorf("graph: %d NLI results for %d pairs", len(results), len(pairs))
 	}
+	ids := make([][2]string, len(pairs))
+	answers := make([]answer, len(pairs))
+	for i, p := range pairs {
+		ids[i] = [2]string{p.PremiseID, p.HypothesisID}
+		answers[i].p = results[i].Probability
+		switch results[i].Label {
+		case nli.Entailment:
+			answers[i].typ = Entailment
+		case nli.Contradiction:
+			answers[i].typ = Contradiction
+		}
+	}
+	return combine(n, ids, answers), nil
+}
+
+// answer is what is known of one directed pair: the relation it makes (0
+// for neutral) and its probability.
+type answer struct {
+	typ RelationType
+	p   float64
+}
+
+// entails reports whether the answer says its premise entails its
+// hypothesis (an equivalence does, in each direction).
+func (a answer) entails() bool { return a.typ == Entailment || a.typ == Equivalence }
+
+// combine turns answers for directed pairs (ids[i] = premise, hypothesis)
+// into relations, by the rules of Relations.
+func combine(n Nodes, ids [][2]string, answers []answer) []Relation {
 	type key struct{ src, dst string }
-	ctx := make(map[key]nli.Result)
+	ctx := make(map[key]answer)
 	var unordered []key // each {c_i, c_j} once, c_i < c_j
 	var rels []Relation
-	for i, p := range pairs {
-		r := results[i]
-		if n.IsContext(p.HypothesisID) {
-			k := key{p.PremiseID, p.HypothesisID}
+	for i, id := range ids {
+		a := answers[i]
+		if n.IsContext(id[1]) {
+			k := key{id[0], id[1]}
 			u := k
 			if u.src > u.dst {
 				u.src, u.dst = u.dst, u.src
@@ -70,11 +99,11 @@ func Relations(n Nodes, pairs []nli.Pair, results []nli.Result) ([]Relation, err
 			if !seenFwd && !seenBwd {
 				unordered = append(unordered, u)
 			}
-			ctx[k] = r
+			ctx[k] = a
 			continue
 		}
-		if t, ok := relationType(r.Label); ok {
-			rels = append(rels, Relation{Source: p.PremiseID, Target: p.HypothesisID, Type: t, Probability: r.Probability})
+		if a.typ != 0 {
+			rels = append(rels, Relation{Source: id[0], Target: id[1], Type: a.typ, Probability: a.p})
 		}
 	}
 	sort.Slice(unordered, func(a, b int) bool {
@@ -86,30 +115,20 @@ func Relations(n Nodes, pairs []nli.Pair, results []nli.Result) ([]Relation, err
 	for _, u := range unordered {
 		fwd, okF := ctx[u]                 // c_i → c_j
 		bwd, okB := ctx[key{u.dst, u.src}] // c_j → c_i
-		if okF && okB && fwd.Label == nli.Entailment && bwd.Label == nli.Entailment {
-			rels = append(rels, Relation{Source: u.dst, Target: u.src, Type: Equivalence, Probability: max(fwd.Probability, bwd.Probability)})
-			if fwd.Probability > bwd.Probability {
+		if okF && okB && fwd.entails() && bwd.entails() {
+			rels = append(rels, Relation{Source: u.dst, Target: u.src, Type: Equivalence, Probability: max(fwd.p, bwd.p)})
+			if fwd.p > bwd.p {
 				rels[len(rels)-1].Source, rels[len(rels)-1].Target = u.src, u.dst
 			}
 			continue
 		}
 		kept, src, dst := bwd, u.dst, u.src
-		if !okB || (okF && fwd.Probability > bwd.Probability) {
+		if !okB || (okF && fwd.p > bwd.p) {
 			kept, src, dst = fwd, u.src, u.dst
 		}
-		if t, ok := relationType(kept.Label); ok {
-			rels = append(rels, Relation{Source: src, Target: dst, Type: t, Probability: kept.Probability})
+		if kept.typ != 0 {
+			rels = append(rels, Relation{Source: src, Target: dst, Type: kept.typ, Probability: kept.p})
 		}
 	}
-	return rels, nil
-}
-
-func relationType(l nli.Label) (RelationType, bool) {
-	switch l {
-	case nli.Entailment:
-		return Entailment, true
-	case nli.Contradiction:
-		return Contradiction, true
-	}
-	return 0, false
+	return rels
 }

@@ -88,6 +88,9 @@ func (n Native) withDefaults() (Native, error) {
 	return n, nil
 }
 
+// Name is the solver's name in reports: "native".
+func (n Native) Name() string { return "native" }
+
 // Solve implements Solver.
 func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
 	n, err := n.withDefaults()

@@ -140,6 +140,9 @@ func (s Solver) binary() (string, error) {
 	return p, nil
 }
 
+// Name is the solver's name in reports: "merlin".
+func (s Solver) Name() string { return "merlin" }
+
 // Solve implements inference.Solver.
 func (s Solver) Solve(ctx context.Context, m *inference.Model) (*inference.Result, error) {
 	if err := m.Validate(); err != nil {

@@ -18,7 +18,7 @@ import (
 // around a text backend. It is keyed by the inner classifier's Identity
 // (backend and model) and the premise and hypothesis texts; the pair ids
 // play no part. It is therefore for backends that answer from the texts
-// (lexical, onnx, llm), not for Given, which answers from ids.
+// (lexical, onnx, llm).
 //
 // Classify looks every pair up, sends the misses (each distinct text pair
 // once) to the inner classifier in a single call, stores its answers in one
@@ -51,12 +51,8 @@ const cacheSchema = `CREATE TABLE IF NOT EXISTS nli (
 
 // OpenCache opens (creating it if needed) the cache file at path around
 // inner. The identity of the cache is that of inner. A file that is not an
-// SQLite database, or is another program's, gives an error naming it, and
-// so does wrapping a Given.
+// SQLite database, or is another program's, gives an error naming it.
 func OpenCache(path string, inner Classifier) (*Cache, error) {
-	if _, ok := inner.(*Given); ok {
-		return nil, fmt.Errorf("nli cache %s: the given backend answers by id, not by text, and cannot be cached", path)
-	}
 	// A file: URI lets any path through: go-sqlite3 would otherwise cut a
 	// plain path at its first '?'.
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_busy_timeout=10000&_txlock=immediate"

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/lexical"
 )
 
 // fake is a deterministic text classifier that counts what it is asked.
@@ -384,7 +385,7 @@ func ExampleOpenCache() {
 	pairs := []nli.Pair{{Premise: "Ada Lovelace was an English mathematician.", Hypothesis: "Ada Lovelace was a mathematician."}}
 
 	for range 2 {
-		cache, err := nli.OpenCache(path, nli.NewLexical())
+		cache, err := nli.OpenCache(path, lexical.New())
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -396,13 +397,6 @@ func ExampleOpenCache() {
 	// Output:
 	// lexical:overlap-v1 entailment
 	// lexical:overlap-v1 entailment
-}
-
-func TestCacheRefusesGiven(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cache.db")
-	if _, err := nli.OpenCache(path, nli.NewGiven(nil)); err == nil || !strings.Contains(err.Error(), "given") {
-		t.Errorf("got %v, want an error", err)
-	}
 }
 
 // TestCacheFileFormat pins the key of an entry (sha256 over backend, model,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -18,11 +18,11 @@ func BenchmarkFlaherty(b *testing.B) {
 	in, _ := loadGolden(b)
 	for _, backend := range []string{"given", "lexical"} {
 		for _, v := range []graph.Version{graph.FR1, graph.FR2, graph.FR3} {
-			cfg := &Config{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Native{}}
+			cfg := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Native{}}
 			if backend == "given" {
 				cfg.Given = GivenAlways
 			} else {
-				cfg.Classifier = nli.NewLexical()
+				cfg.Classifier = lexical.New()
 			}
 			b.Run(backend+"/"+v.String(), func(b *testing.B) {
 				b.ReportAllocs()

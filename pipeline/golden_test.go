@@ -56,10 +56,10 @@ func loadGolden(t testing.TB) (*instance.Instance, *golden) {
 	return in, &g
 }
 
-func goldenConfig(usePriors bool) *Config {
+func goldenConfig(usePriors bool) *Pipeline {
 	o := graph.DefaultOptions()
 	o.UsePriors = usePriors
-	return &Config{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
+	return &Pipeline{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
 }
 
 // TestGoldenFR2 reproduces IBM's recorded merlin run: every marginal (atoms

@@ -1,8 +1,13 @@
 // Package pipeline runs FactReasoner on one instance at a time: it fills in
 // what a record lacks (atoms, contexts), asks the NLI model about the pairs
-// a graph version needs, builds the network, computes the marginals and the
-// scores. Data flows one way: instance → pairs → relations → network →
-// marginals → scores.
+// a graph version needs (or takes the record's own relations), builds the
+// network, computes the marginals and the scores. Data flows one way:
+// instance → pairs → relations → network → marginals → scores.
+//
+// A Pipeline is assembled from parts: give it an NLI Classifier, a Solver
+// and, for records that lack them, an Atomizer and a Retriever. Open
+// assembles one from names and settings (Options), as the fr command does,
+// and owns what it opens (models, caches, the LLM client) until Close.
 package pipeline
 
 import (
@@ -35,8 +40,9 @@ const (
 	GivenWhenPresent
 )
 
-// Config is a FactReasoner pipeline.
-type Config struct {
+// Pipeline is a FactReasoner pipeline. Its fields may be set directly (a
+// program bringing its own classifier, say), or by Open.
+type Pipeline struct {
 	Graph graph.Options
 	K     score.K
 
@@ -58,8 +64,18 @@ type Config struct {
 	TopK              int
 	SkipMissingTopics bool
 
+	// Verifier decides FActScore's supported atoms (FActScore); nil
+	// selects the NLI verifier: an atom is supported iff some context
+	// entails it with probability above Threshold, by the Classifier or by
+	// the record's own relations (as Given says).
+	Verifier  factscore.Verifier
+	Threshold float64
+
 	// Warn, when set, receives warnings about single records.
 	Warn func(msg string)
+
+	// What Open opened, released by Close.
+	res resources
 }
 
 // DefaultTopK is FactReasoner's number of Wikipedia passages per atom.
@@ -67,11 +83,12 @@ const DefaultTopK = 3
 
 // Assessment is everything computed for one instance and version.
 type Assessment struct {
-	Instance  *instance.Instance // as scored, with atoms and contexts filled in
-	Version   graph.Version
-	Nodes     graph.Nodes
-	Pairs     []nli.Pair
-	Results   []nli.Result // Results[i] answers Pairs[i]
+	Instance *instance.Instance // as scored, with atoms and contexts filled in
+	Version  graph.Version
+	Nodes    graph.Nodes
+	Pairs    []nli.Pair
+	// Results[i] answers Pairs[i]; nil when the relations were given.
+	Results   []nli.Result
 	Relations []graph.Relation
 	Network   *graph.Network
 	Solution  *inference.Result // Marginals indexed like Network.Variables
@@ -89,8 +106,8 @@ func (a *Assessment) PTrue(id string) (float64, bool) {
 }
 
 // Assess runs one version on an instance.
-func (c *Config) Assess(ctx context.Context, in *instance.Instance, v graph.Version) (*Assessment, error) {
-	as, err := c.AssessVersions(ctx, in, []graph.Version{v})
+func (p *Pipeline) Assess(ctx context.Context, in *instance.Instance, v graph.Version) (*Assessment, error) {
+	as, err := p.AssessVersions(ctx, in, []graph.Version{v})
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +116,8 @@ func (c *Config) Assess(ctx context.Context, in *instance.Instance, v graph.Vers
 
 // AssessVersions runs several versions on the same instance. Each distinct
 // NLI pair is classified once, in one batch, and shared by the versions.
-func (c *Config) AssessVersions(ctx context.Context, in *instance.Instance, versions []graph.Version) ([]*Assessment, error) {
-	as, _, err := c.Compare(ctx, in, versions, nil)
+func (p *Pipeline) AssessVersions(ctx context.Context, in *instance.Instance, versions []graph.Version) ([]*Assessment, error) {
+	as, _, err := p.Compare(ctx, in, versions, nil)
 	return as, err
 }
 
@@ -112,46 +129,73 @@ type Baseline struct {
 	Threshold float64
 }
 
+// givenIdentity is the NLI identity of records scored from their own
+// relations.
+var givenIdentity = nli.Identity{Backend: "given"}
+
 // Compare runs several versions, and the FActScore baseline when b is not
 // nil, on the same instance. Each distinct NLI pair is classified once, in
 // one batch, and shared by all of them.
-func (c *Config) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline) ([]*Assessment, *score.Scores, error) {
-	if c.Solver == nil {
+func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline) ([]*Assessment, *score.Scores, error) {
+	if p.Solver == nil {
 		return nil, nil, errors.New("pipeline: no solver configured")
 	}
-	in, err := c.Prepare(ctx, in)
+	in, err := p.Prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := c.ClassifierFor(in)
-	if err != nil {
-		return nil, nil, err
+	given := p.usesGiven(in)
+	if !given && p.Classifier == nil {
+		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
-	shared := newMemo(cl)
 	out := make([]*Assessment, len(versions))
-	var all []nli.Pair
 	for i, v := range versions {
 		nodes := graph.SelectNodes(in, v)
-		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: cl.Identity()}
-		all = append(all, out[i].Pairs...)
+		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
 	}
-	if b != nil {
-		// FActScore asks about each atom and its own contexts: FR1's pairs.
-		all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
-	}
-	if _, err := shared.Classify(ctx, all); err != nil {
-		return nil, nil, fmt.Errorf("nli (%s): %w", cl.Identity(), err)
+	var verifier factscore.Verifier
+	if given {
+		for _, a := range out {
+			a.Relations = graph.GivenRelations(in, a.Nodes)
+		}
+		if b != nil {
+			verifier = &factscore.RelationVerifier{Relation: graph.NewStated(in).Relation, Threshold: b.Threshold}
+		}
+	} else {
+		shared := newMemo(p.Classifier)
+		var all []nli.Pair
+		for _, a := range out {
+			all = append(all, a.Pairs...)
+		}
+		if b != nil {
+			// FActScore asks about each atom and its own contexts: FR1's pairs.
+			all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+		}
+		if _, err := shared.Classify(ctx, all); err != nil {
+			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
+		}
+		for _, a := range out {
+			a.NLI = shared.Identity()
+			if a.Results, err = shared.Classify(ctx, a.Pairs); err != nil { // from memory
+				return nil, nil, err
+			}
+			if a.Relations, err = graph.Relations(a.Nodes, a.Pairs, a.Results); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
+			}
+		}
+		if b != nil {
+			verifier = &factscore.NLIVerifier{Classifier: shared, Threshold: b.Threshold}
+		}
 	}
 	for _, a := range out {
-		if err := c.solve(ctx, shared, a); err != nil {
+		if err := p.solve(ctx, a); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
 		}
 	}
 	if b == nil {
 		return out, nil, nil
 	}
-	v := &factscore.NLIVerifier{Classifier: shared, Threshold: b.Threshold}
-	_, ds, err := factscore.Score(ctx, v, in, 0)
+	_, ds, err := factscore.Score(ctx, verifier, in, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("FActScore: %w", err)
 	}
@@ -162,86 +206,102 @@ func (c *Config) Compare(ctx context.Context, in *instance.Instance, versions []
 			atoms[i].PTrue = 1
 		}
 	}
-	s := score.Compute(atoms, c.K)
+	s := score.Compute(atoms, p.K)
 	return out, &s, nil
 }
 
-func (c *Config) solve(ctx context.Context, cl nli.Classifier, a *Assessment) error {
+// solve builds the network of an assessment's relations, computes its
+// marginals and scores the atoms.
+func (p *Pipeline) solve(ctx context.Context, a *Assessment) error {
 	var err error
-	if a.Results, err = cl.Classify(ctx, a.Pairs); err != nil {
+	if a.Network, err = graph.Build(a.Nodes, a.Relations, p.Graph); err != nil {
 		return err
 	}
-	if a.Relations, err = graph.Relations(a.Nodes, a.Pairs, a.Results); err != nil {
-		return err
-	}
-	if a.Network, err = graph.Build(a.Nodes, a.Relations, c.Graph); err != nil {
-		return err
-	}
-	if a.Solution, err = c.Solver.Solve(ctx, a.Network.Model()); err != nil {
+	if a.Solution, err = p.Solver.Solve(ctx, a.Network.Model()); err != nil {
 		return fmt.Errorf("inference: %w", err)
 	}
 	atoms := make([]score.Atom, len(a.Nodes.Atoms))
 	for i, at := range a.Nodes.Atoms {
-		p, _ := a.PTrue(at.ID)
-		atoms[i] = score.Atom{ID: at.ID, PTrue: p, Gold: at.Label}
+		pt, _ := a.PTrue(at.ID)
+		atoms[i] = score.Atom{ID: at.ID, PTrue: pt, Gold: at.Label}
 	}
-	a.Scores = score.Compute(atoms, c.K)
+	a.Scores = score.Compute(atoms, p.K)
 	return nil
 }
 
-// ClassifierFor returns the classifier used for an instance: its own
-// relations or the Classifier, as Given says.
-func (c *Config) ClassifierFor(in *instance.Instance) (nli.Classifier, error) {
-	if c.Given == GivenAlways || (c.Given == GivenWhenPresent && len(in.Relations) > 0) {
-		return newGiven(in), nil
+// usesGiven reports whether an instance is scored from its own relations.
+func (p *Pipeline) usesGiven(in *instance.Instance) bool {
+	return p.Given == GivenAlways || (p.Given == GivenWhenPresent && len(in.Relations) > 0)
+}
+
+// NLIIdentity is the NLI backend an instance is scored with: "given" for
+// its own relations, else the Classifier's.
+func (p *Pipeline) NLIIdentity(in *instance.Instance) nli.Identity {
+	if p.usesGiven(in) || p.Classifier == nil {
+		return givenIdentity
 	}
-	if c.Classifier == nil {
-		return nil, errors.New("pipeline: no NLI classifier configured")
-	}
-	return c.Classifier, nil
+	return p.Classifier.Identity()
 }
 
 // Prepare returns the instance with atoms and contexts filled in where it
 // lacks them; the input is not modified.
-func (c *Config) Prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
+func (p *Pipeline) Prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
 	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 		return in, nil
 	}
 	out := *in
 	if len(out.Atoms) == 0 {
-		if c.Atomizer == nil {
+		if p.Atomizer == nil {
 			return nil, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
 		}
-		atoms, err := atomize.Atoms(ctx, c.Atomizer, c.Reviser, in.Output)
+		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
 		if err != nil {
 			return nil, err
 		}
 		out.Atoms = atoms
 	}
 	if len(out.Contexts) == 0 {
-		if c.Retriever == nil {
+		if p.Retriever == nil {
 			return nil, errors.New("the record has no contexts and no knowledge source is configured (see --db, --source)")
 		}
-		k := c.TopK
-		if k <= 0 {
-			k = DefaultTopK
-		}
+		// The atoms are copied: Retrieve fills in their context lists.
 		out.Atoms = append([]instance.Atom(nil), out.Atoms...)
-		for i := range out.Atoms {
-			out.Atoms[i].Contexts = nil
-		}
-		if _, err := retrieve.Fill(ctx, c.Retriever, &out, k); err != nil {
-			missing := errors.Is(err, retrieve.ErrTopicNotFound) || errors.Is(err, retrieve.ErrNoTopic)
-			if !missing || !c.SkipMissingTopics {
-				return nil, fmt.Errorf("retrieval: %w", err)
-			}
-			if c.Warn != nil {
-				c.Warn(fmt.Sprintf("line %d: %v; its atoms get no contexts", in.Line, err))
-			}
+		if _, _, err := p.Retrieve(ctx, &out); err != nil {
+			return nil, fmt.Errorf("retrieval: %w", err)
 		}
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// Retrieve adds up to TopK contexts for each atom of in that lists none,
+// and returns the number of atoms retrieved for. A topic the knowledge
+// source lacks (or a record without a topic, for a source looked up by
+// topic) is an error, or with SkipMissingTopics a warning that leaves those
+// atoms without contexts (skipped is then true).
+func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, skipped bool, err error) {
+	if p.Retriever == nil {
+		return 0, false, errors.New("no knowledge source is configured (see --db, --source)")
+	}
+	k := p.TopK
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	n, err = retrieve.Fill(ctx, p.Retriever, in, k)
+	if err == nil {
+		return n, false, nil
+	}
+	missing := errors.Is(err, retrieve.ErrTopicNotFound) || errors.Is(err, retrieve.ErrNoTopic)
+	if !missing {
+		return 0, false, err
+	}
+	if !p.SkipMissingTopics {
+		return 0, false, fmt.Errorf("%w (--missing-topic skip goes on without contexts)", err)
+	}
+	if p.Warn != nil {
+		p.Warn(fmt.Sprintf("line %d: %v; its atoms get no contexts", in.Line, err))
+	}
+	return 0, true, nil
 }

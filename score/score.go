@@ -37,6 +37,14 @@ type K struct {
 	Name  string // "half", "median" or the number, for reports
 }
 
+// For returns K for a response of n atoms.
+func (k K) For(n int) float64 {
+	if k.Half {
+		return float64(max(n/2, 1))
+	}
+	return k.Value
+}
+
 // ParseK parses "half", "median" or a positive number. For "median" the
 // caller must set Value with Median.
 func ParseK(s string) (K, error) {
@@ -151,10 +159,7 @@ func Compute(atoms []Atom, k K) Scores {
 		s.Precision = float64(s.NumTrueAtoms) / n
 		s.AvgEntropy = s.Entropy / n
 	}
-	s.K = k.Value
-	if k.Half {
-		s.K = float64(max(len(atoms)/2, 1))
-	}
+	s.K = k.For(len(atoms))
 	if s.K > 0 {
 		s.RecallK = min(float64(s.NumTrueAtoms)/s.K, 1)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 func atomizeCommand() *cli.Command {
@@ -45,11 +46,11 @@ func runAtomize(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	a, r, err := newAtomizer(c)
+	p, err := pipeline.Open(c.Context, llmOptions(c))
 	if err != nil {
-		return errors.Join(err, closeLLM(c))
+		return err
 	}
-	defer func() { err = errors.Join(err, finishLLM(c)) }()
+	defer func() { err = errors.Join(err, p.Close()) }()
 	var out io.Writer = c.App.Writer
 	if path := c.String("output"); path != "" {
 		f, err := os.Create(path)
@@ -65,11 +66,18 @@ func runAtomize(c *cli.Context) (err error) {
 	}
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr atomize")
-	var records, atomized, empty int
-	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
+	var records, atomized, empty, skipped int
+	var skip func(*instance.Error)
+	if c.Bool("skip-invalid") {
+		skip = func(e *instance.Error) {
+			skipped++
+			fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e)
+		}
+	}
+	err = instance.Scan(input, skip, func(in *instance.Instance) error {
 		records++
 		if len(in.Atoms) == 0 {
-			atoms, err := atomize.Atoms(c.Context, a, r, in.Output)
+			atoms, err := atomize.Atoms(c.Context, p.Atomizer, p.Reviser, in.Output)
 			switch {
 			case errors.Is(err, atomize.ErrNoAtoms):
 				fmt.Fprintf(c.App.ErrWriter, "fr atomize: %s:%d: %v; the record is written without atoms\n", input, in.Line, err)

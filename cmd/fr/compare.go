@@ -13,9 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/pipeline"
-	"github.com/factreasoner/factreasoner-go/score"
 )
 
 func compareCommand() *cli.Command {
@@ -38,15 +36,6 @@ func compareCommand() *cli.Command {
 	}
 }
 
-// comparison is one row of `fr compare`.
-type comparison struct {
-	Version string `json:"version"`
-	score.Summary
-	// NaN is not JSON: correlations that do not exist are null.
-	Pearson  *float64 `json:"pearson"`
-	Spearman *float64 `json:"spearman"`
-}
-
 func runCompare(c *cli.Context) error {
 	input, err := inputArg(c)
 	if err != nil {
@@ -55,7 +44,6 @@ func runCompare(c *cli.Context) error {
 	var (
 		versions []graph.Version
 		baseline *pipeline.Baseline
-		names    []string
 	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
 		if strings.EqualFold(strings.TrimSpace(s), "factscore") {
@@ -71,56 +59,26 @@ func runCompare(c *cli.Context) error {
 			return fmt.Errorf("--versions: %w (or factscore)", err)
 		}
 		versions = append(versions, v)
-		names = append(names, v.String())
-	}
-	if baseline != nil {
-		names = append(names, "FActScore-NLI")
 	}
 	format := c.String("format")
 	if format != "markdown" && format != "json" && format != "csv" {
 		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
 	}
-	cfg, closeCfg, err := newConfig(c, input)
+	p, err := openPipeline(c, input)
 	if err != nil {
 		return err
 	}
-	defer closeCfg()
-	perVersion := make([][]score.Scores, len(names))
+	defer p.Close()
 	prog := newProgress(c.App.ErrWriter, "fr compare")
-	n := 0
-	skipped, err := forEachInstance(c, input, c.Bool("skip-invalid"), func(in *instance.Instance) error {
-		as, fs, err := cfg.Compare(c.Context, in, versions, baseline)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
-		}
-		for i, a := range as {
-			perVersion[i] = append(perVersion[i], a.Scores)
-		}
-		if fs != nil {
-			perVersion[len(as)] = append(perVersion[len(as)], *fs)
-		}
-		n++
-		prog.update(n, in.Line)
-		return nil
-	})
+	rows, st, err := p.CompareFile(c.Context, input, versions, baseline, fileOptions(c, prog))
 	if err != nil {
 		return err
 	}
-	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", n, skipped))
-	rows := make([]comparison, len(names))
-	for i, name := range names {
-		rows[i] = comparison{Version: name, Summary: score.Summarize(perVersion[i])}
-		if s := rows[i].Summary; !math.IsNaN(s.Pearson) {
-			rows[i].Pearson = &s.Pearson
-		}
-		if s := rows[i].Summary; !math.IsNaN(s.Spearman) {
-			rows[i].Spearman = &s.Spearman
-		}
-	}
+	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", st.Scored, st.Invalid))
 	return writeComparison(c.App.Writer, format, rows)
 }
 
-func writeComparison(w io.Writer, format string, rows []comparison) error {
+func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) error {
 	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman"}
 	switch format {
 	case "json":
@@ -150,7 +108,7 @@ func writeComparison(w io.Writer, format string, rows []comparison) error {
 // comparisonCells is a row of the table: numbers formatted by num, and
 // missing where a value does not exist (NaN, or a gold measure of unlabeled
 // input).
-func comparisonCells(r comparison, num func(float64) string, missing string) []string {
+func comparisonCells(r pipeline.Comparison, num func(float64) string, missing string) []string {
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return missing

@@ -43,7 +43,7 @@ func runConvertFActScore(c *cli.Context) error {
 	}
 	w := jsonl.NewWriter(out)
 	var written, abstained, empty int
-	err = forEachLabeled(path, func(_ int, rec *instance.LabeledRecord) error {
+	err = instance.ReadLabeled(path, func(_ int, rec *instance.LabeledRecord) error {
 		switch in := rec.Instance(); {
 		case rec.Abstained():
 			abstained++

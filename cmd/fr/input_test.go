@@ -15,6 +15,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // record returns a valid one-line record about subject n, with an edit
@@ -171,19 +172,19 @@ func TestResume(t *testing.T) {
 			continue
 		}
 		cmd.Action = func(c *cli.Context) error {
-			cfg, closeCfg, err := newConfig(c, path)
+			p, err := openPipeline(c, path)
 			if err != nil {
 				return err
 			}
-			defer closeCfg()
+			defer p.Close()
 			f, done, err := jsonl.Resume(part, "line", nil, nil)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
 			ctx, cancel := context.WithCancel(c.Context)
-			c.Context = ctx
-			return scoreFile(c, cfg, graph.FR3, path, &cancelAfter{w: f, n: 2, cancel: cancel}, done)
+			_, err = p.ScoreFile(ctx, path, graph.FR3, &cancelAfter{w: f, n: 2, cancel: cancel}, done, pipeline.FileOptions{})
+			return err
 		}
 	}
 	err := app.Run([]string{"fr", "score", "--nli", "given", path})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,34 +37,33 @@ func runInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	version, err := graph.ParseVersion(c.String("version"))
-	if err != nil {
-		return fmt.Errorf("--version: %w", err)
-	}
-	cfg, closeCfg, err := newConfig(c, input)
+	version, err := versionArg(c)
 	if err != nil {
 		return err
 	}
-	defer closeCfg()
-	atom, line := c.String("atom"), c.Int("line")
+	p, err := openPipeline(c, input)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	only, line := c.String("atom"), c.Int("line")
 	var last *pipeline.Assessment
 	found := false
 	w := bufio.NewWriter(c.App.Writer)
 	defer w.Flush()
-	_, err = forEachInstance(c, input, false, func(in *instance.Instance) error {
+	err = instance.Scan(input, nil, func(in *instance.Instance) error {
 		if line > 0 && in.Line != line {
 			return nil
 		}
-		a, err := cfg.Assess(c.Context, in, version)
+		a, err := p.Assess(c.Context, in, version)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
 		last = a
-		n, err := writeInspection(w, a, atom)
-		if n > 0 {
-			found = true
-		}
-		return err
+		ex := a.Explain(only)
+		found = found || len(ex) > 0
+		writeInspection(w, a, ex)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -74,8 +71,8 @@ func runInspect(c *cli.Context) error {
 	switch {
 	case line > 0 && last == nil:
 		return fmt.Errorf("%s: no record starts on line %d", input, line)
-	case atom != "" && !found:
-		return fmt.Errorf("%s: no atom %q", input, atom)
+	case only != "" && !found:
+		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
 	if path := c.String("dot"); path != "" && last != nil {
 		f, err := os.Create(path)
@@ -95,83 +92,42 @@ func runInspect(c *cli.Context) error {
 	return nil
 }
 
-// writeInspection writes the explanation of one assessment and returns the
-// number of atoms shown.
-func writeInspection(w io.Writer, a *pipeline.Assessment, only string) (int, error) {
+// writeInspection writes the explanations of an assessment.
+func writeInspection(w io.Writer, a *pipeline.Assessment, ex []pipeline.Explanation) {
 	in := a.Instance
 	r := a.Solution.Report
-	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, oneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
+	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, pipeline.OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
 	s := a.Scores
 	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
 		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
-	// Relations by target, strongest first.
-	byTarget := make(map[string][]graph.Relation)
-	for _, rel := range a.Relations {
-		byTarget[rel.Target] = append(byTarget[rel.Target], rel)
-	}
-	// The model's full answer for a pair, when the backend gives one (onnx,
-	// lexical): how sure it was of the other labels too.
-	dist := make(map[[2]string][]float64)
-	for i, p := range a.Pairs {
-		if i < len(a.Results) && len(a.Results[i].Distribution) == 3 {
-			dist[[2]string{p.PremiseID, p.HypothesisID}] = a.Results[i].Distribution
-		}
-	}
-	ctxText := make(map[string]instance.Context)
-	for _, c := range a.Nodes.Contexts {
-		ctxText[c.ID] = c
-	}
-	atoms := append([]instance.Atom(nil), a.Nodes.Atoms...)
-	sort.Slice(atoms, func(i, j int) bool { return atoms[i].ID < atoms[j].ID })
-	shown := 0
-	for _, at := range atoms {
-		if only != "" && at.ID != only && a.Nodes.Resolve(only) != at.ID {
-			continue
-		}
-		shown++
-		p, _ := a.PTrue(at.ID)
-		pred := "NS"
-		if p > 1-p {
-			pred = "S"
-		}
-		gold := at.Label
-		if gold == "" {
-			gold = "-"
-		}
-		fmt.Fprintf(w, "\n%s  P(true) = %.6f  predicted %s  gold %s\n    %s\n", at.ID, p, pred, gold, at.Text)
-		rels := byTarget[at.ID]
-		sort.SliceStable(rels, func(i, j int) bool {
-			if rels[i].Probability != rels[j].Probability {
-				return rels[i].Probability > rels[j].Probability
+	for _, e := range ex {
+		if e.Kind == graph.AtomVariable {
+			gold := e.Gold
+			if gold == "" {
+				gold = "-"
 			}
-			return rels[i].Source < rels[j].Source
-		})
-		if len(rels) == 0 {
+			fmt.Fprintf(w, "\n%s  P(true) = %.6f  predicted %s  gold %s\n    %s\n", e.ID, e.PTrue, e.Predicted, gold, e.Text)
+		} else {
+			fmt.Fprintf(w, "\n%s  P(true) = %.6f  (context) %q\n    %s\n", e.ID, e.PTrue, e.Title, pipeline.OneLine(e.Text, 200))
+		}
+		if len(e.Evidence) == 0 {
 			fmt.Fprintf(w, "    no relation: nothing moves it from its prior\n")
 		}
-		for _, rel := range rels {
-			c := ctxText[rel.Source]
-			pc, _ := a.PTrue(rel.Source)
-			name := c.Title
+		for _, ev := range e.Evidence {
+			name := ev.OtherTitle
 			if name == "" {
-				name = oneLine(c.NLIText(), 60)
+				name = pipeline.OneLine(ev.OtherText, 60)
 			}
-			fmt.Fprintf(w, "    %-13s %.6f  from %s %q (P(true) = %.6f)", rel.Type, rel.Probability, rel.Source, name, pc)
-			if d, ok := dist[[2]string{rel.Source, rel.Target}]; ok {
+			dir := "from"
+			if ev.Source == e.ID {
+				dir = "to"
+			}
+			fmt.Fprintf(w, "    %-13s %.6f  %s %s %q (P(true) = %.6f)", ev.Type, ev.Probability, dir, ev.Other, name, ev.OtherPTrue)
+			if d := ev.Distribution; d != nil {
 				fmt.Fprintf(w, "  [entailment %.4f, neutral %.4f, contradiction %.4f]", d[nli.Entailment], d[nli.Neutral], d[nli.Contradiction])
 			}
 			fmt.Fprintln(w)
 		}
 	}
 	fmt.Fprintln(w)
-	return shown, nil
-}
-
-// oneLine shortens text to its first n characters on one line.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -66,7 +59,7 @@ func runKBBuild(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "fr kb build: no --tokenizer: passages are sized in words (at most %d), an approximation of %d RoBERTa tokens\n",
 			int(float64(opts.MaxTokens)*retrieve.WordsPerToken), opts.MaxTokens)
 	}
-	files, err := docFiles(c.Args().Slice())
+	files, err := retrieve.DocumentFiles(c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -82,7 +75,7 @@ func runKBBuild(c *cli.Context) error {
 	start, last := time.Now(), time.Now()
 	docs := 0
 	for _, f := range files {
-		err := readDocs(f, func(d retrieve.Document) error {
+		err := retrieve.ReadDocuments(f, func(d retrieve.Document) error {
 			docs++
 			if time.Since(last) >= time.Second {
 				last = time.Now()
@@ -107,93 +100,4 @@ func runKBBuild(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "fr kb build: wrote %s: %d documents, %d passages (%d pieces read, %d repeated pieces dropped, %d repeated titles merged, %d empty documents skipped) in %.1fs\n",
 		out, st.Documents, st.Passages, st.Pieces, st.DuplicatePieces, st.RepeatedTitles, st.EmptyDocuments, time.Since(start).Seconds())
 	return nil
-}
-
-// docFiles expands the DOCS arguments: files as given, directories into
-// their regular files (recursively, in lexical order).
-func docFiles(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			files = append(files, a)
-			continue
-		}
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
-// readDocs reads the documents of one file.
-func readDocs(path string, add func(retrieve.Document) error) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".jsonl", ".json":
-		return readJSONLDocs(path, add)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if !utf8.Valid(data) {
-		return fmt.Errorf("%s: not UTF-8 text (plain-text documents must be UTF-8; use .jsonl for structured input)", path)
-	}
-	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return add(retrieve.Document{Title: title, Pieces: paragraphs(string(data))})
-}
-
-var blankLines = regexp.MustCompile(`\n[ \t\r\f\v]*\n`)
-
-// paragraphs splits text at blank lines.
-func paragraphs(text string) []string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	return blankLines.Split(text, -1)
-}
-
-// readJSONLDocs reads {"title": ..., "text": "..." | ["...", ...]} lines.
-func readJSONLDocs(path string, add func(retrieve.Document) error) error {
-	return jsonl.ReadLines(path, func(line int, raw []byte) error {
-		d, err := parseDocLine(raw)
-		if err == nil {
-			err = add(d)
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		return nil
-	})
-}
-
-func parseDocLine(raw []byte) (retrieve.Document, error) {
-	var rec struct {
-		Title *string         `json:"title"`
-		Text  json.RawMessage `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return retrieve.Document{}, fmt.Errorf("invalid JSON (want one {\"title\": ..., \"text\": ...} object per line): %w", err)
-	}
-	if rec.Title == nil || strings.TrimSpace(*rec.Title) == "" {
-		return retrieve.Document{}, errors.New("title: missing or empty")
-	}
-	d := retrieve.Document{Title: *rec.Title}
-	var one string
-	if err := json.Unmarshal(rec.Text, &one); err == nil {
-		d.Pieces = []string{one}
-	} else if err := json.Unmarshal(rec.Text, &d.Pieces); err != nil || len(rec.Text) == 0 || string(rec.Text) == "null" {
-		return retrieve.Document{}, errors.New("text: want a string or an array of strings")
-	}
-	return d, nil
 }

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/atomize"
-	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/llm"
-	"github.com/factreasoner/factreasoner-go/nli"
-	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // llmFlags configure the LLM stages: the endpoint (as OpenAI's clients take
@@ -37,154 +32,29 @@ func llmFlags() []cli.Flag {
 	}
 }
 
-// llmRun holds the LLM stages of one run, so that the NLI backend, the
-// atomizer and the reviser share one client (one concurrency limit, one
-// cache, one usage count) and the summary can report on all of them.
-type llmRun struct {
-	client     *llm.Client
-	classifier *llmnli.Classifier
-	atomizer   *atomize.LLM
-	reviser    *atomize.LLMReviser
-}
-
-const llmRunKey = "llm-run"
-
-// llmState returns the run's LLM state, kept in the app's metadata.
-func llmState(c *cli.Context) *llmRun {
-	if c.App.Metadata == nil {
-		c.App.Metadata = map[string]any{}
-	}
-	r, ok := c.App.Metadata[llmRunKey].(*llmRun)
-	if !ok {
-		r = &llmRun{}
-		c.App.Metadata[llmRunKey] = r
-	}
-	return r
-}
-
-// llmClient returns the run's client, making it on first use.
-func llmClient(c *cli.Context) (*llm.Client, error) {
-	run := llmState(c)
-	if run.client != nil {
-		return run.client, nil
-	}
-	model := c.String("llm-model")
-	if strings.TrimSpace(model) == "" {
-		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", c.String("llm-base-url"))
-	}
-	cachePath := c.String("llm-cache")
-	switch strings.ToLower(cachePath) {
-	case "off", "none":
-		cachePath = ""
-	case "":
-		p, err := cachedir.Path("llm-answers.sqlite")
-		if err != nil {
-			return nil, fmt.Errorf("--llm-cache: %w", err)
-		}
-		cachePath = p
-	}
-	client, err := llm.New(llm.Config{
-		BaseURL:     c.String("llm-base-url"),
-		APIKey:      c.String("llm-api-key"),
-		Model:       model,
-		Seed:        c.Int("llm-seed"),
-		Concurrency: c.Int("llm-concurrency"),
-		Timeout:     c.Duration("llm-timeout"),
-		Retries:     c.Int("llm-retries"),
-		CachePath:   cachePath,
-		Retrying: func(err error, attempt int, wait time.Duration) {
-			fmt.Fprintf(c.App.ErrWriter, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
+// llmOptions maps the flags of llmFlags to the pipeline's options: the
+// endpoint, its cache, the NLI prompt, the atomizer and the reviser.
+func llmOptions(c *cli.Context) pipeline.Options {
+	o := pipeline.Options{
+		LLM: llm.Config{
+			BaseURL:     c.String("llm-base-url"),
+			APIKey:      c.String("llm-api-key"),
+			Model:       c.String("llm-model"),
+			Seed:        c.Int("llm-seed"),
+			Concurrency: c.Int("llm-concurrency"),
+			Timeout:     c.Duration("llm-timeout"),
+			Retries:     c.Int("llm-retries"),
 		},
-	})
-	if err != nil {
-		return nil, err
+		LLMPrompt: c.String("nli-prompt"),
+		Atomizer:  c.String("atomizer"),
+		Caches:    pipeline.Caches{LLM: c.String("llm-cache")},
+		Log:       c.App.ErrWriter,
 	}
-	run.client = client
-	return client, nil
-}
-
-// newLLMClassifier returns the llm NLI backend the flags describe.
-func newLLMClassifier(c *cli.Context) (nli.Classifier, error) {
-	prompt, err := llmnli.ParsePrompt(c.String("nli-prompt"))
-	if err != nil {
-		return nil, fmt.Errorf("--nli-prompt: %w", err)
-	}
-	client, err := llmClient(c)
-	if err != nil {
-		return nil, err
-	}
-	run := llmState(c)
-	run.classifier = llmnli.New(client, prompt)
-	return run.classifier, nil
-}
-
-// newAtomizer returns the atomizer the flags describe, and the reviser when
-// revising; both nil when no --atomizer is given.
-func newAtomizer(c *cli.Context) (atomize.Atomizer, atomize.Reviser, error) {
-	name := c.String("atomizer")
-	revise := c.Bool("revise")
-	var a atomize.Atomizer
-	switch name {
-	case "":
-		return nil, nil, nil
-	case "sentences":
-		a = atomize.Sentences{}
-		if !c.IsSet("revise") {
-			revise = false
+	if c.IsSet("revise") {
+		o.Revise = pipeline.ReviseOff
+		if c.Bool("revise") {
+			o.Revise = pipeline.ReviseOn
 		}
-	case "llm":
-		client, err := llmClient(c)
-		if err != nil {
-			return nil, nil, err
-		}
-		llmState(c).atomizer = atomize.NewLLM(client)
-		a = llmState(c).atomizer
-	default:
-		return nil, nil, fmt.Errorf("--atomizer: unknown atomizer %q (want llm or sentences)", name)
 	}
-	if !revise {
-		return a, nil, nil
-	}
-	client, err := llmClient(c)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--revise: %w", err)
-	}
-	llmState(c).reviser = atomize.NewLLMReviser(client)
-	return a, llmState(c).reviser, nil
-}
-
-// finishLLM prints the run summary of the LLM stages on stderr (token
-// usage, answers without a valid label, revisions kept) and closes the
-// client's cache. It does nothing when no LLM stage was configured.
-func finishLLM(c *cli.Context) error {
-	run := llmState(c)
-	if run.client == nil {
-		return nil
-	}
-	w := c.App.ErrWriter
-	fmt.Fprintf(w, "fr: llm %s at %s: %s\n", run.client.Model(), run.client.Endpoint(), run.client.Usage())
-	if run.classifier != nil {
-		fmt.Fprintf(w, "fr: llm nli: %s\n", run.classifier.Stats())
-	}
-	if run.atomizer != nil {
-		fmt.Fprintf(w, "fr: llm atomizer: %s\n", run.atomizer.Stats())
-	}
-	if run.reviser != nil {
-		fmt.Fprintf(w, "fr: llm reviser: %s\n", run.reviser.Stats())
-	}
-	err := run.client.Close()
-	run.client = nil
-	return err
-}
-
-// closeLLM closes the client's cache without a summary, for runs that stop
-// before they start.
-func closeLLM(c *cli.Context) error {
-	run := llmState(c)
-	if run.client == nil {
-		return nil
-	}
-	err := run.client.Close()
-	run.client = nil
-	return err
+	return o
 }

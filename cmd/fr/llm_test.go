@@ -309,7 +309,7 @@ func TestFActScoreLLMVerifier(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("output:\n%s", out)
 	}
-	var rec factscoreRecord
+	var rec pipeline.FActScoreRecord
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 func modelsCommand() *cli.Command {
@@ -37,10 +38,10 @@ func modelsCommand() *cli.Command {
 
 func modelsPull(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return fmt.Errorf("models pull: want one REPO_ID (e.g. %s), got %d arguments", defaultNLIModel, c.NArg())
+		return fmt.Errorf("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
 	}
 	repo := c.Args().First()
-	store, err := modelStore()
+	store, err := pipeline.ModelStore()
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func modelsPull(c *cli.Context) error {
 }
 
 func modelsList(c *cli.Context) error {
-	store, err := modelStore()
+	store, err := pipeline.ModelStore()
 	if err != nil {
 		return err
 	}
@@ -77,14 +78,14 @@ func modelsList(c *cli.Context) error {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, defaultNLIModel)
+		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, pipeline.DefaultONNXModel)
 		return nil
 	}
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "REPO\tCOMMIT\tONNX\tSIZE\tDIRECTORY")
 	for _, m := range list {
 		name := m.Repo
-		if m.Repo == defaultNLIModel {
+		if m.Repo == pipeline.DefaultONNXModel {
 			name += " (default)"
 		}
 		commit := m.Commit

@@ -14,6 +14,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/fakehub"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 var (
@@ -184,8 +185,8 @@ func TestModelsPull(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "lexical fallback") {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
-	h.AddDir(t, defaultNLIModel, commit, tinyRoberta)
-	if _, errOut, err := run(t, ctx, "models", "pull", defaultNLIModel); err != nil {
+	h.AddDir(t, pipeline.DefaultONNXModel, commit, tinyRoberta)
+	if _, errOut, err := run(t, ctx, "models", "pull", pipeline.DefaultONNXModel); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	out, errOut, err = run(t, ctx, "score", exampleFile)

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -37,7 +31,7 @@ func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
 			"given, onnx (an MNLI cross-encoder, see --nli-model), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
-		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
+		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache for text backends: an SQLite `FILE`, auto (nli-answers.sqlite in the cache directory) or off"},
 	}
 	return append(append(flags, onnxFlags()...), llmFlags()...)
 }
@@ -50,170 +44,65 @@ func inputArg(c *cli.Context) (string, error) {
 	return c.Args().First(), nil
 }
 
-// newClassifier returns the NLI backend of the flags of nliFlags and when a
-// record's own relations replace it. The returned function releases what
-// the backend holds open and reports its usage.
-func newClassifier(c *cli.Context) (nli.Classifier, pipeline.GivenMode, func() error, error) {
-	var (
-		cl   nli.Classifier
-		mode = pipeline.GivenNever
-		err  error
-	)
-	// closer ends a run (with the backend's summary), abort one that fails
-	// before it starts.
-	closer := func() error { return finishLLM(c) }
-	abort := func() error { return closeLLM(c) }
-	backend := c.String("nli")
-	if backend == "auto" {
-		mode = pipeline.GivenWhenPresent
-		if onnxAvailable(c) {
-			backend = "onnx"
-		}
-	}
-	switch backend {
-	case "given":
-		mode = pipeline.GivenAlways
-	case "auto", "lexical":
-		cl = nli.NewLexical()
-		if backend == "auto" {
-			cl = &warnFirstUse{Classifier: cl, w: c.App.ErrWriter,
-				msg: "fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
-					"For real results give the records relations (--nli given), use an NLI model (fr models pull " + defaultNLIModel +
-					", then --nli onnx) or an LLM (--nli llm)."}
-		}
-	case "onnx":
-		model, err := newONNXClassifier(c)
-		if err != nil && c.String("nli") == "auto" && !c.IsSet("nli-model") {
-			// The default model was pulled but cannot run here (no ONNX
-			// Runtime, say): auto falls back rather than fail.
-			fmt.Fprintf(c.App.ErrWriter, "fr: warning: --nli auto cannot use %s: %v\n", defaultNLIModel, err)
-			cl = &warnFirstUse{Classifier: nli.NewLexical(), w: c.App.ErrWriter,
-				msg: "fr: warning: records without relations use the lexical fallback (rough word overlap)."}
-			break
-		}
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("--nli onnx: %w", err)
-		}
-		cl = model
-		closer = func() error {
-			onnxSummary(c, model)
-			return model.Close()
-		}
-		abort = model.Close
-	case "llm":
-		if cl, err = newLLMClassifier(c); err != nil {
-			return nil, 0, nil, errors.Join(err, closeLLM(c))
-		}
-	default:
-		return nil, 0, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, llm or lexical)", backend)
-	}
-	if path := c.String("cache"); path != "" && cl != nil {
-		cache, err := nli.OpenCache(path, cl)
-		if err != nil {
-			return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), abort())
-		}
-		cl = cache
-		inner := closer
-		closer = func() error { return errors.Join(cache.Close(), inner()) }
-	}
-	return cl, mode, closer, nil
-}
-
-// newConfig builds the pipeline the flags describe. The returned function
-// releases what the pipeline holds open (caches, knowledge sources).
-func newConfig(c *cli.Context, input string) (cfg *pipeline.Config, release func() error, err error) {
-	cfg = &pipeline.Config{
-		Graph: graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")},
-		TopK:  c.Int("retrieve-k"),
-		Warn:  func(msg string) { fmt.Fprintln(c.App.ErrWriter, "fr: warning:", msg) },
-	}
-	if err := cfg.Graph.Validate(); err != nil {
-		return nil, nil, err
-	}
-	if cfg.TopK < 1 {
-		return nil, nil, fmt.Errorf("--retrieve-k %d: want at least 1", cfg.TopK)
-	}
-	if cfg.Solver, err = newSolver(c); err != nil {
-		return nil, nil, err
-	}
-	if cfg.K, err = score.ParseK(c.String("k")); err != nil {
-		return nil, nil, fmt.Errorf("--k: %w", err)
-	}
-	if cfg.K.Name == "median" {
-		if cfg.K.Value, err = medianAtoms(input); err != nil {
-			return nil, nil, fmt.Errorf("--k median: %w", err)
-		}
-	}
-	var closeNLI func() error
-	if cfg.Classifier, cfg.Given, closeNLI, err = newClassifier(c); err != nil {
-		return nil, nil, err
-	}
-	if cfg.Atomizer, cfg.Reviser, err = newAtomizer(c); err != nil {
-		return nil, nil, errors.Join(err, closeNLI())
-	}
-	if cfg.Retriever, err = newRetriever(c); err != nil {
-		return nil, nil, errors.Join(err, closeNLI())
-	}
-	cfg.SkipMissingTopics = c.String("missing-topic") == "skip"
-	release = func() error { return errors.Join(closeRetriever(cfg.Retriever), closeNLI()) }
-	return cfg, release, nil
-}
-
-// medianAtoms is the median atom count of the records of a file.
-func medianAtoms(path string) (float64, error) {
-	ins, err := instance.ReadFile(path)
+// versionArg parses the --version flag of score and inspect.
+func versionArg(c *cli.Context) (graph.Version, error) {
+	v, err := graph.ParseVersion(c.String("version"))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("--version: %w", err)
 	}
-	counts := make([]int, len(ins))
-	for i, in := range ins {
-		if len(in.Atoms) == 0 {
-			return 0, fmt.Errorf("%s:%d: the record has no atoms; the median needs every record's atoms (run fr atomize first)", path, in.Line)
-		}
-		counts[i] = len(in.Atoms)
-	}
-	return score.Median(counts), nil
+	return v, nil
 }
 
-// warnFirstUse prints a warning the first time its classifier is used.
-type warnFirstUse struct {
-	nli.Classifier
-	w    io.Writer
-	msg  string
-	once sync.Once
-}
-
-func (c *warnFirstUse) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	c.once.Do(func() { fmt.Fprintln(c.w, c.msg) })
-	return c.Classifier.Classify(ctx, pairs)
-}
-
-// forEachInstance reads the records of a file and calls fn for each valid
-// one. An invalid record stops the run, or with skipInvalid is reported on
-// stderr and skipped.
-func forEachInstance(c *cli.Context, path string, skipInvalid bool, fn func(*instance.Instance) error) (skipped int, err error) {
-	f, err := os.Open(path)
+// openPipeline opens the pipeline of the flags of pipelineFlags, for the
+// records of input (K median is computed over them).
+func openPipeline(c *cli.Context, input string) (*pipeline.Pipeline, error) {
+	o, err := pipelineOptions(c)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer f.Close()
-	r := instance.NewReader(f, path)
-	for {
-		in, err := r.Next()
-		if err == io.EOF {
-			return skipped, nil
-		}
-		var ie *instance.Error
-		if errors.As(err, &ie) && skipInvalid && !errors.Is(err, instance.ErrEmpty) {
-			fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", err)
-			skipped++
-			continue
-		}
-		if err != nil {
-			return skipped, err
-		}
-		if err := fn(in); err != nil {
-			return skipped, err
+	if o.K.Name == "median" {
+		if o.K.Value, err = pipeline.MedianAtoms(input); err != nil {
+			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
+	return pipeline.Open(c.Context, o)
+}
+
+// pipelineOptions maps the flags of pipelineFlags to the pipeline's
+// options.
+func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
+	o := nliOptions(c)
+	o.Graph = graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")}
+	if err := o.Graph.Validate(); err != nil {
+		return o, err
+	}
+	var err error
+	if o.K, err = score.ParseK(c.String("k")); err != nil {
+		return o, fmt.Errorf("--k: %w", err)
+	}
+	if o.Solver, err = newSolver(c); err != nil {
+		return o, err
+	}
+	if o.Retrieval, err = retrievalOptions(c, "retrieve-k"); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// nliOptions maps the flags of nliFlags, and the LLM stages', to options.
+func nliOptions(c *cli.Context) pipeline.Options {
+	o := llmOptions(c)
+	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c)}
+	o.Caches.NLI = c.String("cache")
+	return o
+}
+
+// fileOptions are the options of a run over a file: invalid records are
+// reported and skipped with --skip-invalid, progress goes to stderr.
+func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
+	o := pipeline.FileOptions{Progress: prog.update}
+	if c.Bool("skip-invalid") {
+		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
+	}
+	return o
 }

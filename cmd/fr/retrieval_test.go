@@ -52,7 +52,7 @@ func TestFActScoreGoldChatGPT(t *testing.T) {
 		t.Errorf("summary %v", s)
 	}
 	// The first record: Lanny Flaherty, 35 facts, 7 supported.
-	var first factscoreRecord
+	var first pipeline.FActScoreRecord
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestFActScoreLabeledWithKB(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("output:\n%s", out)
 	}
-	var rec factscoreRecord
+	var rec pipeline.FActScoreRecord
 	json.Unmarshal([]byte(lines[0]), &rec)
 	if rec.Facts != 2 || len(rec.Decisions) != 2 || rec.Decisions[0].Label != "S" || rec.Decisions[1].Label != "NS" || rec.Decisions[0].NoEvidence {
 		t.Errorf("first record %+v", rec)

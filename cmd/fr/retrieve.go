@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -49,119 +50,30 @@ func retrieverFlags() []cli.Flag {
 	}
 }
 
-// retrieverCloser is a retriever holding files open.
-type retrieverCloser struct {
-	retrieve.Retriever
-	closers []io.Closer
-}
-
-func (r *retrieverCloser) Close() error {
-	var errs []error
-	for i := len(r.closers) - 1; i >= 0; i-- {
-		errs = append(errs, r.closers[i].Close())
+// retrievalOptions maps the flags of retrieverFlags, and the command's
+// flag for passages per atom (kFlag), to the pipeline's options.
+func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, error) {
+	o := pipeline.RetrievalOptions{
+		Source: c.String("source"),
+		DB:     c.String("db"),
+		Wikipedia: pipeline.WikipediaOptions{
+			Endpoint:    c.String("wikipedia-endpoint"),
+			UserAgent:   c.String("wikipedia-user-agent"),
+			MinInterval: c.Duration("wikipedia-interval"),
+		},
+		TopK: c.Int(kFlag),
 	}
-	return errors.Join(errs...)
-}
-
-// newRetriever returns the knowledge source the flags describe, or nil when
-// none is configured. The retriever it returns implements io.Closer; close
-// it when done.
-func newRetriever(c *cli.Context) (retrieve.Retriever, error) {
+	if o.TopK < 1 {
+		return o, fmt.Errorf("--%s %d: want at least 1", kFlag, o.TopK)
+	}
 	switch p := c.String("missing-topic"); p {
-	case "error", "skip":
+	case "error":
+	case "skip":
+		o.SkipMissingTopics = true
 	default:
-		return nil, fmt.Errorf("--missing-topic: %q is not error or skip", p)
+		return o, fmt.Errorf("--missing-topic: %q is not error or skip", p)
 	}
-	source := c.String("source")
-	if source == "auto" {
-		source = "none"
-		if c.String("db") != "" {
-			source = "db"
-		}
-	}
-	var (
-		r       retrieve.Retriever
-		name    string
-		closers []io.Closer
-	)
-	switch source {
-	case "none":
-		return nil, nil
-	case "db":
-		if c.String("db") == "" {
-			return nil, errors.New("--source db needs --db KB.db")
-		}
-		db, err := retrieve.OpenDocDB(c.String("db"))
-		if err != nil {
-			return nil, fmt.Errorf("--db: %w", err)
-		}
-		br := retrieve.NewBM25Retriever(db)
-		r, name, closers = br, br.Source(), []io.Closer{db}
-	case "wikipedia":
-		if c.String("db") != "" {
-			return nil, errors.New("--db and --source wikipedia: choose one knowledge source")
-		}
-		w := retrieve.NewWikipedia(c.String("wikipedia-endpoint"))
-		w.UserAgent = c.String("wikipedia-user-agent")
-		w.MinInterval = c.Duration("wikipedia-interval")
-		r, name = w, w.Source()
-	default:
-		return nil, fmt.Errorf("--source: %q is not auto, db or wikipedia", source)
-	}
-	cachePath := c.String("retrieval-cache")
-	if cachePath == "auto" {
-		p, err := cachedir.Path("retrieval.sqlite")
-		if err != nil {
-			closeAll(closers)
-			return nil, fmt.Errorf("--retrieval-cache: %w (give a file or none)", err)
-		}
-		cachePath = p
-	}
-	if cachePath != "none" && cachePath != "" {
-		cache, err := retrieve.OpenCache(cachePath)
-		if err != nil {
-			closeAll(closers)
-			return nil, fmt.Errorf("--retrieval-cache: %w", err)
-		}
-		r = cache.Wrap(name, r)
-		closers = append(closers, cache)
-	}
-	return &retrieverCloser{Retriever: r, closers: closers}, nil
-}
-
-func closeAll(cs []io.Closer) {
-	for _, c := range cs {
-		c.Close()
-	}
-}
-
-// closeRetriever closes what newRetriever opened.
-func closeRetriever(r retrieve.Retriever) error {
-	if cl, ok := r.(io.Closer); ok {
-		return cl.Close()
-	}
-	return nil
-}
-
-// fillContexts retrieves k passages for the atoms of in that have no
-// contexts. A topic missing from the knowledge base stops the run, or with
-// --missing-topic skip is reported on stderr and leaves those atoms
-// without contexts. It returns the number of atoms retrieved for, and
-// whether the record was skipped so.
-func fillContexts(c *cli.Context, r retrieve.Retriever, in *instance.Instance, k int) (n int, skipped bool, err error) {
-	n, err = retrieve.Fill(c.Context, r, in, k)
-	if err == nil {
-		return n, false, nil
-	}
-	missing := errors.Is(err, retrieve.ErrTopicNotFound) || errors.Is(err, retrieve.ErrNoTopic)
-	if missing && c.String("missing-topic") == "skip" {
-		fmt.Fprintf(c.App.ErrWriter, "fr: warning: line %d: %v; its atoms get no contexts\n", in.Line, err)
-		return 0, true, nil
-	}
-	if missing {
-		return 0, false, fmt.Errorf("%w (--missing-topic skip goes on without contexts)", err)
-	}
-	return 0, false, err
+	return o, nil
 }
 
 func runRetrieve(c *cli.Context) error {
@@ -169,18 +81,19 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	k := c.Int("k")
-	if k < 1 {
-		return fmt.Errorf("--k %d: want at least 1", k)
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: c.App.ErrWriter}
+	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
+		return err
 	}
-	r, err := newRetriever(c)
+	o.Caches.Retrieval = c.String("retrieval-cache")
+	p, err := pipeline.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
-	if r == nil {
+	defer p.Close()
+	if p.Retriever == nil {
 		return errors.New("retrieve: no knowledge source (give --db KB.db or --source wikipedia)")
 	}
-	defer closeRetriever(r)
 	var out io.Writer = c.App.Writer
 	if path := c.String("output"); path != "" {
 		f, err := os.Create(path)
@@ -193,12 +106,12 @@ func runRetrieve(c *cli.Context) error {
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr retrieve")
 	var records, atoms, noAtoms, skipped int
-	_, err = forEachInstance(c, input, false, func(in *instance.Instance) error {
+	err = instance.Scan(input, nil, func(in *instance.Instance) error {
 		records++
 		if len(in.Atoms) == 0 {
 			noAtoms++
 		}
-		n, skip, err := fillContexts(c, r, in, k)
+		n, skip, err := p.Retrieve(c.Context, in)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}

@@ -1,4 +1,4 @@
-package nli_test
+package lexical_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/lexical"
 )
 
 const (
@@ -69,7 +70,7 @@ func TestLexicalVerdicts(t *testing.T) {
 		{"snippet and text", instance.Context{Snippet: "Marie Curie, physicist.", Text: "Curie was born in Warsaw."}.NLIText(),
 			"Marie Curie was a physicist.", E},
 	}
-	lex := nli.NewLexical()
+	lex := lexical.New()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := lex.Classify(context.Background(), []nli.Pair{{Premise: tc.premise, Hypothesis: tc.hypothesis}})
@@ -93,7 +94,7 @@ func TestLexicalDistribution(t *testing.T) {
 		"Marie Curie won the Nobel Prize in Literature.", "Marie Curie was born in Warsaw in 1867 and was a chemist."} {
 		pairs = append(pairs, nli.Pair{Premise: curie, Hypothesis: h})
 	}
-	res, err := nli.NewLexical().Classify(context.Background(), pairs)
+	res, err := lexical.New().Classify(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestLexicalBatchIndependence(t *testing.T) {
 			pairs = append(pairs, nli.Pair{Premise: p, Hypothesis: h})
 		}
 	}
-	lex := nli.NewLexical()
+	lex := lexical.New()
 	batch, err := lex.Classify(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
@@ -158,21 +159,21 @@ func TestLexicalBatchIndependence(t *testing.T) {
 func TestLexicalCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := nli.NewLexical().Classify(ctx, []nli.Pair{{Premise: curie, Hypothesis: "Marie Curie was a physicist."}})
+	_, err := lexical.New().Classify(ctx, []nli.Pair{{Premise: curie, Hypothesis: "Marie Curie was a physicist."}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
 
 func TestLexicalIdentity(t *testing.T) {
-	if got := nli.NewLexical().Identity(); got != (nli.Identity{Backend: "lexical", Model: nli.LexicalModel}) || got.String() != "lexical:overlap-v1" {
+	if got := lexical.New().Identity(); got != (nli.Identity{Backend: "lexical", Model: lexical.Model}) || got.String() != "lexical:overlap-v1" {
 		t.Errorf("identity %v", got)
 	}
 }
 
-func ExampleLexical() {
+func ExampleClassifier() {
 	premise := "Ada Lovelace (10 December 1815 – 27 November 1852) was an English mathematician and writer."
-	res, _ := nli.NewLexical().Classify(context.Background(), []nli.Pair{
+	res, _ := lexical.New().Classify(context.Background(), []nli.Pair{
 		{Premise: premise, Hypothesis: "Ada Lovelace was a mathematician."},
 		{Premise: premise, Hypothesis: "Ada Lovelace was born in 1816."},
 		{Premise: premise, Hypothesis: "Ada Lovelace was a painter."},
@@ -195,7 +196,7 @@ func FuzzLexical(f *testing.F) {
 	f.Add("a b", "New York Shakespeare Festival")
 	f.Add("(1 May 2000 - 2 June 2001)", "(born 3 may 2000) didn't 1,000,000.5 million 1970s")
 	f.Add("", "")
-	lex := nli.NewLexical()
+	lex := lexical.New()
 	f.Fuzz(func(t *testing.T, premise, hypothesis string) {
 		pairs := []nli.Pair{{Premise: premise, Hypothesis: hypothesis}, {Premise: hypothesis, Hypothesis: premise}}
 		res, err := lex.Classify(context.Background(), pairs)

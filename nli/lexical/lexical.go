@@ -1,4 +1,6 @@
-package nli
+// Package lexical is a rough NLI fallback that needs no model: word overlap
+// with negation and number/date mismatch checks.
+package lexical
 
 import (
 	"context"
@@ -7,13 +9,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/factreasoner/factreasoner-go/nli"
 )
 
-// LexicalModel names the version of the lexical method. It changes whenever
+// Model names the version of the lexical method. It changes whenever
 // the method's answers change, so that caches keyed on it stay valid.
-const LexicalModel = "overlap-v1"
+const Model = "overlap-v1"
 
-// Lexical is a rough, zero-setup NLI fallback built on word overlap, with
+// Classifier is a rough, zero-setup NLI fallback built on word overlap, with
 // negation and number/date mismatch checks. It needs no model and is always
 // available, but it only sees words, not meaning: use a real NLI model
 // (onnx or llm backends) or precomputed relations for results that matter.
@@ -114,20 +118,20 @@ const LexicalModel = "overlap-v1"
 // one contradiction, but that is in-sample (the method was designed with
 // those pairs in view), and it misses entailments that need paraphrase or
 // world knowledge; see docs/lexical-agreement.md.
-type Lexical struct{}
+type Classifier struct{}
 
 // NewLexical returns the lexical backend.
-func NewLexical() *Lexical { return &Lexical{} }
+func New() *Classifier { return &Classifier{} }
 
 // Identity reports backend "lexical" with the method's version.
-func (*Lexical) Identity() Identity { return Identity{Backend: "lexical", Model: LexicalModel} }
+func (*Classifier) Identity() nli.Identity { return nli.Identity{Backend: "lexical", Model: Model} }
 
 // Classify labels each pair from its texts. Texts shared by several pairs
 // are analysed once per call.
-func (l *Lexical) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
+func (l *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
 	premises := make(map[string]*premiseIndex)
 	hypotheses := make(map[string]*hypothesis)
-	out := make([]Result, len(pairs))
+	out := make([]nli.Result, len(pairs))
 	for i, p := range pairs {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -162,23 +166,23 @@ const (
 
 // verdict is the outcome of comparing a hypothesis with a premise.
 type verdict struct {
-	label    Label
+	label    nli.Label
 	coverage float64 // of the deciding window (for neutral, the best window)
 }
 
-func (v verdict) result() Result {
+func (v verdict) result() nli.Result {
 	var pe, pc float64
 	switch v.label {
-	case Entailment:
+	case nli.Entailment:
 		pe, pc = 0.55+0.35*(v.coverage-coverageNeeded)/(1-coverageNeeded), 0.02
-	case Contradiction:
+	case nli.Contradiction:
 		pe, pc = 0.02, 0.50+0.30*(v.coverage-coverageNeeded)/(1-coverageNeeded)
 	default:
 		pe, pc = 0.05+0.30*v.coverage, 0.03
 	}
 	dist := make([]float64, 3)
-	dist[Neutral], dist[Entailment], dist[Contradiction] = 1-pe-pc, pe, pc
-	return Result{Label: v.label, Probability: dist[v.label], Distribution: dist}
+	dist[nli.Neutral], dist[nli.Entailment], dist[nli.Contradiction] = 1-pe-pc, pe, pc
+	return nli.Result{Label: v.label, Probability: dist[v.label], Distribution: dist}
 }
 
 // ---- tokens ----
@@ -822,7 +826,7 @@ const (
 // judge compares the hypothesis with every window of the premise.
 func judge(pi *premiseIndex, h *hypothesis) verdict {
 	if len(h.units) == 0 {
-		return verdict{label: Neutral}
+		return verdict{label: nli.Neutral}
 	}
 	// The premise is about the subject if it names it in its lead; a
 	// surname refers to the subject once the full name has been mentioned.
@@ -835,7 +839,7 @@ func judge(pi *premiseIndex, h *hypothesis) verdict {
 	}
 	var best [3]verdict // by label; coverage -1 when no window gives it
 	for l := range best {
-		best[l] = verdict{label: Label(l), coverage: -1}
+		best[l] = verdict{label: nli.Label(l), coverage: -1}
 	}
 	windows := pi.windows
 	if h.tokens > pieceTokens && len(pi.toks) > 0 {
@@ -850,12 +854,12 @@ func judge(pi *premiseIndex, h *hypothesis) verdict {
 		}
 	}
 	switch {
-	case best[Entailment].coverage >= 0:
-		return best[Entailment]
-	case best[Contradiction].coverage >= 0:
-		return best[Contradiction]
+	case best[nli.Entailment].coverage >= 0:
+		return best[nli.Entailment]
+	case best[nli.Contradiction].coverage >= 0:
+		return best[nli.Contradiction]
 	}
-	v := best[Neutral]
+	v := best[nli.Neutral]
 	v.coverage = max(v.coverage, 0)
 	return v
 }
@@ -907,11 +911,11 @@ func judgeWindow(pi *premiseIndex, h *hypothesis, lo, hi int, about bool, mentio
 	polarityDiffers := negated != h.negated
 	switch {
 	case namesOK && valuesOK && !polarityDiffers && c >= coverageNeeded:
-		return verdict{Entailment, c}
+		return verdict{nli.Entailment, c}
 	case namesOK && (nConflict > 0 || polarityDiffers) && withConflicts >= coverageNeeded:
-		return verdict{Contradiction, withConflicts}
+		return verdict{nli.Contradiction, withConflicts}
 	}
-	return verdict{Neutral, c}
+	return verdict{nli.Neutral, c}
 }
 
 // value judges a date or number unit in the window [lo, hi).

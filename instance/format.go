@@ -1,0 +1,112 @@
+package instance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/factreasoner/factreasoner-go/jsonl"
+)
+
+// Format is the layout of an input file.
+type Format int
+
+// Input formats.
+const (
+	// FactReasoner is FactReasoner jsonl (or pretty-printed JSON), the
+	// format of Instance.
+	FactReasoner Format = iota
+	// FActScoreLabeled is FActScore's human-labeled format: records with
+	// "annotations" (see LabeledRecord).
+	FActScoreLabeled
+)
+
+func (f Format) String() string {
+	if f == FActScoreLabeled {
+		return "FActScore labeled"
+	}
+	return "FactReasoner"
+}
+
+// DetectFormat tells the format of the file at path from its first record:
+// FActScore's labeled format when it has an "annotations" field, else
+// FactReasoner's (whose reader reports whatever is wrong with the file).
+func DetectFormat(path string) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			var rec map[string]json.RawMessage
+			if json.Unmarshal(t, &rec) != nil {
+				return FactReasoner, nil // not jsonl: a pretty-printed FactReasoner file
+			}
+			if _, ok := rec["annotations"]; ok {
+				return FActScoreLabeled, nil
+			}
+			return FactReasoner, nil
+		}
+		if err == io.EOF {
+			return FactReasoner, nil // empty: the FactReasoner reader reports it
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// ReadLabeled calls fn for each record of a file in FActScore's labeled
+// format, with the line it is on. A malformed record stops the reading with
+// an *Error naming the file, line and field.
+func ReadLabeled(path string, fn func(line int, r *LabeledRecord) error) error {
+	return jsonl.ReadLines(path, func(line int, raw []byte) error {
+		rec, err := ParseLabeled(raw)
+		if err != nil {
+			e := &Error{File: path, Line: line, Err: err}
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				e.Field, e.Err = fe.Field, errors.New(fe.Msg)
+			}
+			return e
+		}
+		return fn(line, rec)
+	})
+}
+
+// Scan calls fn for each valid record of the FactReasoner file at path, in
+// order. An invalid record stops the scan with its *Error, unless skip is
+// not nil: then skip is called with the error and the scan goes on with the
+// next record (an empty file is always an error). Scan returns the first
+// error of fn, or of reading.
+func Scan(path string, skip func(*Error), fn func(*Instance) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := NewReader(f, path)
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		var ie *Error
+		if errors.As(err, &ie) && skip != nil && !errors.Is(err, ErrEmpty) {
+			skip(ie)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(in); err != nil {
+			return err
+		}
+	}
+}

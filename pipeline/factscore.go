@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
+)
+
+// FActScoreRecord is classic FActScore's result for one record.
+type FActScoreRecord struct {
+	Line  int    `json:"line"`
+	Topic string `json:"topic,omitempty"`
+	Input string `json:"input,omitempty"`
+	factscore.Result
+	Decisions []factscore.Decision `json:"decisions"`
+}
+
+// FActScoreOf verifies the atoms of a record and scores the response with
+// length-penalty γ = gamma. A record without atoms did not respond; one
+// without contexts gets them from the Retriever (TopK per atom), one with
+// contexts is taken as it is (an atom without any is not supported).
+func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (FActScoreRecord, error) {
+	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
+	if len(in.Atoms) == 0 {
+		return rec, nil // did not respond
+	}
+	if len(in.Contexts) == 0 {
+		if p.Retriever == nil {
+			return rec, errors.New("the record has no contexts and no knowledge source is configured (give --db KB.db or --source wikipedia)")
+		}
+		cp := *in
+		cp.Atoms = append([]instance.Atom(nil), in.Atoms...)
+		if _, _, err := p.Retrieve(ctx, &cp); err != nil {
+			return rec, err
+		}
+		in = &cp
+	}
+	v, err := p.verifier(in)
+	if err != nil {
+		return rec, err
+	}
+	res, ds, err := factscore.Score(ctx, v, in, gamma)
+	if err != nil {
+		return rec, err
+	}
+	rec.Result, rec.Decisions = res, ds
+	return rec, nil
+}
+
+// verifier is FActScore's verifier for a record: the Verifier, else the NLI
+// verifier on the record's relations or on the Classifier, as Given says.
+func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
+	switch {
+	case p.Verifier != nil:
+		return p.Verifier, nil
+	case p.usesGiven(in):
+		return &factscore.RelationVerifier{Relation: graph.NewStated(in).Relation, Threshold: p.Threshold}, nil
+	case p.Classifier == nil:
+		return nil, errors.New("pipeline: no FActScore verifier and no NLI classifier configured")
+	}
+	return &factscore.NLIVerifier{Classifier: p.Classifier, Threshold: p.Threshold}, nil
+}
+
+// FActScoreFile runs FActScore on every record of a file, FactReasoner
+// jsonl or FActScore's labeled format (told apart by DetectFormat), and
+// calls emit with each record's result in input order. With gold the
+// human labels decide instead of the verifier: S / (S + NS + IR) for the
+// labeled format, S / (S + NS) for FactReasoner records (every atom must
+// be labeled). Abstained responses did not respond. It returns the summary
+// over the file.
+func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, emit func(FActScoreRecord) error) (factscore.Summary, error) {
+	agg := factscore.NewAggregate(gamma)
+	add := func(rec FActScoreRecord) error {
+		agg.Add(rec.Result)
+		return emit(rec)
+	}
+	format, err := instance.DetectFormat(input)
+	if err != nil {
+		return agg.Summary(), err
+	}
+	if format == instance.FActScoreLabeled {
+		err = instance.ReadLabeled(input, func(line int, r *instance.LabeledRecord) error {
+			if gold {
+				return add(goldLabeled(line, r, gamma))
+			}
+			if r.Abstained() {
+				return add(FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}})
+			}
+			in := r.Instance()
+			in.Line = line
+			rec, err := p.FActScoreOf(ctx, in, gamma)
+			if err != nil {
+				return fmt.Errorf("%s:%d: %w", input, line, err)
+			}
+			return add(rec)
+		})
+		return agg.Summary(), err
+	}
+	err = instance.Scan(input, nil, func(in *instance.Instance) error {
+		var rec FActScoreRecord
+		var err error
+		if gold {
+			rec, err = goldInstance(in, gamma)
+		} else {
+			rec, err = p.FActScoreOf(ctx, in, gamma)
+		}
+		if err != nil {
+			var fe *instance.FieldError
+			if errors.As(err, &fe) {
+				return &instance.Error{File: input, Line: in.Line, Field: fe.Field, Err: errors.New(fe.Msg)}
+			}
+			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+		}
+		return add(rec)
+	})
+	return agg.Summary(), err
+}
+
+// goldLabeled is the human FActScore of a labeled record.
+func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord {
+	rec := FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
+	for _, a := range r.Annotations {
+		for _, f := range a.HumanAtomicFacts {
+			rec.Decisions = append(rec.Decisions, factscore.Decision{
+				ID: fmt.Sprintf("f%d", len(rec.Decisions)), Atom: f.Text,
+				Supported: f.Label == instance.Supported, Label: f.Label,
+			})
+		}
+	}
+	s, n := factscore.GoldLabeled(r)
+	rec.Result = factscore.NewResult(s, n, gamma)
+	return rec
+}
+
+// goldInstance is the gold FActScore of a FactReasoner record.
+func goldInstance(in *instance.Instance, gamma int) (FActScoreRecord, error) {
+	s, n, err := factscore.GoldInstance(in)
+	if err != nil {
+		return FActScoreRecord{}, err
+	}
+	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Result: factscore.NewResult(s, n, gamma), Decisions: []factscore.Decision{}}
+	for _, a := range in.Atoms {
+		rec.Decisions = append(rec.Decisions, factscore.Decision{ID: a.ID, Atom: a.Text, Supported: a.Label == instance.Supported, Label: a.Label})
+	}
+	return rec, nil
+}

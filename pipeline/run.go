@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+// FileOptions configure the runs over a whole input file.
+type FileOptions struct {
+	// Invalid, when set, is told about each invalid record, and the run
+	// goes on with the next; when nil an invalid record stops the run.
+	Invalid func(*instance.Error)
+	// Progress, when set, is called after each record with the number of
+	// records done so far and the input line of the last.
+	Progress func(records, line int)
+}
+
+// ScoreStats count what a run over a file did.
+type ScoreStats struct {
+	Scored  int // records scored (and written)
+	Invalid int // invalid records skipped
+	Done    int // records skipped because the output already held them
+}
+
+// ScoreFile scores every valid record of the input file with version v
+// and writes one output line per record to w, in input order. Records
+// whose input line is in done (OpenOutput's answer for a resumed output)
+// are skipped.
+func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version, w io.Writer, done jsonl.Done, o FileOptions) (ScoreStats, error) {
+	out := jsonl.NewWriter(w)
+	st := ScoreStats{Done: len(done)}
+	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
+		if _, ok := done[in.Line]; ok {
+			return nil
+		}
+		a, err := p.Assess(ctx, in, v)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+		}
+		if err := out.Write(a.Record()); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		st.Scored++
+		if o.Progress != nil {
+			o.Progress(st.Scored, in.Line)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// skip is the Scan callback of the options: nil (stop at an invalid
+// record) or one that counts and reports it.
+func (o FileOptions) skip(n *int) func(*instance.Error) {
+	if o.Invalid == nil {
+		return nil
+	}
+	return func(e *instance.Error) {
+		*n++
+		o.Invalid(e)
+	}
+}
+
+// Comparison is one row of a comparison of versions over a file.
+type Comparison struct {
+	Version string `json:"version"`
+	score.Summary
+	// NaN is not JSON: correlations that do not exist are null.
+	Pearson  *float64 `json:"pearson"`
+	Spearman *float64 `json:"spearman"`
+}
+
+// FActScoreBaselineName names the FActScore baseline's row.
+const FActScoreBaselineName = "FActScore-NLI"
+
+// CompareFile runs several versions, and the FActScore baseline when b is
+// not nil, on every valid record of the input file, and summarizes each
+// over the file: one row per version, then the baseline's. Each distinct
+// NLI pair of a record is classified once.
+func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []graph.Version, b *Baseline, o FileOptions) ([]Comparison, ScoreStats, error) {
+	names := make([]string, 0, len(versions)+1)
+	for _, v := range versions {
+		names = append(names, v.String())
+	}
+	if b != nil {
+		names = append(names, FActScoreBaselineName)
+	}
+	perVersion := make([][]score.Scores, len(names))
+	var st ScoreStats
+	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
+		as, fs, err := p.Compare(ctx, in, versions, b)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+		}
+		for i, a := range as {
+			perVersion[i] = append(perVersion[i], a.Scores)
+		}
+		if fs != nil {
+			perVersion[len(as)] = append(perVersion[len(as)], *fs)
+		}
+		st.Scored++
+		if o.Progress != nil {
+			o.Progress(st.Scored, in.Line)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	rows := make([]Comparison, len(names))
+	for i, name := range names {
+		rows[i] = Comparison{Version: name, Summary: score.Summarize(perVersion[i])}
+		if s := rows[i].Summary; !math.IsNaN(s.Pearson) {
+			rows[i].Pearson = &s.Pearson
+		}
+		if s := rows[i].Summary; !math.IsNaN(s.Spearman) {
+			rows[i].Spearman = &s.Spearman
+		}
+	}
+	return rows, st, nil
+}
+
+// MedianAtoms is the median atom count of the records of a file, the
+// paper's K for F1@K. Every record must have atoms.
+func MedianAtoms(path string) (float64, error) {
+	var counts []int
+	err := instance.Scan(path, nil, func(in *instance.Instance) error {
+		if len(in.Atoms) == 0 {
+			return fmt.Errorf("%s:%d: the record has no atoms; the median needs every record's atoms (run fr atomize first)", path, in.Line)
+		}
+		counts = append(counts, len(in.Atoms))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return score.Median(counts), nil
+}

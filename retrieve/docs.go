@@ -1,0 +1,112 @@
+package retrieve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/factreasoner/factreasoner-go/jsonl"
+)
+
+// DocumentFiles expands paths to the files that hold documents: files as
+// given, directories into their regular files (recursively, in lexical
+// order, hidden files left out).
+func DocumentFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// ReadDocuments calls add with each document of a file, in order:
+//
+//   - *.jsonl, *.json: one {"title": ..., "text": "..." or ["piece", ...]}
+//     object per line;
+//   - any other file: UTF-8 text whose title is the file name without its
+//     extension, and whose pieces are its paragraphs (split at blank lines).
+//
+// Errors name the file and, for jsonl, the line.
+func ReadDocuments(path string, add func(Document) error) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".json":
+		return readJSONLDocs(path, add)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%s: not UTF-8 text (plain-text documents must be UTF-8; use .jsonl for structured input)", path)
+	}
+	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return add(Document{Title: title, Pieces: paragraphs(string(data))})
+}
+
+var blankLines = regexp.MustCompile(`\n[ \t\r\f\v]*\n`)
+
+// paragraphs splits text at blank lines.
+func paragraphs(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	return blankLines.Split(text, -1)
+}
+
+// readJSONLDocs reads {"title": ..., "text": "..." | ["...", ...]} lines.
+func readJSONLDocs(path string, add func(Document) error) error {
+	return jsonl.ReadLines(path, func(line int, raw []byte) error {
+		d, err := parseDocLine(raw)
+		if err == nil {
+			err = add(d)
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		return nil
+	})
+}
+
+func parseDocLine(raw []byte) (Document, error) {
+	var rec struct {
+		Title *string         `json:"title"`
+		Text  json.RawMessage `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return Document{}, fmt.Errorf("invalid JSON (want one {\"title\": ..., \"text\": ...} object per line): %w", err)
+	}
+	if rec.Title == nil || strings.TrimSpace(*rec.Title) == "" {
+		return Document{}, errors.New("title: missing or empty")
+	}
+	d := Document{Title: *rec.Title}
+	var one string
+	if err := json.Unmarshal(rec.Text, &one); err == nil {
+		d.Pieces = []string{one}
+	} else if err := json.Unmarshal(rec.Text, &d.Pieces); err != nil || len(rec.Text) == 0 || string(rec.Text) == "null" {
+		return Document{}, errors.New("text: want a string or an array of strings")
+	}
+	return d, nil
+}
