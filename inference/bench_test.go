@@ -21,9 +21,7 @@ import (
 //
 //	go test ./inference -run '^$' -bench FR3 -benchmem -count 5
 func BenchmarkFR3(b *testing.B) {
-	if _, err := os.Stat(vectors); err != nil {
-		b.Skipf("reference data %s is absent: %v", vectors, err)
-	}
+	needVectors(b)
 	for _, alg := range []string{"auto", "bp"} {
 		for _, size := range fr3Sizes {
 			b.Run(alg+"/"+size, func(b *testing.B) {

@@ -22,12 +22,7 @@ var vectors = filepath.Join(refdata.Root(), "merlin-vectors")
 
 func needVectors(t testing.TB) {
 	t.Helper()
-	if refdata.Root() == "" {
-		t.Skip("reference data not found: expected ../shared/data beside the module root (or set FACTREASONER_REFDATA)")
-	}
-	if _, err := os.Stat(vectors); err != nil {
-		t.Skipf("reference data %s is absent: %v", vectors, err)
-	}
+	refdata.Path(t, "merlin-vectors")
 }
 
 // exactTxt reads an outputs/*.exact.txt file: "logZ X (...)" then

@@ -37,18 +37,32 @@ func Root() string {
 	}
 }
 
-// Path returns the path of a file under the shared data directory. When the
-// file is missing the test is skipped with a message that says what is
-// missing and where it was looked for.
+// RequireEnv, when set to a non-empty value, makes missing reference data
+// fail the tests that need it instead of skipping them. scripts/test sets
+// it under CI, so that a CI run cannot pass without testing those paths.
+const RequireEnv = "FACTREASONER_REQUIRE_REFDATA"
+
+// Path returns the path of a file or directory under the shared data
+// directory. When it is missing the test is skipped (or, with RequireEnv
+// set, fails) with a message that says what is missing and where it was
+// looked for.
 func Path(tb testing.TB, elem ...string) string {
 	tb.Helper()
 	root := Root()
 	if root == "" {
-		tb.Skip("reference data not found: expected ../shared/data beside the module root (or set FACTREASONER_REFDATA)")
+		missing(tb, "reference data not found: expected ../shared/data beside the module root (or set FACTREASONER_REFDATA)")
 	}
 	p := filepath.Join(append([]string{root}, elem...)...)
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("reference data file missing: %s", p)
+		missing(tb, "reference data file missing: "+p)
 	}
 	return p
+}
+
+func missing(tb testing.TB, msg string) {
+	tb.Helper()
+	if os.Getenv(RequireEnv) != "" {
+		tb.Fatalf("%s (%s is set: reference data must be present)", msg, RequireEnv)
+	}
+	tb.Skip(msg)
 }
