@@ -21,10 +21,10 @@ func inspectCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "For each atom: its id, P(true), predicted and gold label, its text, and the\n" +
 			"relations that move it (context id, title or first words, type, probability),\n" +
-			"strongest first.",
+			"strongest first. --atom shows one atom, or one context with every relation it is an end of.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
-			&cli.StringFlag{Name: "atom", Usage: "show only this atom"},
+			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
 			&cli.IntFlag{Name: "line", Usage: "inspect only the record that starts on this input line"},
 			&cli.StringFlag{Name: "dot", Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
 		}, pipelineFlags()...),
