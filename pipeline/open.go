@@ -19,6 +19,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -66,8 +67,8 @@ type Options struct {
 
 // NLIOptions choose the NLI backend.
 type NLIOptions struct {
-	// Backend is "auto" (or ""), "given", "onnx", "llm" or "lexical". Auto
-	// scores records that carry relations from them and the others with
+	// Backend is "auto" (or ""), "given", "onnx", "remote", "llm" or
+	// "lexical". Auto scores records that carry relations from them and the others with
 	// onnx when a model is available (Model is set, or the default model
 	// was pulled), else with the lexical fallback and a warning.
 	Backend string
@@ -76,6 +77,9 @@ type NLIOptions struct {
 	Model string
 	// ONNX tunes the onnx backend; its Name and Graph are set from Model.
 	ONNX onnxnli.Options
+	// Remote configures the remote backend, which reads its tokenizer,
+	// window and labels from Model; its Name is set from Model.
+	Remote remotenli.Options
 }
 
 // Revise says whether atoms are revised.
@@ -178,7 +182,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 			p.abort()
 		}
 	}()
-	if err := p.openNLI(o); err != nil {
+	if err := p.openNLI(ctx, o); err != nil {
 		return nil, err
 	}
 	if err := p.openAtomizer(o); err != nil {
@@ -237,7 +241,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 // openNLI opens the NLI backend of o.NLI, behind the NLI cache when one is
 // configured.
-func (p *Pipeline) openNLI(o Options) error {
+func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	backend := o.NLI.Backend
 	if backend == "" {
 		backend = "auto"
@@ -275,6 +279,12 @@ func (p *Pipeline) openNLI(o Options) error {
 			return fmt.Errorf("--nli onnx: %w", err)
 		}
 		cl = model
+	case "remote":
+		c, err := p.openRemote(ctx, o.NLI)
+		if err != nil {
+			return fmt.Errorf("--nli remote: %w", err)
+		}
+		cl = c
 	case "llm":
 		prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
 		if err != nil {
@@ -287,7 +297,7 @@ func (p *Pipeline) openNLI(o Options) error {
 		st.classifier = llmnli.New(st.client, prompt)
 		cl = st.classifier
 	default:
-		return fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, llm or lexical)", backend)
+		return fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, remote, llm or lexical)", backend)
 	}
 	path, err := cachePath(o.Caches.NLI, "nli-answers.sqlite", false)
 	if err != nil {
