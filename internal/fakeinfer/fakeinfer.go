@@ -79,6 +79,7 @@ type Server struct {
 	// TEI's.
 	Name string
 
+	http     *httptest.Server
 	model    *onnxnli.Model
 	enc      *crossenc.Encoder
 	id2label map[string]string
@@ -101,14 +102,24 @@ type Server struct {
 // Runtime is found as onnxnli.FindLibrary finds it.
 func Start(t testing.TB, dir, name string) *Server {
 	t.Helper()
-	m, err := onnxnli.Load(dir, onnxnli.Options{})
+	s, err := New(dir, name)
 	if err != nil {
 		t.Fatalf("fakeinfer: %v", err)
 	}
-	t.Cleanup(func() { m.Close() })
+	t.Cleanup(s.Close)
+	return s
+}
+
+// New serves the model in dir under name until Close.
+func New(dir, name string) (*Server, error) {
+	m, err := onnxnli.Load(dir, onnxnli.Options{})
+	if err != nil {
+		return nil, err
+	}
 	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{})
 	if err != nil {
-		t.Fatalf("fakeinfer: %v", err)
+		m.Close()
+		return nil, err
 	}
 	var cfg struct {
 		ID2Label map[string]string `json:"id2label"`
@@ -119,7 +130,8 @@ func Start(t testing.TB, dir, name string) *Server {
 		err = json.Unmarshal(data, &cfg)
 	}
 	if err != nil {
-		t.Fatalf("fakeinfer: %v", err)
+		m.Close()
+		return nil, err
 	}
 	s := &Server{Name: name, model: m, enc: enc, id2label: cfg.ID2Label, counts: map[string]int{}}
 	s.meta = Metadata{Name: name, Versions: []string{"1"}, Platform: "onnxruntime_onnx",
@@ -132,10 +144,15 @@ func Start(t testing.TB, dir, name string) *Server {
 		ModelType:     map[string]any{"classifier": map[string]any{"id2label": cfg.ID2Label, "label2id": cfg.Label2ID}},
 		MaxConcurrent: 512, MaxInputLength: enc.MaxLength(), MaxBatchTokens: 16384, MaxClientBatchSize: 32, Version: "fakeinfer"}
 	s.meta0, s.info0 = s.meta, s.info
-	ts := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(ts.Close)
-	s.URL = ts.URL
-	return s
+	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.http.URL
+	return s, nil
+}
+
+// Close stops the server and releases the model.
+func (s *Server) Close() {
+	s.http.Close()
+	s.model.Close()
 }
 
 // Reset undoes SetReady, EditMetadata, EditInfo and SetFault.
