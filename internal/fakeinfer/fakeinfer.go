@@ -498,9 +498,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		teiError(w, http.StatusRequestEntityTooLarge, "validation", "batch size %d > maximum allowed batch size %d", len(pairs), maxBatch)
 		return
 	}
+	// Tokenize as TEI does, refusing what does not fit, then run the
+	// request's pairs as one batch (TEI batches requests as it likes).
 	tok := s.enc.Tokenizer()
-	var out [][]prediction
-	for _, p := range pairs {
+	seqs := make([]crossenc.Sequence, len(pairs))
+	for i, p := range pairs {
 		if len(p) != 2 {
 			teiError(w, http.StatusUnprocessableEntity, "validation", "fakeinfer classifies pairs of strings")
 			return
@@ -520,20 +522,23 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 			teiError(w, http.StatusRequestEntityTooLarge, "validation", "`inputs` must have less than %d tokens. Given: %d", s.enc.MaxLength(), len(ids))
 			return
 		}
-		batch := s.enc.Batch([]crossenc.Sequence{{IDs: ids, TypeIDs: types}})
-		z, err := s.model.Run(r.Context(), batch)
-		if err != nil {
-			teiError(w, http.StatusFailedDependency, "backend", "%v", err)
-			return
-		}
-		s.sequences.Add(1)
-		scores := z
+		seqs[i] = crossenc.Sequence{IDs: ids, TypeIDs: types}
+	}
+	logits, err := s.model.Run(r.Context(), s.enc.Batch(seqs))
+	if err != nil {
+		teiError(w, http.StatusFailedDependency, "backend", "%v", err)
+		return
+	}
+	s.sequences.Add(int64(len(seqs)))
+	var out [][]prediction
+	for i := range seqs {
+		scores := logits[3*i : 3*i+3]
 		if !req.RawScores {
-			scores = softmax32(z)
+			scores = softmax32(scores)
 		}
 		var preds []prediction
-		for i, v := range scores {
-			preds = append(preds, prediction{Score: v, Label: s.id2label[fmt.Sprint(i)]})
+		for k, v := range scores {
+			preds = append(preds, prediction{Score: v, Label: s.id2label[fmt.Sprint(k)]})
 		}
 		// As TEI: best first.
 		slices.SortStableFunc(preds, func(x, y prediction) int { return cmp.Compare(y.Score, x.Score) })
