@@ -96,6 +96,7 @@ type Server struct {
 
 	inFlight, maxInFlight atomic.Int32
 	sequences             atomic.Int64
+	handlerNanos          atomic.Int64
 }
 
 // Start serves the model in dir under name until the test ends. ONNX
@@ -205,6 +206,14 @@ func (s *Server) Requests() []string {
 // MaxInFlight returns the most inference requests served at once.
 func (s *Server) MaxInFlight() int { return int(s.maxInFlight.Load()) }
 
+// HandlerTime returns the time spent answering inference requests (from
+// the request's body read to the answer written), the model's time
+// included.
+func (s *Server) HandlerTime() time.Duration { return time.Duration(s.handlerNanos.Load()) }
+
+// ModelTime returns the time the model spent in ONNX Runtime's Run.
+func (s *Server) ModelTime() time.Duration { return s.model.Stats().Runtime }
+
 // Sequences returns the number of sequences the model ran.
 func (s *Server) Sequences() int64 { return s.sequences.Load() }
 
@@ -226,6 +235,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		// An inference request (infer or predict), delayed or not.
 		defer s.track()()
+		start := time.Now()
+		defer func() { s.handlerNanos.Add(int64(time.Since(start))) }()
 	}
 	if fault != nil {
 		if f := fault(r, n); f != nil {
