@@ -74,8 +74,12 @@ func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveR
 	var se *StatusError
 	if errors.As(metaErr, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusBadRequest) {
 		// Triton answers 400 for a model it does not know, KServe and
-		// MLServer 404.
-		return nil, "", fmt.Errorf("%w: the server at %s does not serve a model named %q (GET %s: %s: %s)", ErrUnknownModel, endpoint, name, base, se.Status, se.Message)
+		// MLServer 404; a server that does not speak the protocol 404 too.
+		hint := ""
+		if se.StatusCode == http.StatusNotFound {
+			hint = "; is it an Open Inference Protocol server (Triton's HTTP port, KServe, MLServer)?"
+		}
+		return nil, "", fmt.Errorf("%w: the server at %s does not serve a model named %q (GET %s: %s: %s)%s", ErrUnknownModel, endpoint, name, base, se.Status, se.Message, hint)
 	}
 	if metaErr != nil {
 		return nil, "", fmt.Errorf("model metadata: %w", metaErr)

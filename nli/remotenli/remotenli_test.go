@@ -184,7 +184,7 @@ func TestOpenErrors(t *testing.T) {
 			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
 				return &fakeinfer.Fault{Status: 404, Body: `{"error": "Model with name nli does not exist."}`}
 			}
-		}), remotenli.ErrUnknownModel, []string{"Model with name nli does not exist."}},
+		}), remotenli.ErrUnknownModel, []string{"Model with name nli does not exist.", "Open Inference Protocol server"}},
 		{"kserve no model name", kserve(func(s *setup) { s.model = "" }), nil, []string{"--nli-remote-model is required"}},
 		{"kserve wrong output name", kserve(func(s *setup) {
 			s.meta = func(m *fakeinfer.Metadata) { m.Outputs[0].Name = "output_0" }
@@ -215,6 +215,14 @@ func TestOpenErrors(t *testing.T) {
 		{"tokenizer directory missing", kserve(func(s *setup) { s.dir = "/nonexistent" }), nil, []string{"missing tokenizer.json, config.json"}},
 
 		{"tei not ready", tei(func(s *setup) { s.ready = false }), remotenli.ErrNotReady, []string{"/health", "503", "unhealthy"}},
+		{"tei at a kserve server", tei(func(s *setup) {
+			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+				if r.URL.Path == "/health" {
+					return &fakeinfer.Fault{Status: 404, Body: "404 page not found"}
+				}
+				return nil
+			}
+		}), nil, []string{"no text-embeddings-inference server at"}},
 		{"tei other model", tei(func(s *setup) { s.model = "acme/other" }), remotenli.ErrUnknownModel, []string{"serves nli, not acme/other"}},
 		{"tei two labels", tei(func(s *setup) {
 			s.info = func(in *fakeinfer.Info) {

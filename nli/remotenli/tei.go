@@ -51,6 +51,9 @@ type teiRunner struct {
 func openTEI(ctx context.Context, c *client, endpoint, name string, enc *crossenc.Encoder) (*teiRunner, int, string, error) {
 	_, err := do(ctx, c, http.MethodGet, endpoint+"/health", nil, func([]byte) (struct{}, error) { return struct{}{}, nil })
 	var se *StatusError
+	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
+		return nil, 0, "", fmt.Errorf("no text-embeddings-inference server at %s (GET %s/health: %s: %s)", endpoint, endpoint, se.Status, se.Message)
+	}
 	if errors.As(err, &se) {
 		return nil, 0, "", fmt.Errorf("%w: %s (GET %s/health: %s: %s)", ErrNotReady, endpoint, endpoint, se.Status, se.Message)
 	}
