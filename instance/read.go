@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -291,6 +292,11 @@ func decode(raw []byte) (*Instance, error) {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	out := in.Instance
+	extra, err := extraFields(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	out.Extra = extra
 	out.Relations = make([]Relation, len(in.Relations))
 	for i, rr := range in.Relations {
 		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
@@ -315,6 +321,41 @@ func decode(raw []byte) (*Instance, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// extraFields returns the fields of the JSON object raw that Instance does
+// not know, in order. Names are matched as json.Unmarshal matches them,
+// case-insensitively; of a repeated name the last value counts, as there.
+func extraFields(raw []byte) ([]Field, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var out []Field
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		known := false
+		for _, f := range instanceFields {
+			known = known || strings.EqualFold(f, name)
+		}
+		if known {
+			continue
+		}
+		i := slices.IndexFunc(out, func(f Field) bool { return f.Name == name })
+		if i >= 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+		out = append(out, Field{Name: name, Value: v})
+	}
+	return out, nil
 }
 
 // ReadFile reads every record of a file and stops at the first invalid one.

@@ -20,6 +20,9 @@ type FileOptions struct {
 	// Progress, when set, is called after each record with the number of
 	// records done so far and the input line of the last.
 	Progress func(records, line int)
+	// OmitInputs leaves the scored record's atoms, contexts and relations
+	// out of ScoreFile's output lines.
+	OmitInputs bool
 }
 
 // ScoreStats count what a run over a file did.
@@ -44,7 +47,11 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
-		if err := out.Write(a.Record()); err != nil {
+		rec := a.Record()
+		if o.OmitInputs {
+			rec = rec.WithoutInputs()
+		}
+		if err := out.Write(rec); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
 		st.Scored++
@@ -116,15 +123,21 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	}
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
-		rows[i] = Comparison{Version: name, Summary: score.Summarize(perVersion[i])}
-		if s := rows[i].Summary; !math.IsNaN(s.Pearson) {
-			rows[i].Pearson = &s.Pearson
-		}
-		if s := rows[i].Summary; !math.IsNaN(s.Spearman) {
-			rows[i].Spearman = &s.Spearman
-		}
+		rows[i] = summarize(name, perVersion[i])
 	}
 	return rows, st, nil
+}
+
+// summarize is the comparison row of one run's scores.
+func summarize(name string, all []score.Scores) Comparison {
+	c := Comparison{Version: name, Summary: score.Summarize(all)}
+	if s := c.Summary; !math.IsNaN(s.Pearson) {
+		c.Pearson = &s.Pearson
+	}
+	if s := c.Summary; !math.IsNaN(s.Spearman) {
+		c.Spearman = &s.Spearman
+	}
+	return c
 }
 
 // MedianAtoms is the median atom count of the records of a file, the

@@ -20,12 +20,15 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "run several FactReasoner versions on the same input and compare them",
-		ArgsUsage: "INPUT",
+		ArgsUsage: "INPUT | OUTPUT...",
 		Description: "NLI for each distinct pair is computed once and shared by the versions.\n" +
 			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
 			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
-			"Pearson and Spearman correlations of precision with gold precision.",
+			"Pearson and Spearman correlations of precision with gold precision.\n\n" +
+			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
+			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
+			"run (version and NLI backend) found in them.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
@@ -37,9 +40,31 @@ func compareCommand() *cli.Command {
 }
 
 func runCompare(c *cli.Context) error {
-	input, err := inputArg(c)
+	if c.NArg() == 0 {
+		return fmt.Errorf("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
+	}
+	format := c.String("format")
+	if format != "markdown" && format != "json" && format != "csv" {
+		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
+	}
+	input := c.Args().First()
+	recorded, err := pipeline.IsOutputFile(input)
 	if err != nil {
 		return err
+	}
+	if recorded || c.NArg() > 1 {
+		for _, f := range []string{"versions", "threshold"} {
+			if c.IsSet(f) {
+				return fmt.Errorf("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
+			}
+		}
+		prog := newProgress(c.App.ErrWriter, "fr compare")
+		rows, st, err := pipeline.CompareRecorded(c.Args().Slice(), fileOptions(c, prog))
+		if err != nil {
+			return err
+		}
+		prog.finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
+		return writeComparison(c.App.Writer, format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -59,10 +84,6 @@ func runCompare(c *cli.Context) error {
 			return fmt.Errorf("--versions: %w (or factscore)", err)
 		}
 		versions = append(versions, v)
-	}
-	format := c.String("format")
-	if format != "markdown" && format != "json" && format != "csv" {
-		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
 	}
 	p, err := openPipeline(c, input)
 	if err != nil {

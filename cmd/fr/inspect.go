@@ -21,7 +21,8 @@ func inspectCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "For each atom: its id, P(true), predicted and gold label, its text, and the\n" +
 			"relations that move it (context id, title or first words, type, probability),\n" +
-			"strongest first. --atom shows one atom, or one context with every relation it is an end of.",
+			"strongest first. --atom shows one atom, or one context with every relation it is an end of.\n" +
+			"An output line of fr score is shown as it was scored (its version, relations and marginals).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
@@ -55,7 +56,13 @@ func runInspect(c *cli.Context) error {
 		if line > 0 && in.Line != line {
 			return nil
 		}
-		a, err := p.Assess(c.Context, in, version)
+		var a *pipeline.Assessment
+		var err error
+		if pipeline.IsRecorded(in) {
+			a, err = pipeline.AssessmentOf(in) // an output line: as it was scored
+		} else {
+			a, err = p.Assess(c.Context, in, version)
+		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
