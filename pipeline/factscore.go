@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -15,18 +16,51 @@ type FActScoreRecord struct {
 	Line  int    `json:"line"`
 	Topic string `json:"topic,omitempty"`
 	Input string `json:"input,omitempty"`
+	// Abstained marks a response that declined to answer (by the
+	// Abstention rule): it did not respond.
+	Abstained bool `json:"abstained,omitempty"`
 	factscore.Result
 	Decisions []factscore.Decision `json:"decisions"`
 }
 
 // FActScoreOf verifies the atoms of a record and scores the response with
-// length-penalty γ = gamma. A record without atoms did not respond; one
-// without contexts gets them from the Retriever (TopK per atom), one with
-// contexts is taken as it is (an atom without any is not supported).
+// length-penalty γ = gamma. A record without atoms is a raw response: one
+// that abstains (by the Abstention rule) did not respond, the others are
+// atomized (one in which the atomizer finds nothing did not respond, as in
+// FActScore), and every context the record has is evidence for each atom. A
+// record without contexts gets them from the Retriever (TopK
+// per atom); one with contexts is taken as it is (an atom without any is
+// not supported).
 func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (FActScoreRecord, error) {
 	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
 	if len(in.Atoms) == 0 {
-		return rec, nil // did not respond
+		if p.Abstention.Abstained(in.Output) {
+			rec.Abstained = true
+			return rec, nil
+		}
+		if p.Atomizer == nil {
+			return rec, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
+		}
+		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+		if errors.Is(err, atomize.ErrNoAtoms) {
+			if p.Warn != nil {
+				p.Warn(fmt.Sprintf("line %d: %v; it did not respond", in.Line, err))
+			}
+			return rec, nil
+		}
+		if err != nil {
+			return rec, err
+		}
+		// Contexts given with the raw response are evidence for each of
+		// its atoms.
+		for i := range atoms {
+			for _, c := range in.Contexts {
+				atoms[i].Contexts = append(atoms[i].Contexts, c.ID)
+			}
+		}
+		cp := *in
+		cp.Atoms = atoms
+		in = &cp
 	}
 	if len(in.Contexts) == 0 {
 		if p.Retriever == nil {

@@ -129,6 +129,9 @@ type FActScoreOptions struct {
 	// probability above Threshold); "" opens none.
 	Verifier  string
 	Threshold float64
+	// Abstention tells raw responses that declined to answer; "" is
+	// factscore.AbstentionGeneric.
+	Abstention factscore.Abstention
 }
 
 // resources are what Open opened: closed, after their summaries are
@@ -487,6 +490,14 @@ func (p *Pipeline) openRetriever(o Options) error {
 
 // openVerifier opens FActScore's verifier.
 func (p *Pipeline) openVerifier(o Options) error {
+	p.Abstention = factscore.AbstentionGeneric
+	if o.FActScore.Abstention != "" {
+		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
+		if err != nil {
+			return fmt.Errorf("--abstention: %w", err)
+		}
+		p.Abstention = a
+	}
 	switch v := o.FActScore.Verifier; v {
 	case "":
 	case "llm":

@@ -70,6 +70,9 @@ type Pipeline struct {
 	// the record's own relations (as Given says).
 	Verifier  factscore.Verifier
 	Threshold float64
+	// Abstention tells FActScore's raw responses that declined to answer
+	// (the zero value: none does).
+	Abstention factscore.Abstention
 
 	// Warn, when set, receives warnings about single records.
 	Warn func(msg string)

@@ -18,6 +18,9 @@ func factscoreCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "INPUT is FactReasoner jsonl, or FActScore's labeled format (records with \"annotations\";\n" +
 			"detected automatically, its atoms are the human atomic facts labeled S or NS).\n\n" +
+			"A record without atoms is a raw response: one that declines to answer (--abstention)\n" +
+			"does not respond; the others are split into atoms by --atomizer (and --revise), as in\n" +
+			"fr score; contexts the record has are evidence for each of its atoms.\n\n" +
 			"Each atom is checked against its contexts (the record's, or for a record without any,\n" +
 			"--k passages retrieved from --db or --source wikipedia) by the verifier:\n" +
 			"  llm  FActScore's prompt (\"... True or False?\") and its answer-parsing rule\n" +
@@ -35,6 +38,7 @@ func factscoreCommand() *cli.Command {
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
+			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
 		}, append(nliFlags(), retrieverFlags()...)...),
 		Action: runFActScore,
 	}
@@ -72,7 +76,8 @@ func runFActScore(c *cli.Context) error {
 			return err
 		}
 		o.Caches.Retrieval = c.String("retrieval-cache")
-		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold")}
+		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold"),
+			Abstention: factscore.Abstention(c.String("abstention"))}
 	} else {
 		o = pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // nothing to open
 	}
