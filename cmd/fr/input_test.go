@@ -326,3 +326,23 @@ func TestResumeOtherRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenFirstLine: a jsonl file whose first line is broken is still
+// jsonl: the first line is reported with its number and, with
+// --skip-invalid, every valid record after it is scored.
+func TestBrokenFirstLine(t *testing.T) {
+	path := writeFile(t, "in.jsonl", "\xEF\xBB\xBF"+`{"input": "Q?", "output": `+"\n"+record(1, nil)+"\n"+record(2, nil)+"\n")
+	out, stderr, err := run(t, context.Background(), "score", "--nli", "given", "--skip-invalid", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, `"line":2`) || !strings.Contains(out, `"line":3`) {
+		t.Errorf("%d lines written:\n%s", n, out)
+	}
+	if !strings.Contains(stderr, path+":1: invalid JSON") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", path); err == nil || !strings.HasPrefix(err.Error(), path+":1: invalid JSON") {
+		t.Errorf("without --skip-invalid: %v", err)
+	}
+}
