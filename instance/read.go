@@ -65,7 +65,7 @@ type Reader struct {
 	// DefaultMaxLineBytes and DefaultMaxDocumentBytes.
 	MaxLineBytes, MaxDocumentBytes int
 
-	line    int     // lines consumed so far (jsonl mode)
+	line    int      // lines consumed so far (jsonl mode)
 	pending []lineAt // lines read while deciding the layout, not yet returned
 	mode    int
 	doc     []*Instance // pending records (document mode)
