@@ -134,6 +134,23 @@ type FActScoreOptions struct {
 	Abstention factscore.Abstention
 }
 
+// OptionError is a bad value of one of the Options, named as the fr
+// command's flag for it.
+type OptionError struct {
+	Option string // the flag, without its dashes
+	Err    error
+}
+
+func (e *OptionError) Error() string {
+	if msg := e.Err.Error(); strings.HasPrefix(msg, "--"+e.Option) {
+		return msg // it names the flag itself
+	}
+	return "--" + e.Option + ": " + e.Err.Error()
+}
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionErr(option string, err error) error { return &OptionError{Option: option, Err: err} }
+
 // resources are what Open opened: closed, after their summaries are
 // written, by Close.
 type resources struct {
@@ -165,10 +182,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		p.K = score.K{Name: "half", Half: true}
 	}
 	if err := p.Graph.Validate(); err != nil {
-		return nil, err
+		return nil, optionErr("atom-prior, --context-prior", err)
 	}
 	if o.Retrieval.TopK < 0 {
-		return nil, fmt.Errorf("retrieval: %d passages per atom: want at least 1", o.Retrieval.TopK)
+		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
 	}
 	log := o.Log
 	if log == nil {
@@ -281,7 +298,7 @@ func (p *Pipeline) openNLI(o Options) error {
 	case "llm":
 		prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
 		if err != nil {
-			return fmt.Errorf("--nli-prompt: %w", err)
+			return optionErr("nli-prompt", err)
 		}
 		st, err := p.llmStages(o)
 		if err != nil {
@@ -290,7 +307,7 @@ func (p *Pipeline) openNLI(o Options) error {
 		st.classifier = llmnli.New(st.client, prompt)
 		cl = st.classifier
 	default:
-		return fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, llm or lexical)", backend)
+		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, llm or lexical)", backend))
 	}
 	path, err := cachePath(o.Caches.NLI, "nli-answers.sqlite", false)
 	if err != nil {
@@ -363,7 +380,7 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if base == "" {
 			base = llm.DefaultBaseURL
 		}
-		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", base)
+		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", base))
 	}
 	path, err := cachePath(o.Caches.LLM, "llm-answers.sqlite", true)
 	if err != nil {
@@ -414,7 +431,7 @@ func (p *Pipeline) openAtomizer(o Options) error {
 		p.Atomizer = st.atomizer
 		revise = o.Revise != ReviseOff
 	default:
-		return fmt.Errorf("--atomizer: unknown atomizer %q (want llm or sentences)", o.Atomizer)
+		return optionErr("atomizer", fmt.Errorf("unknown atomizer %q (want llm or sentences)", o.Atomizer))
 	}
 	if !revise {
 		return nil
@@ -448,7 +465,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 		return nil
 	case "db":
 		if ro.DB == "" {
-			return errors.New("--source db needs --db KB.db")
+			return optionErr("source", errors.New("db needs --db KB.db"))
 		}
 		db, err := retrieve.OpenDocDB(ro.DB)
 		if err != nil {
@@ -459,7 +476,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 		r, name = br, br.Source()
 	case "wikipedia":
 		if ro.DB != "" {
-			return errors.New("--db and --source wikipedia: choose one knowledge source")
+			return optionErr("db", errors.New("--db and --source wikipedia: choose one knowledge source"))
 		}
 		w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
 		if ro.Wikipedia.UserAgent != "" {
@@ -470,7 +487,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 		}
 		r, name = w, w.Source()
 	default:
-		return fmt.Errorf("--source: %q is not auto, db or wikipedia", ro.Source)
+		return optionErr("source", fmt.Errorf("%q is not auto, db or wikipedia", ro.Source))
 	}
 	path, err := cachePath(o.Caches.Retrieval, "retrieval.sqlite", true)
 	if err != nil {
@@ -494,7 +511,7 @@ func (p *Pipeline) openVerifier(o Options) error {
 	if o.FActScore.Abstention != "" {
 		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
 		if err != nil {
-			return fmt.Errorf("--abstention: %w", err)
+			return optionErr("abstention", err)
 		}
 		p.Abstention = a
 	}
@@ -510,7 +527,7 @@ func (p *Pipeline) openVerifier(o Options) error {
 	case "nli":
 		th := o.FActScore.Threshold
 		if th < 0 || th >= 1 {
-			return fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+			return optionErr("threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
 		}
 		p.Threshold = th
 		backend := o.NLI.Backend
@@ -519,7 +536,7 @@ func (p *Pipeline) openVerifier(o Options) error {
 		}
 		p.res.verifier = "nli:" + backend
 	default:
-		return fmt.Errorf("--verifier: %q is not llm or nli", v)
+		return optionErr("verifier", fmt.Errorf("%q is not llm or nli", v))
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,9 +14,9 @@ import (
 
 func atomizeCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"},
 		&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
 	}
+	flags = append(flags, outputFlags()...)
 	for _, f := range llmFlags() {
 		switch f.Names()[0] {
 		case "nli-prompt":
@@ -51,19 +49,11 @@ func runAtomize(c *cli.Context) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, p.Close()) }()
-	var out io.Writer = c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}()
-		out = f
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer func() { err = errors.Join(err, closeOut()) }()
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr atomize")
 	var records, atomized, empty, skipped int

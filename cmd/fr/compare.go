@@ -40,14 +40,25 @@ func compareCommand() *cli.Command {
 }
 
 func runCompare(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() == 0 {
-		return fmt.Errorf("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
+		return usagef("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
 	}
 	format := c.String("format")
 	if format != "markdown" && format != "json" && format != "csv" {
-		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
+		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
 	}
-	input := c.Args().First()
+	var paths []string
+	for _, a := range c.Args().Slice() {
+		p, err := inputPath(c, a)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	input := paths[0]
 	recorded, err := pipeline.IsOutputFile(input)
 	if err != nil {
 		return err
@@ -55,11 +66,11 @@ func runCompare(c *cli.Context) error {
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
 			if c.IsSet(f) {
-				return fmt.Errorf("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
+				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
 			}
 		}
 		prog := newProgress(c.App.ErrWriter, "fr compare")
-		rows, st, err := pipeline.CompareRecorded(c.Args().Slice(), fileOptions(c, prog))
+		rows, st, err := pipeline.CompareRecorded(paths, fileOptions(c, prog))
 		if err != nil {
 			return err
 		}
@@ -74,14 +85,14 @@ func runCompare(c *cli.Context) error {
 		if strings.EqualFold(strings.TrimSpace(s), "factscore") {
 			th := c.Float64("threshold")
 			if th < 0 || th >= 1 {
-				return fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+				return usagef("--threshold %v: want a probability in [0, 1)", th)
 			}
 			baseline = &pipeline.Baseline{Threshold: th}
 			continue
 		}
 		v, err := graph.ParseVersion(s)
 		if err != nil {
-			return fmt.Errorf("--versions: %w (or factscore)", err)
+			return usagef("--versions: %w (or factscore)", err)
 		}
 		versions = append(versions, v)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +20,7 @@ func convertCommand() *cli.Command {
 			Description: "Atoms are the human atomic facts of the relevant sentences whose label is S or NS,\n" +
 				"ids a0, a1, ... in order. Responses where the model abstained (no annotations) and\n" +
 				"responses with no such fact are left out and counted on stderr.",
-			Flags:  []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"}},
+			Flags:  outputFlags(),
 			Action: runConvertFActScore,
 		}},
 	}
@@ -32,15 +31,11 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := c.App.Writer
-	if o := c.String("output"); o != "" {
-		of, err := os.Create(o)
-		if err != nil {
-			return err
-		}
-		defer of.Close()
-		out = of
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := jsonl.NewWriter(out)
 	var written, abstained, empty int
 	err = instance.ReadLabeled(path, func(_ int, rec *instance.LabeledRecord) error {

@@ -67,7 +67,7 @@ func runFActScore(c *cli.Context) error {
 	}
 	gamma := c.Int("gamma")
 	if gamma < 0 {
-		return fmt.Errorf("--gamma %d: want 0 or more", gamma)
+		return usagef("--gamma %d: want 0 or more", gamma)
 	}
 	gold := c.Bool("gold")
 	o := nliOptions(c)

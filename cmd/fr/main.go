@@ -9,24 +9,41 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	err := newApp().Run(os.Args)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fr:", err)
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(err))
 }
 
 func newApp() *cli.App {
-	return &cli.App{
-		Name:  "fr",
-		Usage: "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
+	app := &cli.App{
+		Name:    "fr",
+		Usage:   "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
+		Version: programVersion(),
 		// Each command lives in its own file of this package.
-		Commands:        commands(),
-		HideHelpCommand: true,
+		Commands:     commands(),
+		OnUsageError: onUsageError,
+		// main reports errors and sets the exit status.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	setup(app.Commands)
+	return app
+}
+
+// setup gives every command the common behaviour: a bad flag is a usage
+// error, and temporary files (standard input) are removed at the end.
+func setup(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		c.Before, c.After = withTemp, removeTemp
+		setup(c.Subcommands)
 	}
 }
 
@@ -44,4 +61,13 @@ func commands() []*cli.Command {
 		scoreCommand(),
 		uaiCommand(),
 	}
+}
+
+// programVersion is the module's version from the build information
+// ("(devel)" for a build from a work tree).
+func programVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

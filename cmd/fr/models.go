@@ -37,8 +37,11 @@ func modelsCommand() *cli.Command {
 }
 
 func modelsPull(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() != 1 {
-		return fmt.Errorf("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
+		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
 	}
 	repo := c.Args().First()
 	store, err := pipeline.ModelStore()

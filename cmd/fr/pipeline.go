@@ -36,19 +36,11 @@ func nliFlags() []cli.Flag {
 	return append(append(flags, onnxFlags()...), llmFlags()...)
 }
 
-// inputArg returns the single INPUT argument.
-func inputArg(c *cli.Context) (string, error) {
-	if c.NArg() != 1 {
-		return "", fmt.Errorf("%s: want exactly one INPUT file, got %d arguments (see fr %s --help)", c.Command.Name, c.NArg(), c.Command.Name)
-	}
-	return c.Args().First(), nil
-}
-
 // versionArg parses the --version flag of score and inspect.
 func versionArg(c *cli.Context) (graph.Version, error) {
 	v, err := graph.ParseVersion(c.String("version"))
 	if err != nil {
-		return 0, fmt.Errorf("--version: %w", err)
+		return 0, usagef("--version: %w", err)
 	}
 	return v, nil
 }
@@ -74,14 +66,14 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 	o := nliOptions(c)
 	o.Graph = graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")}
 	if err := o.Graph.Validate(); err != nil {
-		return o, err
+		return o, usagef("--atom-prior, --context-prior: %w", err)
 	}
 	var err error
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
-		return o, fmt.Errorf("--k: %w", err)
+		return o, usagef("--k: %w", err)
 	}
 	if o.Solver, err = newSolver(c); err != nil {
-		return o, err
+		return o, asUsage(err)
 	}
 	if o.Retrieval, err = retrievalOptions(c, "retrieve-k"); err != nil {
 		return o, err

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,8 +26,7 @@ func retrieveCommand() *cli.Command {
 			"plain text, cut to 4000 characters, as FactReasoner).",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"},
-		}, retrieverFlags()...),
+		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
 }
@@ -64,14 +60,14 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 		TopK: c.Int(kFlag),
 	}
 	if o.TopK < 1 {
-		return o, fmt.Errorf("--%s %d: want at least 1", kFlag, o.TopK)
+		return o, usagef("--%s %d: want at least 1", kFlag, o.TopK)
 	}
 	switch p := c.String("missing-topic"); p {
 	case "error":
 	case "skip":
 		o.SkipMissingTopics = true
 	default:
-		return o, fmt.Errorf("--missing-topic: %q is not error or skip", p)
+		return o, usagef("--missing-topic: %q is not error or skip", p)
 	}
 	return o, nil
 }
@@ -92,17 +88,13 @@ func runRetrieve(c *cli.Context) error {
 	}
 	defer p.Close()
 	if p.Retriever == nil {
-		return errors.New("retrieve: no knowledge source (give --db KB.db or --source wikipedia)")
+		return usagef("retrieve: no knowledge source (give --db KB.db or --source wikipedia)")
 	}
-	var out io.Writer = c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("output: %w", err)
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr retrieve")
 	var records, atoms, noAtoms, skipped int
