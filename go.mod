@@ -3,6 +3,7 @@ module github.com/factreasoner/factreasoner-go
 go 1.26.8
 
 require (
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/urfave/cli/v2 v2.27.7
