@@ -58,8 +58,10 @@ type Config struct {
 	// doubles from MinBackoff (default 1s) up to MaxBackoff (default 1m). A
 	// Retry-After header from the server overrides it.
 	MinBackoff, MaxBackoff time.Duration
-	// CachePath is a SQLite file holding answers from earlier runs; empty
-	// means no cache.
+	// CachePath is a SQLite file holding answers from earlier runs (a
+	// sqlcache file of kind llm: any other file is refused untouched);
+	// empty means no cache. sqlcache.Resolve turns a FILE|auto|off
+	// setting into it.
 	CachePath string
 	// HTTPClient sends the requests; default http.DefaultClient.
 	HTTPClient *http.Client

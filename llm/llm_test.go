@@ -1,11 +1,14 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -322,6 +325,28 @@ func TestCacheSkipsFailures(t *testing.T) {
 	}
 	if r, err := c.Complete(context.Background(), ask("q")); err != nil || r.Cached || r.Content != "fine" {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// TestCacheRefusesOtherFiles: a cache path that names another program's
+// SQLite database is refused, and the database is left as it was.
+func TestCacheRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE documents (title PRIMARY KEY, text)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	_, err = New(Config{BaseURL: "http://localhost:1/v1", Model: "m", CachePath: path})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a factreasoner-go cache") {
+		t.Fatalf("got %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the database was modified")
 	}
 }
 
