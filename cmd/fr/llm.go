@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,9 +10,12 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/retry"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // llmFlags configure the LLM stages: the endpoint (as OpenAI's clients take
@@ -26,10 +30,10 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-model", Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
 		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Usage: "most LLM requests in flight at once"},
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
-		&cli.IntFlag{Name: "llm-retries", Value: 5, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error"},
+		&cli.IntFlag{Name: "llm-retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error (every HTTP client of the run)"},
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
-		&cli.StringFlag{Name: "llm-cache", DefaultText: "llm-answers.sqlite in the cache directory",
-			Usage: "SQLite file of LLM answers reused by later runs; off disables (cache directory: $FACTREASONER_CACHE, else ~/.cache/factreasoner-go)"},
+		&cli.StringFlag{Name: "llm-cache", Value: "auto",
+			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto (" + sqlcache.LLM.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
 		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: llm or sentences (one atom per sentence, no model)"},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
@@ -47,7 +51,36 @@ type llmRun struct {
 	reviser    *atomize.LLMReviser
 }
 
-const llmRunKey = "llm-run"
+const (
+	llmRunKey   = "llm-run"
+	retryRunKey = "retry-policy"
+)
+
+// retryPolicy returns the run's one retry policy, shared by every HTTP
+// client (LLM, Wikipedia, hub), so that its retry notices on stderr come
+// one at a time. Its retry count is --llm-retries where the command has
+// that flag.
+func retryPolicy(c *cli.Context) (*retry.Policy, error) {
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	if p, ok := c.App.Metadata[retryRunKey].(*retry.Policy); ok {
+		return p, nil
+	}
+	n := retry.DefaultRetries
+	if slices.Contains(c.FlagNames(), "llm-retries") {
+		n = c.Int("llm-retries")
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("--llm-retries %d: want 0 or more", n)
+	}
+	w := c.App.ErrWriter
+	p := &retry.Policy{Retries: n, Notify: func(err error, attempt int, wait time.Duration) {
+		fmt.Fprintf(w, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
+	}}
+	c.App.Metadata[retryRunKey] = p
+	return p, nil
+}
 
 // llmState returns the run's LLM state, kept in the app's metadata.
 func llmState(c *cli.Context) *llmRun {
@@ -70,18 +103,15 @@ func llmClient(c *cli.Context) (*llm.Client, error) {
 	}
 	model := c.String("llm-model")
 	if strings.TrimSpace(model) == "" {
-		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", c.String("llm-base-url"))
+		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(c.String("llm-base-url")))
 	}
-	cachePath := c.String("llm-cache")
-	switch strings.ToLower(cachePath) {
-	case "off", "none":
-		cachePath = ""
-	case "":
-		p, err := cachedir.Path("llm-answers.sqlite")
-		if err != nil {
-			return nil, fmt.Errorf("--llm-cache: %w", err)
-		}
-		cachePath = p
+	cachePath, err := sqlcache.Resolve(c.String("llm-cache"), sqlcache.LLM)
+	if err != nil {
+		return nil, fmt.Errorf("--llm-cache: %w", err)
+	}
+	policy, err := retryPolicy(c)
+	if err != nil {
+		return nil, err
 	}
 	client, err := llm.New(llm.Config{
 		BaseURL:     c.String("llm-base-url"),
@@ -90,11 +120,8 @@ func llmClient(c *cli.Context) (*llm.Client, error) {
 		Seed:        c.Int("llm-seed"),
 		Concurrency: c.Int("llm-concurrency"),
 		Timeout:     c.Duration("llm-timeout"),
-		Retries:     c.Int("llm-retries"),
+		Retry:       policy,
 		CachePath:   cachePath,
-		Retrying: func(err error, attempt int, wait time.Duration) {
-			fmt.Fprintf(c.App.ErrWriter, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
-		},
 	})
 	if err != nil {
 		return nil, err

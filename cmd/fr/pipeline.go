@@ -15,6 +15,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // pipelineFlags are the flags shared by score, compare and inspect.
@@ -37,7 +38,7 @@ func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
 			"given, onnx (an MNLI cross-encoder, see --nli-model), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
-		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache (SQLite file) for text backends"},
+		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
 	return append(append(flags, onnxFlags()...), llmFlags()...)
 }
@@ -107,7 +108,11 @@ func newClassifier(c *cli.Context) (nli.Classifier, pipeline.GivenMode, func() e
 	default:
 		return nil, 0, nil, fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, llm or lexical)", backend)
 	}
-	if path := c.String("cache"); path != "" && cl != nil {
+	path, err := sqlcache.Resolve(c.String("cache"), sqlcache.NLI)
+	if err != nil {
+		return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), abort())
+	}
+	if path != "" && cl != nil {
 		cache, err := nli.OpenCache(path, cl)
 		if err != nil {
 			return nil, 0, nil, errors.Join(fmt.Errorf("--cache: %w", err), abort())

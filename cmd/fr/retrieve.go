@@ -12,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 func retrieveCommand() *cli.Command {
@@ -42,9 +43,10 @@ func retrieverFlags() []cli.Flag {
 		&cli.StringFlag{Name: "db", Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
 		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge source: auto (db when --db is given, else none), db, wikipedia"},
 		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Usage: "MediaWiki api.php URL for --source wikipedia"},
-		&cli.StringFlag{Name: "wikipedia-user-agent", Value: retrieve.DefaultUserAgent, Usage: "User-Agent for Wikipedia (Wikimedia asks for a contact)"},
+		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)",
+			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks; factreasoner-go/VERSION is added after it"},
 		&cli.DurationFlag{Name: "wikipedia-interval", Value: retrieve.DefaultMinInterval, Usage: "least time between two Wikipedia requests"},
-		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "SQLite `FILE` caching retrieval results; auto: retrieval.sqlite in the cache directory ($" + cachedir.EnvVar + "); none: no cache"},
+		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto (" + sqlcache.Retrieval.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
 		&cli.StringFlag{Name: "missing-topic", Value: "error", Usage: "when a record's topic is not a title of the knowledge base (or it has none): error (stop, as FActScore), or skip (warn and leave its atoms without contexts)"},
 	}
 }
@@ -104,20 +106,21 @@ func newRetriever(c *cli.Context) (retrieve.Retriever, error) {
 		w := retrieve.NewWikipedia(c.String("wikipedia-endpoint"))
 		w.UserAgent = c.String("wikipedia-user-agent")
 		w.MinInterval = c.Duration("wikipedia-interval")
+		p, err := retryPolicy(c)
+		if err != nil {
+			return nil, err
+		}
+		w.Retry = p
 		r, name = w, w.Source()
 	default:
 		return nil, fmt.Errorf("--source: %q is not auto, db or wikipedia", source)
 	}
-	cachePath := c.String("retrieval-cache")
-	if cachePath == "auto" {
-		p, err := cachedir.Path("retrieval.sqlite")
-		if err != nil {
-			closeAll(closers)
-			return nil, fmt.Errorf("--retrieval-cache: %w (give a file or none)", err)
-		}
-		cachePath = p
+	cachePath, err := sqlcache.Resolve(c.String("retrieval-cache"), sqlcache.Retrieval)
+	if err != nil {
+		closeAll(closers)
+		return nil, fmt.Errorf("--retrieval-cache: %w", err)
 	}
-	if cachePath != "none" && cachePath != "" {
+	if cachePath != "" {
 		cache, err := retrieve.OpenCache(cachePath)
 		if err != nil {
 			closeAll(closers)
