@@ -18,7 +18,16 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	// The cache directory is $FACTREASONER_CACHE; here a temporary one.
+	old, had := os.LookupEnv("FACTREASONER_CACHE")
 	os.Setenv("FACTREASONER_CACHE", dir)
+	defer func() {
+		if had {
+			os.Setenv("FACTREASONER_CACHE", old)
+		} else {
+			os.Unsetenv("FACTREASONER_CACHE")
+		}
+	}()
 
 	path, err := sqlcache.Resolve("auto", sqlcache.Retrieval) // as --retrieval-cache auto
 	if err != nil {
