@@ -398,7 +398,17 @@ type Entry struct {
 
 // Put stores value under key, replacing what was there.
 func (c *Cache) Put(ctx context.Context, key, value []byte) error {
-	return c.PutMany(ctx, []Entry{{key, value}})
+	if len(key) == 0 {
+		return c.wrap(errors.New("empty key"))
+	}
+	if value == nil {
+		value = []byte{} // NOT NULL
+	}
+	// One statement is its own transaction.
+	if _, err := c.db.ExecContext(ctx, "INSERT OR REPLACE INTO entries (key, value) VALUES (?, ?)", key, value); err != nil {
+		return c.wrap(err)
+	}
+	return nil
 }
 
 // PutMany stores the entries in one transaction: all or none.
