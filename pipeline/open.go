@@ -13,14 +13,16 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // Options describe a pipeline by names and settings; Open turns them into
@@ -40,8 +42,14 @@ type Options struct {
 	NLI NLIOptions
 	// LLM is the OpenAI-compatible endpoint of the LLM stages (NLI backend
 	// llm, atomizer llm, the reviser, FActScore's llm verifier). Its
-	// CachePath is ignored: the cache is Caches.LLM.
+	// CachePath and Retry are ignored: the cache is Caches.LLM, the policy
+	// Retry.
 	LLM llm.Config
+	// Retry is the retry policy of every HTTP client of the pipeline (the
+	// LLM endpoint, Wikipedia), shared so that its notices come one at a
+	// time; nil is retry.Default(). A policy without Notify gets one that
+	// writes to Log.
+	Retry *retry.Policy
 	// LLMPrompt is the prompt of the llm NLI backend: "v1" (default) or
 	// "v2".
 	LLMPrompt string
@@ -113,13 +121,13 @@ type WikipediaOptions struct {
 	MinInterval time.Duration
 }
 
-// Caches are the persistent SQLite caches, each "FILE", "auto" (a file of
-// a fixed name in the cache directory) or "off"; "" takes the default
-// named beside each field.
+// Caches are the persistent SQLite caches (package sqlcache), each "FILE",
+// "auto" (the kind's file in the cache directory) or "off"; "" takes the
+// default named beside each field.
 type Caches struct {
 	NLI       string // answers of text NLI backends; default off
-	LLM       string // LLM answers; default auto (llm-answers.sqlite)
-	Retrieval string // retrieval results; default auto (retrieval.sqlite)
+	LLM       string // LLM answers; default auto
+	Retrieval string // retrieval results; default auto
 }
 
 // FActScoreOptions configure FActScore's verifier.
@@ -158,6 +166,7 @@ type resources struct {
 	closers   []func() error
 	summaries []func(io.Writer)
 	llm       *llmStages
+	retry     *retry.Policy
 	verifier  string // FActScore's verifier, by name
 	closed    bool
 }
@@ -193,6 +202,16 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	p.res.log = &lockedWriter{w: log}
 	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "fr: warning:", msg) }
+	p.res.retry = o.Retry
+	if p.res.retry == nil {
+		p.res.retry = retry.Default()
+	}
+	if p.res.retry.Retries < 0 {
+		return nil, optionErr("llm-retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
+	}
+	if p.res.retry.Notify == nil {
+		p.res.retry.Notify = retry.Printer(p.res.log, "fr: ")
+	}
 	defer func() {
 		if err != nil {
 			p.abort()
@@ -309,7 +328,7 @@ func (p *Pipeline) openNLI(o Options) error {
 	default:
 		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, llm or lexical)", backend))
 	}
-	path, err := cachePath(o.Caches.NLI, "nli-answers.sqlite", false)
+	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {
 		return fmt.Errorf("--cache: %w", err)
 	}
@@ -380,18 +399,13 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if base == "" {
 			base = llm.DefaultBaseURL
 		}
-		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", base))
+		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
 	}
-	path, err := cachePath(o.Caches.LLM, "llm-answers.sqlite", true)
+	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
 		return nil, fmt.Errorf("--llm-cache: %w", err)
 	}
-	cfg.CachePath = path
-	if cfg.Retrying == nil {
-		cfg.Retrying = func(err error, attempt int, wait time.Duration) {
-			fmt.Fprintf(p.res.log, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
-		}
-	}
+	cfg.CachePath, cfg.Retry = path, p.res.retry
 	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, err
@@ -485,11 +499,12 @@ func (p *Pipeline) openRetriever(o Options) error {
 		if ro.Wikipedia.MinInterval != 0 {
 			w.MinInterval = ro.Wikipedia.MinInterval
 		}
+		w.Retry = p.res.retry
 		r, name = w, w.Source()
 	default:
 		return optionErr("source", fmt.Errorf("%q is not auto, db or wikipedia", ro.Source))
 	}
-	path, err := cachePath(o.Caches.Retrieval, "retrieval.sqlite", true)
+	path, err := sqlcache.Resolve(defaultOn(o.Caches.Retrieval), sqlcache.Retrieval)
 	if err != nil {
 		return fmt.Errorf("--retrieval-cache: %w", err)
 	}
@@ -545,24 +560,10 @@ func (p *Pipeline) openVerifier(o Options) error {
 // "llm:MODEL", or "nli:" and the NLI backend's name.
 func (p *Pipeline) VerifierName() string { return p.res.verifier }
 
-// cachePath resolves a cache setting: "off" (or "none") gives "", "auto"
-// the named file in the cache directory, anything else is a file; ""
-// takes the default, auto when on is true, else off.
-func cachePath(setting, name string, on bool) (string, error) {
-	switch strings.ToLower(setting) {
-	case "":
-		if !on {
-			return "", nil
-		}
-	case "off", "none":
-		return "", nil
-	case "auto":
-	default:
-		return setting, nil
+// defaultOn is a cache setting whose default ("") is auto.
+func defaultOn(setting string) string {
+	if setting == "" {
+		return "auto"
 	}
-	p, err := cachedir.Path(name)
-	if err != nil {
-		return "", fmt.Errorf("%w (give a file or off)", err)
-	}
-	return p, nil
+	return setting
 }

@@ -5,8 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/retry"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // llmFlags configure the LLM stages: the endpoint (as OpenAI's clients take
@@ -21,10 +24,10 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-model", Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
 		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Usage: "most LLM requests in flight at once"},
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
-		&cli.IntFlag{Name: "llm-retries", Value: 5, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error"},
+		&cli.IntFlag{Name: "llm-retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error (every HTTP client of the run)"},
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
-		&cli.StringFlag{Name: "llm-cache", DefaultText: "llm-answers.sqlite in the cache directory",
-			Usage: "SQLite file of LLM answers reused by later runs; off disables (cache directory: $FACTREASONER_CACHE, else ~/.cache/factreasoner-go)"},
+		&cli.StringFlag{Name: "llm-cache", Value: "auto",
+			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto (" + sqlcache.LLM.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
 		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: llm or sentences (one atom per sentence, no model)"},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
@@ -43,8 +46,8 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Seed:        c.Int("llm-seed"),
 			Concurrency: c.Int("llm-concurrency"),
 			Timeout:     c.Duration("llm-timeout"),
-			Retries:     c.Int("llm-retries"),
 		},
+		Retry:     &retry.Policy{Retries: c.Int("llm-retries")},
 		LLMPrompt: c.String("nli-prompt"),
 		Atomizer:  c.String("atomizer"),
 		Caches:    pipeline.Caches{LLM: c.String("llm-cache")},

@@ -100,7 +100,7 @@ func TestScoreLLM(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cacheDir, "llm-answers.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(cacheDir, "llm-cache.sqlite")); err != nil {
 		t.Errorf("default cache file: %v", err)
 	}
 

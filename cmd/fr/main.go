@@ -9,9 +9,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/internal/version"
 )
 
 func main() {
@@ -26,7 +27,7 @@ func newApp() *cli.App {
 	app := &cli.App{
 		Name:    "fr",
 		Usage:   "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
-		Version: programVersion(),
+		Version: version.String(),
 		// Each command lives in its own file of this package.
 		Commands:     commands(),
 		OnUsageError: onUsageError,
@@ -61,13 +62,4 @@ func commands() []*cli.Command {
 		scoreCommand(),
 		uaiCommand(),
 	}
-}
-
-// programVersion is the module's version from the build information
-// ("(devel)" for a build from a work tree).
-func programVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

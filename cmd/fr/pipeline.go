@@ -9,6 +9,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // pipelineFlags are the flags shared by score, compare and inspect.
@@ -31,7 +32,7 @@ func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
 			"given, onnx (an MNLI cross-encoder, see --nli-model), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
-		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache for text backends: an SQLite `FILE`, auto (nli-answers.sqlite in the cache directory) or off"},
+		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
 	return append(append(flags, onnxFlags()...), llmFlags()...)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
@@ -165,7 +166,7 @@ func TestKBBuildAndRetrieveFlaherty(t *testing.T) {
 		}
 	}
 	// The default retrieval cache went to the cache directory.
-	if _, err := os.Stat(filepath.Join(os.Getenv("FACTREASONER_CACHE"), "retrieval.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(os.Getenv("FACTREASONER_CACHE"), "retrieval-cache.sqlite")); err != nil {
 		t.Errorf("retrieval cache: %v", err)
 	}
 }
@@ -232,7 +233,7 @@ func TestRetrieveWikipedia(t *testing.T) {
 		t.Errorf("contexts %+v", rec.Contexts)
 	}
 	for _, a := range agents {
-		if a != "test-agent/1 (test@example.org)" {
+		if a != "test-agent/1 (test@example.org) "+version.UserAgent() {
 			t.Errorf("User-Agent %q", a)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 func retrieveCommand() *cli.Command {
@@ -39,9 +40,10 @@ func retrieverFlags() []cli.Flag {
 		&cli.StringFlag{Name: "db", Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
 		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge source: auto (db when --db is given, else none), db, wikipedia"},
 		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Usage: "MediaWiki api.php URL for --source wikipedia"},
-		&cli.StringFlag{Name: "wikipedia-user-agent", Value: retrieve.DefaultUserAgent, Usage: "User-Agent for Wikipedia (Wikimedia asks for a contact)"},
+		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)",
+			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks; factreasoner-go/VERSION is added after it"},
 		&cli.DurationFlag{Name: "wikipedia-interval", Value: retrieve.DefaultMinInterval, Usage: "least time between two Wikipedia requests"},
-		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "SQLite `FILE` caching retrieval results; auto: retrieval.sqlite in the cache directory ($" + cachedir.EnvVar + "); none: no cache"},
+		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto (" + sqlcache.Retrieval.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
 		&cli.StringFlag{Name: "missing-topic", Value: "error", Usage: "when a record's topic is not a title of the knowledge base (or it has none): error (stop, as FActScore), or skip (warn and leave its atoms without contexts)"},
 	}
 }
