@@ -254,9 +254,26 @@ func TestKBBuildErrors(t *testing.T) {
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, noTitle); err == nil || !strings.Contains(err.Error(), ":1: title") {
 		t.Errorf("no title: %v", err)
 	}
+	for _, text := range []string{`null`, `[null]`, `[1]`, `{}`} {
+		nullText := writeTemp(t, "docs.jsonl", `{"title": "A", "text": `+text+`}`+"\n")
+		if _, _, err := run(t, ctx, "kb", "build", "-o", kb, nullText); err == nil || !strings.Contains(err.Error(), ":1: text") {
+			t.Errorf("text %s: %v", text, err)
+		}
+	}
+	// Nothing to write is an error, and no file.
+	empty := writeTemp(t, "docs.jsonl", `{"title": "A", "text": ""}`+"\n"+`{"title": "B", "text": ["  "]}`+"\n")
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, empty); err == nil || !strings.Contains(err.Error(), "no document has any text") {
+		t.Errorf("empty knowledge base: %v", err)
+	}
+	if _, err := os.Stat(kb); err == nil {
+		t.Error("an empty build left a file")
+	}
 	good := writeTemp(t, "docs.jsonl", `{"title": "A", "text": ["one", "two"]}`+"\n")
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := os.Stat(kb); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("knowledge base mode %v, want 0644 (%v)", st.Mode(), err)
 	}
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("existing output: %v", err)
