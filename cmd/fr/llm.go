@@ -28,9 +28,12 @@ func llmFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
 		&cli.IntFlag{Name: "llm-retries", Value: 5, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error"},
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
+		&cli.IntFlag{Name: "llm-reask", Value: 2, Usage: "times an answer that cannot be read is asked again, with a reminder of the format, before the record fails"},
 		&cli.StringFlag{Name: "llm-cache", DefaultText: "llm-answers.sqlite in the cache directory",
 			Usage: "SQLite file of LLM answers reused by later runs; off disables (cache directory: $FACTREASONER_CACHE, else ~/.cache/factreasoner-go)"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
+		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability,
+			Usage: "probability of an --nli llm label whose answer came without log probabilities (above 0.5, below 1); 0 makes such an answer an error"},
 		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: llm or sentences (one atom per sentence, no model)"},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
@@ -91,6 +94,7 @@ func llmClient(c *cli.Context) (*llm.Client, error) {
 		Concurrency: c.Int("llm-concurrency"),
 		Timeout:     c.Duration("llm-timeout"),
 		Retries:     c.Int("llm-retries"),
+		Reasks:      c.Int("llm-reask"),
 		CachePath:   cachePath,
 		Retrying: func(err error, attempt int, wait time.Duration) {
 			fmt.Fprintf(c.App.ErrWriter, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
@@ -113,9 +117,17 @@ func newLLMClassifier(c *cli.Context) (nli.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
+	fixed := c.Float64("nli-fixed-probability")
+	if fixed == 0 {
+		fixed = -1 // no fixed probability: answers without log probabilities are errors
+	}
+	cl, err := llmnli.New(client, llmnli.Options{Prompt: prompt, FixedProbability: fixed})
+	if err != nil {
+		return nil, fmt.Errorf("--nli-fixed-probability: %w", err)
+	}
 	run := llmState(c)
-	run.classifier = llmnli.New(client, prompt)
-	return run.classifier, nil
+	run.classifier = cl
+	return cl, nil
 }
 
 // newAtomizer returns the atomizer the flags describe, and the reviser when
