@@ -3,6 +3,7 @@ package atomize
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -159,5 +160,57 @@ func TestLLMAtomizeUnreadable(t *testing.T) {
 	atoms, err := Atoms(context.Background(), NewLLM(c2), nil, "Hmm.")
 	if err != nil || len(atoms) != 1 || atoms[0].Text != "Ruth Adair was a pianist." {
 		t.Errorf("after the fix: %+v, %v", atoms, err)
+	}
+}
+
+// TestLLMAtomizeMixed: an endpoint that answers the atomizer and the
+// reviser in every shape of internal/fakellm, and unreadably until
+// reminded for some, gives each response its atoms and revisions; the
+// counts are exact.
+func TestLLMAtomizeMixed(t *testing.T) {
+	facts := []string{"She was born in 1948.", "She was an American pianist.", `She recorded "Nocturnes" for Decca.`}
+	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+		q := r.Messages[len(r.Messages)-1].Content
+		if fakellm.IsReask(r) {
+			q = r.Messages[len(r.Messages)-3].Content
+		}
+		if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
+			// The response is "Response k."; answer in shape k.
+			k := int(q[len(q)-2] - '0')
+			if k == 3 && !fakellm.IsReask(r) {
+				return fakellm.Reply{Content: fakellm.UnreadableAtoms}
+			}
+			return fakellm.Reply{Content: fakellm.AtomAnswer(k, facts)}
+		}
+		text := q[strings.Index(q, "TEXT:\n")+6 : strings.Index(q, "\n\nATOM: ")]
+		atom := q[strings.Index(q, "ATOM: ")+6:]
+		k := int(text[len(text)-2]-'0') + strings.Index(strings.Join(facts, "|"), atom)
+		if k%4 == 0 && !fakellm.IsReask(r) {
+			return fakellm.Reply{Content: fakellm.UnreadableRevision}
+		}
+		return fakellm.Reply{Content: fakellm.RevisedAnswer(k, strings.Replace(atom, "She", "Ruth Adair", 1))}
+	})
+	c := newClient(t, srv, "", 1)
+	a, r := NewLLM(c), NewLLMReviser(c)
+	reasks := 0
+	for k := range fakellm.AtomShapes {
+		atoms, err := Atoms(context.Background(), a, r, fmt.Sprintf("Response %d.", k))
+		if err != nil {
+			t.Fatalf("response %d: %v", k, err)
+		}
+		for i, f := range facts {
+			if atoms[i].Original != f || atoms[i].Text != strings.Replace(f, "She", "Ruth Adair", 1) {
+				t.Errorf("response %d atom %d: %+v", k, i, atoms[i])
+			}
+			if (k+strings.Index(strings.Join(facts, "|"), f))%4 == 0 {
+				reasks++
+			}
+		}
+	}
+	if s := a.Stats(); s != (LLMStats{Responses: fakellm.AtomShapes, Atoms: 3 * fakellm.AtomShapes, Reasks: 1}) {
+		t.Errorf("atomizer stats %+v", s)
+	}
+	if s := r.Stats(); s != (ReviserStats{Atoms: 3 * fakellm.AtomShapes, Changed: 3 * fakellm.AtomShapes, Reasks: int64(reasks)}) || reasks == 0 {
+		t.Errorf("reviser stats %+v, want %d re-asks", s, reasks)
 	}
 }

@@ -284,3 +284,65 @@ func TestParsePrompt(t *testing.T) {
 		t.Error("v3 accepted")
 	}
 }
+
+// TestClassifyMixed: an endpoint that answers in a mix of real shapes,
+// some answers without log probabilities and some unreadable until
+// reminded, gives every pair its label; the counts are exact (which rule
+// gave each probability, how many re-asks), and a rerun from the cache
+// sends no request and gives the same results.
+func TestClassifyMixed(t *testing.T) {
+	labels := []string{"entailment", "contradiction", "neutral"}
+	const n = 24
+	answer := func(_ int, r fakellm.Request) fakellm.Reply {
+		var k int
+		for _, c := range pairOf(r)[strings.Index(pairOf(r), "#")+1:] {
+			k = 10*k + int(c-'0')
+		}
+		if k%5 == 0 && !fakellm.IsReask(r) {
+			return fakellm.Reply{Content: fakellm.UnreadableLabel}
+		}
+		content := fakellm.LabelAnswer(k, labels[k%3])
+		return fakellm.Reply{Content: content, NoLogprobs: k%2 == 1, Tokens: fakellm.Tokenize(content, -0.05)}
+	}
+	srv := fakellm.New(t, answer)
+	cache := filepath.Join(t.TempDir(), "llm.sqlite")
+	var ps []nli.Pair
+	for k := range n {
+		ps = append(ps, nli.Pair{PremiseID: "c", HypothesisID: "a", Premise: "P.", Hypothesis: "#" + string(rune('0'+k/10)) + string(rune('0'+k%10))})
+	}
+	cl := newClassifier(t, srv, Options{Prompt: V2}, cache)
+	got, err := cl.Classify(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range got {
+		want := math.Exp(-0.05)
+		if k%2 == 1 {
+			want = DefaultFixedProbability
+		}
+		if r.Label.String() != labels[k%3] || math.Abs(r.Probability-want) > 1e-12 {
+			t.Errorf("pair %d: %+v", k, r)
+		}
+	}
+	// k = 0, 5, 10, 15, 20 are re-asked once.
+	if s := cl.Stats(); s != (Stats{Answers: n, Entailment: 8, Contradiction: 8, Neutral: 8, FromLogprobs: 12, Fixed: 12, FixedProbability: 0.9, Reasks: 5}) {
+		t.Errorf("stats %+v", s)
+	}
+	if srv.Count() != n+5 {
+		t.Errorf("%d requests, want %d", srv.Count(), n+5)
+	}
+	sent := srv.Count()
+	cl2 := newClassifier(t, srv, Options{Prompt: V2}, cache)
+	again, err := cl2.Classify(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range got {
+		if again[k].Label != got[k].Label || again[k].Probability != got[k].Probability {
+			t.Errorf("rerun pair %d: %+v, first %+v", k, again[k], got[k])
+		}
+	}
+	if srv.Count() != sent {
+		t.Errorf("the rerun from the cache sent %d requests", srv.Count()-sent)
+	}
+}

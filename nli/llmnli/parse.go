@@ -48,8 +48,9 @@ type Reading struct {
 //     "**[Contradiction]**"), as the reference reads it; other brackets,
 //     such as a citation "[1]" after the label, do not count;
 //  3. the last label right after "Answer:", "Final answer:", "Label:",
-//     "Relationship:", "Verdict:", "Classification:", "Prediction:",
-//     "Output:" or "the answer is", bold or not;
+//     "Relationship:", "Verdict:", "Classification:", "Prediction:" or
+//     "Output:", or after "the answer is", "the label is" and the like,
+//     bold or not;
 //  4. a label that opens the answer's first line, alone or followed by
 //     punctuation and an explanation ("Neutral. The premise…");
 //  5. the last bold label ("is **contradiction**");
@@ -153,7 +154,7 @@ var (
 	labelWord = regexp.MustCompile(`(?i)\b(?:entailment|contradiction|neutral)\b`)
 	// bracketed captures the inside of the brackets and the label word.
 	bracketed = regexp.MustCompile(`(?i)\[(\s*(?:\*\*|__)?\s*` + labels + `\s*(?:\*\*|__)?\s*[.!?]?\s*)\]`)
-	marked    = regexp.MustCompile(`(?i)(?:\b(?:final\s+answer|answer|label|relationship|relation|verdict|classification|prediction|output)\s*(?:\*\*|__)?\s*[:：]|\banswer\s+is\s*:?)\s*(?:\*\*|__|[` + quote + `])*\s*\b` + labels + `\b`)
+	marked    = regexp.MustCompile(`(?i)\b(?:final\s+answer|answer|label|relationship|relation|verdict|classification|prediction|output)\s*(?:\*\*|__)?\s*(?:[:：]|\s+is\b\s*:?)\s*(?:\*\*|__|[` + quote + `])*\s*\b` + labels + `\b`)
 	firstLine = regexp.MustCompile(`(?i)^[\s*_` + quote + `]*` + labels + `\b[*_)` + quote + `]*\s*(?:$|\n|[.:;,!—–-])`)
 	bold      = regexp.MustCompile(`(?i)(?:\*\*|__)\s*` + labels + `\s*[.!]?\s*(?:\*\*|__)`)
 	negated   = regexp.MustCompile(`(?i)\b(?:not|no|neither|nor|isn't|aren't|wasn't|rather than|instead of|than)\s+(?:an?\s+|the\s+)?(?:\*\*|__)?$`)
