@@ -149,13 +149,14 @@ type Usage struct {
 	CacheHits        int64 // answers served from the cache
 	Requests         int64 // HTTP requests sent, retries included
 	Retries          int64 // requests that repeated a failed one
+	Reasks           int64 // requests that asked again for an unreadable answer
 	PromptTokens     int64 // as reported by the server, cache hits excluded
 	CompletionTokens int64
 }
 
 func (u Usage) String() string {
-	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries), %d prompt + %d completion tokens",
-		u.Calls, u.CacheHits, u.Requests, u.Retries, u.PromptTokens, u.CompletionTokens)
+	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries, %d re-asks), %d prompt + %d completion tokens",
+		u.Calls, u.CacheHits, u.Requests, u.Retries, u.Reasks, u.PromptTokens, u.CompletionTokens)
 }
 
 // Client talks to one endpoint and model. It is safe for concurrent use.
@@ -179,7 +180,7 @@ type Client struct {
 	// without spending them.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	calls, cacheHits, requests, retried, promptTokens, completionTokens atomic.Int64
+	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
 
 // New returns a client for the endpoint cfg describes, opening its cache.
@@ -266,6 +267,7 @@ func (c *Client) Usage() Usage {
 		CacheHits:        c.cacheHits.Load(),
 		Requests:         c.requests.Load(),
 		Retries:          c.retried.Load(),
+		Reasks:           c.reasked.Load(),
 		PromptTokens:     c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(),
 	}
@@ -354,6 +356,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.reasked.Add(1)
 		if resp, raw, err = c.fetch(ctx, again); err != nil {
 			return nil, err
 		}

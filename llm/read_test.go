@@ -54,7 +54,7 @@ func TestReadReask(t *testing.T) {
 		m[2].Role != "user" || m[2].Content != "Answer yes or no." || reqs[1].MaxTokens != 5 || !reqs[1].Logprobs {
 		t.Errorf("re-ask %+v", reqs[1])
 	}
-	if u := c.Usage(); u.Calls != 1 || u.Requests != 2 {
+	if u := c.Usage(); u.Calls != 1 || u.Requests != 2 || u.Reasks != 1 || !strings.Contains(u.String(), "2 requests (0 retries, 1 re-asks)") {
 		t.Errorf("usage %+v", u)
 	}
 	c.Close()
@@ -108,7 +108,7 @@ func TestReadUnreadable(t *testing.T) {
 		if got := srv.Count() - before; got != reasks+1 {
 			t.Errorf("reasks %d: %d requests", reasks, got)
 		}
-		if u := c.Usage(); u.Calls != 0 {
+		if u := c.Usage(); u.Calls != 0 || u.Reasks != int64(reasks) {
 			t.Errorf("usage %+v", u)
 		}
 		c.Close()
