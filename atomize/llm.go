@@ -101,7 +101,7 @@ func countUnreadable(err error, reasks, unreadable *atomic.Int64) {
 type LLMStats struct {
 	Responses  int64 // responses whose answer was read
 	Atoms      int64 // atoms in those answers
-	Reasks     int64 // requests that asked again for an unreadable answer
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
 	Unreadable int64 // responses whose answer stayed unreadable
 }
 
@@ -193,7 +193,7 @@ func (r *LLMReviser) Revise(ctx context.Context, response string, atoms []string
 type ReviserStats struct {
 	Atoms      int64 // atoms whose revision was read
 	Changed    int64 // of them, revisions that differ from the atom
-	Reasks     int64 // requests that asked again for an unreadable answer
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
 	Unreadable int64 // atoms whose answer stayed unreadable
 }
 

@@ -166,7 +166,7 @@ func ReadVerdict(answer string) (bool, error) {
 // VerifierStats counts an LLMVerifier's answers.
 type VerifierStats struct {
 	Answers    int64 // answers read, one per atom with evidence
-	Reasks     int64 // requests that asked again for an unreadable answer
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
 	Unreadable int64 // atoms whose answer stayed unreadable
 }
 

@@ -232,7 +232,7 @@ type Stats struct {
 	// FixedProbability is the fixed rule's probability; negative when the
 	// classifier refuses answers without log probabilities.
 	FixedProbability float64
-	Reasks           int64 // requests that asked again for an unreadable answer
+	Reasks           int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
 	Unreadable       int64 // pairs whose answer stayed unreadable
 }
 
