@@ -8,6 +8,7 @@ require (
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/yalue/onnxruntime_go v1.27.0
+	golang.org/x/tools v0.52.0
 	gonum.org/v1/gonum v0.17.0
 )
 

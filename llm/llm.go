@@ -66,6 +66,9 @@ type Config struct {
 	CachePath string
 	// HTTPClient sends the requests; default http.DefaultClient.
 	HTTPClient *http.Client
+	// Reasks is how many times an answer that its request's Read refuses
+	// is asked again, with the request's Reminder. Zero means never.
+	Reasks int
 }
 
 // Message is one chat message.
@@ -81,6 +84,26 @@ type Request struct {
 	MaxTokens int
 	// Logprobs asks for the log probability of each answer token.
 	Logprobs bool
+
+	// Read, when set, tells a readable answer from one that is not: it
+	// returns an error saying why the answer cannot be read. An answer
+	// Read refuses is never cached and never returned. It is asked again,
+	// up to the client's Reasks times, as the same conversation going on
+	// with the refused answer and Reminder as the next user message; when
+	// the last answer is still refused, Complete returns an
+	// *UnreadableAnswerError. An answer read after a reminder is cached
+	// under this request, the one first asked, so that a rerun gets it at
+	// once. A cached answer Read refuses (one cached before Read existed,
+	// say) is asked for afresh. Read may be called from several goroutines
+	// at once.
+	Read func(*Response) error
+	// Reminder is the user message that asks again: a short reminder of
+	// the format the answer must have.
+	Reminder string
+	// Stage and Item name the request in an UnreadableAnswerError: the
+	// stage that asks ("nli", "atomizer") and what about ("pair c0 → a1").
+	// They are not sent.
+	Stage, Item string
 }
 
 // Response is a model's answer.
@@ -93,6 +116,9 @@ type Response struct {
 	Usage        TokenUsage
 	// Cached reports that the answer came from the cache, not the server.
 	Cached bool
+	// Reasks is how many times the answer was asked again, with the
+	// request's Reminder, before Read accepted it.
+	Reasks int
 }
 
 // Token is one generated token.
@@ -119,13 +145,14 @@ type Usage struct {
 	CacheHits        int64 // answers served from the cache
 	Requests         int64 // HTTP requests sent, retries included
 	Retries          int64 // requests that repeated a failed one
+	Reasks           int64 // requests that asked again for an unreadable answer
 	PromptTokens     int64 // as reported by the server, cache hits excluded
 	CompletionTokens int64
 }
 
 func (u Usage) String() string {
-	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries), %d prompt + %d completion tokens",
-		u.Calls, u.CacheHits, u.Requests, u.Retries, u.PromptTokens, u.CompletionTokens)
+	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries, %d re-asks), %d prompt + %d completion tokens",
+		u.Calls, u.CacheHits, u.Requests, u.Retries, u.Reasks, u.PromptTokens, u.CompletionTokens)
 }
 
 // Client talks to one endpoint and model. It is safe for concurrent use.
@@ -141,8 +168,9 @@ type Client struct {
 	http     *http.Client
 	slots    chan struct{} // one token per request allowed in flight
 	cache    *cache
+	reasks   int
 
-	calls, cacheHits, requests, retried, promptTokens, completionTokens atomic.Int64
+	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
 
 // New returns a client for the endpoint cfg describes, opening its cache.
@@ -160,6 +188,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
+	if cfg.Reasks < 0 {
+		return nil, fmt.Errorf("llm: negative re-ask count %d", cfg.Reasks)
+	}
 	c := &Client{
 		endpoint: base + "/chat/completions",
 		shown:    redact.URL(base + "/chat/completions"),
@@ -170,6 +201,7 @@ func New(cfg Config) (*Client, error) {
 		timeout:  cfg.Timeout,
 		retry:    cfg.Retry,
 		http:     cfg.HTTPClient,
+		reasks:   cfg.Reasks,
 	}
 	if c.timeout <= 0 {
 		c.timeout = 2 * time.Minute
@@ -217,6 +249,7 @@ func (c *Client) Usage() Usage {
 		CacheHits:        c.cacheHits.Load(),
 		Requests:         c.requests.Load(),
 		Retries:          c.retried.Load(),
+		Reasks:           c.reasked.Load(),
 		PromptTokens:     c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(),
 	}
@@ -259,17 +292,12 @@ type apiError struct {
 }
 
 // Complete asks for one answer: from the cache when an equal request was
-// answered before, else from the server.
+// answered before, else from the server. With req.Read set, only an answer
+// Read accepts is returned and cached; see Request.Read.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := json.Marshal(wireRequest{
-		Model:     c.model,
-		Messages:  req.Messages,
-		Seed:      c.seed,
-		MaxTokens: req.MaxTokens,
-		Logprobs:  req.Logprobs,
-	})
+	body, err := c.encode(req.Messages, req)
 	if err != nil {
-		return nil, fmt.Errorf("llm: encoding request: %w", err)
+		return nil, err
 	}
 	sum := sha256.Sum256(body)
 	key := hex.EncodeToString(sum[:])
@@ -279,27 +307,43 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			return nil, err
 		}
 		if ok {
-			if resp, err := parseResponse(raw); err == nil {
+			// An entry we cannot parse (written by a different version,
+			// say) or read is asked again and overwritten.
+			if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
 				resp.Cached = true
 				c.calls.Add(1)
 				c.cacheHits.Add(1)
 				return resp, nil
 			}
-			// An entry we cannot read (written by a different version,
-			// say) is asked again and overwritten.
 		}
 	}
-	raw, err := c.post(ctx, body)
+	resp, raw, err := c.fetch(ctx, body)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := parseResponse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("llm: POST %s: %w", c.shown, err)
+	msgs := req.Messages
+	for attempt := 1; req.Read != nil; attempt++ {
+		rerr := req.Read(resp)
+		if rerr == nil {
+			resp.Reasks = attempt - 1
+			break
+		}
+		if attempt > c.reasks {
+			return nil, newUnreadable(req, resp, attempt, rerr)
+		}
+		msgs = append(msgs[:len(msgs):len(msgs)],
+			Message{Role: "assistant", Content: resp.Content},
+			Message{Role: "user", Content: req.Reminder})
+		again, err := c.encode(msgs, req)
+		if err != nil {
+			return nil, err
+		}
+		c.reasked.Add(1)
+		if resp, raw, err = c.fetch(ctx, again); err != nil {
+			return nil, err
+		}
 	}
 	c.calls.Add(1)
-	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
-	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
 	if c.cache != nil {
 		if err := c.cache.put(ctx, key, c.model, body, raw); err != nil {
 			return nil, err
@@ -307,6 +351,86 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	return resp, nil
 }
+
+// encode is the JSON body of a request with the given messages.
+func (c *Client) encode(msgs []Message, req Request) ([]byte, error) {
+	body, err := json.Marshal(wireRequest{
+		Model:     c.model,
+		Messages:  msgs,
+		Seed:      c.seed,
+		MaxTokens: req.MaxTokens,
+		Logprobs:  req.Logprobs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llm: encoding request: %w", err)
+	}
+	return body, nil
+}
+
+// fetch sends a request body to the server and parses its answer.
+func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, error) {
+	raw, err := c.post(ctx, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := parseResponse(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("llm: POST %s: %w", c.shown, err)
+	}
+	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
+	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
+	return resp, raw, nil
+}
+
+// QuoteLen is how much of an unreadable answer an UnreadableAnswerError
+// keeps: its first QuoteLen characters.
+const QuoteLen = 200
+
+// UnreadableAnswerError is an answer that its request's Read refused, the
+// last one after all the reminders.
+type UnreadableAnswerError struct {
+	Stage, Item string // from the request
+	// Answer is the first QuoteLen characters of the last answer, with
+	// "…" added when there were more.
+	Answer string
+	// Attempts is how many answers were asked for: the first and the
+	// re-asks.
+	Attempts int
+	// FinishReason is the last answer's: "length" means it was cut off at
+	// the request's token limit.
+	FinishReason string
+	// Err is Read's reason for refusing the last answer.
+	Err error
+}
+
+func newUnreadable(req Request, resp *Response, attempts int, err error) *UnreadableAnswerError {
+	a := resp.Content
+	if r := []rune(a); len(r) > QuoteLen {
+		a = string(r[:QuoteLen]) + "…"
+	}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: a, Attempts: attempts, FinishReason: resp.FinishReason, Err: err}
+}
+
+func (e *UnreadableAnswerError) Error() string {
+	var b strings.Builder
+	for _, s := range []string{e.Stage, e.Item} {
+		if s != "" {
+			b.WriteString(s + ": ")
+		}
+	}
+	b.WriteString("the model's answer could not be read")
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (asked %d times)", e.Attempts)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	if e.FinishReason == "length" {
+		b.WriteString("; it was cut off at the token limit")
+	}
+	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
+	return b.String()
+}
+
+func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
 
 // GenerateMaxTokens bounds the answers of Generate: FActScore's verifier
 // needs a word or a sentence.

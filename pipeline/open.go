@@ -51,8 +51,11 @@ type Options struct {
 	// writes to Log.
 	Retry *retry.Policy
 	// LLMPrompt is the prompt of the llm NLI backend: "v1" (default) or
-	// "v2".
-	LLMPrompt string
+	// "v2". LLMFixedProbability is the probability it gives a label whose
+	// answer came without log probabilities (llmnli.Options: 0 is the
+	// default, a negative value makes such an answer an error).
+	LLMPrompt           string
+	LLMFixedProbability float64
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
 	// "sentences". Revise says whether the LLM reviser rewrites them to
@@ -323,7 +326,9 @@ func (p *Pipeline) openNLI(o Options) error {
 		if err != nil {
 			return err
 		}
-		st.classifier = llmnli.New(st.client, prompt)
+		if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
+			return optionErr("nli-fixed-probability", err)
+		}
 		cl = st.classifier
 	default:
 		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, llm or lexical)", backend))
@@ -537,8 +542,9 @@ func (p *Pipeline) openVerifier(o Options) error {
 		if err != nil {
 			return err
 		}
-		p.Verifier = &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
-		p.res.verifier = p.Verifier.Name()
+		v := &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
+		p.Verifier, p.res.verifier = v, v.Name()
+		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "fr: llm factscore verifier: %s\n", v.Stats()) })
 	case "nli":
 		th := o.FActScore.Threshold
 		if th < 0 || th >= 1 {
