@@ -104,17 +104,23 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 // calls emit with each record's result in input order. With gold the
 // human labels decide instead of the verifier: S / (S + NS + IR) for the
 // labeled format, S / (S + NS) for FactReasoner records (every atom must
-// be labeled). Abstained responses did not respond. It returns the summary
-// over the file.
-func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, emit func(FActScoreRecord) error) (factscore.Summary, error) {
+// be labeled). Abstained responses did not respond. Invalid and failed
+// records are handled as o says (see FileOptions); they are left out of
+// the summary, which it returns with the counts.
+func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(FActScoreRecord) error) (factscore.Summary, ScoreStats, error) {
 	agg := factscore.NewAggregate(gamma)
+	var st ScoreStats
 	add := func(rec FActScoreRecord) error {
 		agg.Add(rec.Result)
+		st.Scored++
+		if o.Progress != nil {
+			o.Progress(st.Scored, rec.Line)
+		}
 		return emit(rec)
 	}
 	format, err := instance.DetectFormat(input)
 	if err != nil {
-		return agg.Summary(), err
+		return agg.Summary(), st, err
 	}
 	if format == instance.FActScoreLabeled {
 		err = instance.ReadLabeled(input, func(line int, r *instance.LabeledRecord) error {
@@ -128,13 +134,13 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			in.Line = line
 			rec, err := p.FActScoreOf(ctx, in, gamma)
 			if err != nil {
-				return fmt.Errorf("%s:%d: %w", input, line, err)
+				return o.fail(fmt.Errorf("%s:%d: %w", input, line, err), &st.Failed)
 			}
 			return add(rec)
 		})
-		return agg.Summary(), err
+		return agg.Summary(), st, err
 	}
-	err = instance.Scan(input, nil, func(in *instance.Instance) error {
+	err = instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
 		var rec FActScoreRecord
 		var err error
 		if gold {
@@ -147,11 +153,11 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			if errors.As(err, &fe) {
 				return &instance.Error{File: input, Line: in.Line, Field: fe.Field, Err: errors.New(fe.Msg)}
 			}
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
 		}
 		return add(rec)
 	})
-	return agg.Summary(), err
+	return agg.Summary(), st, err
 }
 
 // goldLabeled is the human FActScore of a labeled record.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -20,6 +22,12 @@ type FileOptions struct {
 	// Progress, when set, is called after each record with the number of
 	// records done so far and the input line of the last.
 	Progress func(records, line int)
+	// Failed, when set, is told about each record that failed for a
+	// reason of its own (RecordFailure: an LLM answer that could not be
+	// read, after re-asking), and the run goes on; such a record is not
+	// written, so a resumed run tries it again. When nil such a record
+	// stops the run.
+	Failed func(err error)
 	// OmitInputs leaves the scored record's atoms, contexts and relations
 	// out of ScoreFile's output lines.
 	OmitInputs bool
@@ -29,7 +37,29 @@ type FileOptions struct {
 type ScoreStats struct {
 	Scored  int // records scored (and written)
 	Invalid int // invalid records skipped
+	Failed  int // records that failed (RecordFailure) and were skipped
 	Done    int // records skipped because the output already held them
+}
+
+// RecordFailure reports whether err is the failure of one record that does
+// not keep the others from being scored: an LLM answer that could not be
+// read (after re-asking). Other errors (an endpoint that is down, a full
+// disk) stop a run.
+func RecordFailure(err error) bool {
+	var u *llm.UnreadableAnswerError
+	return errors.As(err, &u)
+}
+
+// fail handles the error of scoring one record: a record failure is
+// counted and reported, when o says so, and the run goes on (nil);
+// anything else is returned.
+func (o FileOptions) fail(err error, n *int) error {
+	if o.Failed == nil || !RecordFailure(err) {
+		return err
+	}
+	*n++
+	o.Failed(err)
+	return nil
 }
 
 // ScoreFile scores every valid record of the input file with version v
@@ -45,7 +75,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		}
 		a, err := p.Assess(ctx, in, v)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
 		}
 		rec := a.Record()
 		if o.OmitInputs {
@@ -104,7 +134,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
 		as, fs, err := p.Compare(ctx, in, versions, b)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
 		}
 		for i, a := range as {
 			perVersion[i] = append(perVersion[i], a.Scores)

@@ -33,7 +33,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 		}, pipelineFlags()...),
 		Action: runCompare,
 	}
@@ -106,8 +106,11 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", st.Scored, st.Invalid))
-	return writeComparison(c.App.Writer, format, rows)
+	prog.finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
+	if err := writeComparison(c.App.Writer, format, rows); err != nil {
+		return err
+	}
+	return failedError(st)
 }
 
 func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) error {

@@ -36,6 +36,7 @@ func factscoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
 			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
@@ -88,13 +89,13 @@ func runFActScore(c *cli.Context) error {
 	defer p.Close()
 	w := jsonl.NewWriter(c.App.Writer)
 	prog := newProgress(c.App.ErrWriter, "fr factscore")
-	n := 0
-	s, err := p.FActScoreFile(c.Context, input, gamma, gold, func(rec pipeline.FActScoreRecord) error {
-		n++
-		prog.update(n, rec.Line)
+	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.finish(fmt.Sprintf("%d records, %d responded", s.Responses, s.Responded))
+	prog.finish(fmt.Sprintf("%d records, %d responded; %s", s.Responses, s.Responded, skippedSummary(st)))
+	if err == nil {
+		err = failedError(st)
+	}
 	if err != nil {
 		return err
 	}

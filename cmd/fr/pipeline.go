@@ -90,12 +90,28 @@ func nliOptions(c *cli.Context) pipeline.Options {
 	return o
 }
 
-// fileOptions are the options of a run over a file: invalid records are
-// reported and skipped with --skip-invalid, progress goes to stderr.
+// fileOptions are the options of a run over a file: with --skip-invalid,
+// invalid records and records that fail (an LLM answer that cannot be
+// read) are reported and skipped; progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
 	o := pipeline.FileOptions{Progress: prog.update}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
+		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
 	}
 	return o
+}
+
+// skippedSummary says how many records a run skipped, for its summary.
+func skippedSummary(st pipeline.ScoreStats) string {
+	return fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+}
+
+// failedError is the error of a run that skipped failed records: it did
+// not do all its work, so it must not exit 0.
+func failedError(st pipeline.ScoreStats) error {
+	if st.Failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d records failed (see above) and were not written; run the same command again (with -o, to resume) once the cause is fixed", st.Failed)
 }
