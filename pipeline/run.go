@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -20,6 +21,9 @@ type FileOptions struct {
 	// Progress, when set, is called after each record with the number of
 	// records done so far and the input line of the last.
 	Progress func(records, line int)
+	// Timings adds to each output record of ScoreFile the seconds it took
+	// (elapsed_time). Off by default: it makes equal runs differ.
+	Timings bool
 }
 
 // ScoreStats count what a run over a file did.
@@ -40,11 +44,17 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		if _, ok := done[in.Line]; ok {
 			return nil
 		}
+		start := time.Now()
 		a, err := p.Assess(ctx, in, v)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
-		if err := out.Write(a.Record()); err != nil {
+		rec := a.Record()
+		if o.Timings {
+			secs := time.Since(start).Seconds()
+			rec.ElapsedTime = &secs
+		}
+		if err := out.Write(rec); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
 		st.Scored++

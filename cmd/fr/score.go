@@ -23,6 +23,7 @@ func scoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}
@@ -56,7 +57,9 @@ func runScore(c *cli.Context) error {
 		}
 	}
 	prog := newProgress(c.App.ErrWriter, "fr score")
-	st, err := p.ScoreFile(c.Context, input, version, out, done, fileOptions(c, prog))
+	fo := fileOptions(c, prog)
+	fo.Timings = c.Bool("timings")
+	st, err := p.ScoreFile(c.Context, input, version, out, done, fo)
 	prog.finish(fmt.Sprintf("%d records scored, %d invalid skipped, %d already done", st.Scored, st.Invalid, st.Done))
 	return err
 }
