@@ -20,13 +20,17 @@ type FActScoreRecord struct {
 }
 
 // FActScoreOf verifies the atoms of a record and scores the response with
-// length-penalty γ = gamma. A record without atoms did not respond; one
-// without contexts gets them from the Retriever (TopK per atom), one with
-// contexts is taken as it is (an atom without any is not supported).
+// length-penalty γ = gamma. The response responded (FactReasoner records
+// carry no abstention; the labeled format's abstentions never get here); a
+// record without atoms has no facts: it is reported with 0 facts and left
+// out of the means. One without contexts gets them from the Retriever
+// (TopK per atom), one with contexts is taken as it is (an atom without
+// any is not supported).
 func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (FActScoreRecord, error) {
 	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
 	if len(in.Atoms) == 0 {
-		return rec, nil // did not respond
+		rec.Result = factscore.NewResult(0, 0, gamma) // responded, no facts
+		return rec, nil
 	}
 	if len(in.Contexts) == 0 {
 		if p.Retriever == nil {
@@ -70,8 +74,12 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 // calls emit with each record's result in input order. With gold the
 // human labels decide instead of the verifier: S / (S + NS + IR) for the
 // labeled format, S / (S + NS) for FactReasoner records (every atom must
-// be labeled). Abstained responses did not respond. It returns the summary
-// over the file.
+// be labeled); the paper's human scores carry no length penalty, so a
+// caller reproducing them passes gamma 0. A response responds unless it
+// abstained (the labeled format's null annotations; FactReasoner records
+// always respond), as the paper's "% responding"; a responding response
+// without facts is reported with 0 facts and left out of the means. It
+// returns the summary over the file.
 func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, emit func(FActScoreRecord) error) (factscore.Summary, error) {
 	agg := factscore.NewAggregate(gamma)
 	add := func(rec FActScoreRecord) error {
@@ -123,6 +131,9 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 // goldLabeled is the human FActScore of a labeled record.
 func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord {
 	rec := FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
+	if r.Abstained() {
+		return rec
+	}
 	for _, a := range r.Annotations {
 		for _, f := range a.HumanAtomicFacts {
 			rec.Decisions = append(rec.Decisions, factscore.Decision{
