@@ -325,10 +325,11 @@ func Claims(in *instance.Instance) []Claim {
 }
 
 // Score verifies a record's atoms and scores the response. A record with
-// no atoms did not respond. The decisions carry the atoms' gold labels.
+// no atoms responded with no facts (NewResult). The decisions carry the
+// atoms' gold labels.
 func Score(ctx context.Context, v Verifier, in *instance.Instance, gamma int) (Result, []Decision, error) {
 	if len(in.Atoms) == 0 {
-		return Result{}, nil, nil
+		return NewResult(0, 0, gamma), nil, nil
 	}
 	ds, err := v.Verify(ctx, in.Topic, Claims(in))
 	if err != nil {

@@ -403,8 +403,8 @@ func ExampleOpenCache() {
 		cache.Close()
 	}
 	// Output:
-	// lexical:overlap-v1 entailment
-	// lexical:overlap-v1 entailment
+	// lexical:coverage-v1 entailment
+	// lexical:coverage-v1 entailment
 }
 
 // TestCacheFileFormat pins the key of an entry (sha256 over backend, model,

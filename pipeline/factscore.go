@@ -27,7 +27,8 @@ type FActScoreRecord struct {
 // length-penalty γ = gamma. A record without atoms is a raw response: one
 // that abstains (by the Abstention rule) did not respond, the others are
 // atomized (one in which the atomizer finds nothing did not respond, as in
-// FActScore), and every context the record has is evidence for each atom. A
+// FActScore's pipeline), and every context the record has is evidence for
+// each atom. A
 // record without contexts gets them from the Retriever (TopK
 // per atom); one with contexts is taken as it is (an atom without any is
 // not supported).
@@ -104,9 +105,13 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 // calls emit with each record's result in input order. With gold the
 // human labels decide instead of the verifier: S / (S + NS + IR) for the
 // labeled format, S / (S + NS) for FactReasoner records (every atom must
-// be labeled). Abstained responses did not respond. Invalid and failed
-// records are handled as o says (see FileOptions); they are left out of
-// the summary, which it returns with the counts.
+// be labeled); the paper's human scores carry no length penalty, so a
+// caller reproducing them passes gamma 0. In the labeled format a response
+// responds unless it abstained (null annotations), as the paper's "%
+// responding"; one without S or NS facts is reported with 0 facts and left
+// out of the means. Invalid and failed records are handled as o says (see
+// FileOptions); they are left out of the summary, which it returns with
+// the counts.
 func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(FActScoreRecord) error) (factscore.Summary, ScoreStats, error) {
 	agg := factscore.NewAggregate(gamma)
 	var st ScoreStats
@@ -132,9 +137,12 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			}
 			in := r.Instance()
 			in.Line = line
+			if len(in.Atoms) == 0 { // every fact irrelevant: responded, no facts
+				return add(FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Result: factscore.NewResult(0, 0, gamma), Decisions: []factscore.Decision{}})
+			}
 			rec, err := p.FActScoreOf(ctx, in, gamma)
 			if err != nil {
-				return o.fail(fmt.Errorf("%s:%d: %w", input, line, err), &st.Failed)
+				return o.fail(input, line, err, &st)
 			}
 			return add(rec)
 		})
@@ -149,11 +157,7 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			rec, err = p.FActScoreOf(ctx, in, gamma)
 		}
 		if err != nil {
-			var fe *instance.FieldError
-			if errors.As(err, &fe) {
-				return &instance.Error{File: input, Line: in.Line, Field: fe.Field, Err: errors.New(fe.Msg)}
-			}
-			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
+			return o.fail(input, in.Line, err, &st)
 		}
 		return add(rec)
 	})
@@ -163,6 +167,9 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 // goldLabeled is the human FActScore of a labeled record.
 func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord {
 	rec := FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
+	if r.Abstained() {
+		return rec
+	}
 	for _, a := range r.Annotations {
 		for _, f := range a.HumanAtomicFacts {
 			rec.Decisions = append(rec.Decisions, factscore.Decision{

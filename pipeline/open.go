@@ -289,8 +289,9 @@ func (p *Pipeline) openNLI(o Options) error {
 	case "auto":
 		p.Given = GivenWhenPresent
 		if !onnxAvailable(o.NLI.Model) {
-			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
-				"For real results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
+			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback, " +
+				"which is for trying the tool, not for results (it compares words, not meaning). " +
+				"For results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
 				", then --nli onnx) or an LLM (--nli llm).")
 			break
 		}
@@ -299,7 +300,8 @@ func (p *Pipeline) openNLI(o Options) error {
 			// The default model was pulled but cannot run here (no ONNX
 			// Runtime, say): auto falls back rather than fail.
 			fmt.Fprintf(p.res.log, "fr: warning: --nli auto cannot use %s: %v\n", DefaultONNXModel, err)
-			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback (rough word overlap).")
+			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback, " +
+				"which is for trying the tool, not for results (it compares words, not meaning).")
 			break
 		}
 		if err != nil {

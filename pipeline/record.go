@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // Record is one output line of `fr score`: the reference's fields and some
@@ -27,6 +28,20 @@ type Record struct {
 	K               float64 `json:"k"`
 	RecallK         float64 `json:"recall_k"`
 	F1K             float64 `json:"f1_k"`
+
+	// The reference's other measures (README, Output), p being P(true)
+	// clamped to [1e-6, 1 − 1e-6]; the record's input and output under
+	// the reference's names; and, only with timings on, the seconds the
+	// record took (atomizing, retrieval, NLI, inference).
+	NormEntropy    float64           `json:"norm_entropy"`
+	AvgNormEntropy float64           `json:"avg_norm_entropy"`
+	AvgProb        float64           `json:"avg_prob"`
+	AvgLogProb     float64           `json:"avg_logprob"`
+	AvgExpLogProb  float64           `json:"avg_explogprob"`
+	PerAtom        []score.AtomScore `json:"factuality_score_per_atom"`
+	Query          string            `json:"query"`
+	Response       string            `json:"response"`
+	ElapsedTime    *float64          `json:"elapsed_time,omitempty"`
 
 	// Present when the input is labeled.
 	GoldFactualityScore *float64 `json:"gold_factuality_score,omitempty"`
@@ -136,6 +151,14 @@ func (a *Assessment) Record() Record {
 		K:               s.K,
 		RecallK:         s.RecallK,
 		F1K:             s.F1K,
+		NormEntropy:     s.NormEntropy,
+		AvgNormEntropy:  s.AvgNormEntropy,
+		AvgProb:         s.AvgProb,
+		AvgLogProb:      s.AvgLogProb,
+		AvgExpLogProb:   s.AvgExpLogProb,
+		PerAtom:         s.PerAtom,
+		Query:           a.Instance.Input,
+		Response:        a.Instance.Output,
 		Predictions:     s.Predictions,
 		Input:           a.Instance.Input,
 		Topic:           a.Instance.Topic,

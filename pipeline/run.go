@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -31,6 +32,9 @@ type FileOptions struct {
 	// OmitInputs leaves the scored record's atoms, contexts and relations
 	// out of ScoreFile's output lines.
 	OmitInputs bool
+	// Timings adds to each output record of ScoreFile the seconds it took
+	// (elapsed_time). Off by default: it makes equal runs differ.
+	Timings bool
 }
 
 // ScoreStats count what a run over a file did.
@@ -50,14 +54,26 @@ func RecordFailure(err error) bool {
 	return errors.As(err, &u)
 }
 
-// fail handles the error of scoring one record: a record failure is
-// counted and reported, when o says so, and the run goes on (nil);
-// anything else is returned.
-func (o FileOptions) fail(err error, n *int) error {
+// fail handles the error of scoring the record at file:line: a record that
+// turned out invalid (one without atoms, say) is handled as an invalid
+// input record, a record failure is counted and reported when o says so,
+// and the run goes on (nil); anything else is returned.
+func (o FileOptions) fail(file string, line int, err error, st *ScoreStats) error {
+	var fe *instance.FieldError
+	if errors.As(err, &fe) {
+		e := &instance.Error{File: file, Line: line, Field: fe.Field, Err: errors.New(fe.Msg)}
+		if o.Invalid == nil {
+			return e
+		}
+		st.Invalid++
+		o.Invalid(e)
+		return nil
+	}
+	err = fmt.Errorf("%s:%d: %w", file, line, err)
 	if o.Failed == nil || !RecordFailure(err) {
 		return err
 	}
-	*n++
+	st.Failed++
 	o.Failed(err)
 	return nil
 }
@@ -73,13 +89,18 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		if _, ok := done[in.Line]; ok {
 			return nil
 		}
+		start := time.Now()
 		a, err := p.Assess(ctx, in, v)
 		if err != nil {
-			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
+			return o.fail(input, in.Line, err, &st)
 		}
 		rec := a.Record()
 		if o.OmitInputs {
 			rec = rec.WithoutInputs()
+		}
+		if o.Timings {
+			secs := time.Since(start).Seconds()
+			rec.ElapsedTime = &secs
 		}
 		if err := out.Write(rec); err != nil {
 			return fmt.Errorf("writing output: %w", err)
@@ -134,7 +155,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
 		as, fs, err := p.Compare(ctx, in, versions, b)
 		if err != nil {
-			return o.fail(fmt.Errorf("%s:%d: %w", input, in.Line, err), &st.Failed)
+			return o.fail(input, in.Line, err, &st)
 		}
 		for i, a := range as {
 			perVersion[i] = append(perVersion[i], a.Scores)
@@ -171,10 +192,16 @@ func summarize(name string, all []score.Scores) Comparison {
 }
 
 // MedianAtoms is the median atom count of the records of a file, the
-// paper's K for F1@K. Every record must have atoms.
-func MedianAtoms(path string) (float64, error) {
+// paper's K for F1@K. Every record must have atoms; with o.Invalid set,
+// invalid records are left out.
+func MedianAtoms(path string, o FileOptions) (float64, error) {
 	var counts []int
-	err := instance.Scan(path, nil, func(in *instance.Instance) error {
+	// Invalid records are left out quietly: the run reports them.
+	var skip func(*instance.Error)
+	if o.Invalid != nil {
+		skip = func(*instance.Error) {}
+	}
+	err := instance.Scan(path, skip, func(in *instance.Instance) error {
 		if len(in.Atoms) == 0 {
 			return fmt.Errorf("%s:%d: the record has no atoms; the median needs every record's atoms (run fr atomize first)", path, in.Line)
 		}

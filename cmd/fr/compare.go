@@ -26,6 +26,12 @@ func compareCommand() *cli.Command {
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
 			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
 			"Pearson and Spearman correlations of precision with gold precision.\n\n" +
+			"The gold measures count labeled atoms only: MAE and the correlations compare a\n" +
+			"response's precision on its labeled atoms with its gold precision (the same atoms);\n" +
+			"atom F1, accuracy and Brier are pooled over all labeled atoms of the file (Brier is\n" +
+			"the mean of (P(true) − y)² over them, not a mean of per-response values). A value\n" +
+			"that does not exist (a correlation of constant values, a gold measure of unlabeled\n" +
+			"input) is null in json, n/a in markdown and an empty cell in csv.\n\n" +
 			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
 			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
 			"run (version and NLI backend) found in them.",
@@ -142,10 +148,11 @@ func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) err
 
 // comparisonCells is a row of the table: numbers formatted by num, and
 // missing where a value does not exist (NaN, or a gold measure of unlabeled
-// input).
+// input). An infinity is no value either: no measure of the table can be
+// one, so it is printed as missing rather than as "+Inf".
 func comparisonCells(r pipeline.Comparison, num func(float64) string, missing string) []string {
 	f := func(x float64) string {
-		if math.IsNaN(x) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return missing
 		}
 		return num(x)

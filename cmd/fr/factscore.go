@@ -26,15 +26,21 @@ func factscoreCommand() *cli.Command {
 			"  llm  FActScore's prompt (\"... True or False?\") and its answer-parsing rule\n" +
 			"  nli  supported iff some context entails the atom with probability above --threshold\n" +
 			"An atom with no context at all is not supported. A response's FActScore is\n" +
-			"supported / facts, times exp(1 − γ/facts) when facts < γ (--gamma; 0 disables).\n" +
+			"supported / facts, times exp(1 − γ/facts) when facts < γ (--gamma, default 10; 0 disables).\n" +
 			"--gold computes the same from human labels instead: S / (S + NS + IR) for the labeled\n" +
-			"format, S / (S + NS) for FactReasoner jsonl; abstained responses do not respond.\n\n" +
+			"format, S / (S + NS) for FactReasoner jsonl, with γ = 0 unless --gamma is given (the\n" +
+			"paper's human scores carry no length penalty).\n\n" +
+			"A response responds unless it abstained (the labeled format's null annotations;\n" +
+			"FactReasoner records always respond), as the paper's \"% responding\". A responding\n" +
+			"response with no facts (every sentence irrelevant, or a record without atoms) is\n" +
+			"reported with 0 facts and left out of the mean scores.\n\n" +
 			"Writes one JSON line per record (its decisions and score) and, as the last line of\n" +
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
-			"facts_per_response, responses, responded, gamma, verifier.",
+			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
+			"count), gamma, verifier.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
-			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, Usage: "length-penalty γ (0: none)"},
+			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
@@ -71,6 +77,9 @@ func runFActScore(c *cli.Context) error {
 		return usagef("--gamma %d: want 0 or more", gamma)
 	}
 	gold := c.Bool("gold")
+	if gold && !c.IsSet("gamma") {
+		gamma = 0 // human scores carry no length penalty
+	}
 	o := nliOptions(c)
 	if !gold {
 		if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
@@ -92,7 +101,7 @@ func runFActScore(c *cli.Context) error {
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.finish(fmt.Sprintf("%d records, %d responded; %s", s.Responses, s.Responded, skippedSummary(st)))
+	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
 	if err == nil {
 		err = failedError(st)
 	}

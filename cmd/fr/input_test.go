@@ -346,3 +346,29 @@ func TestBrokenFirstLine(t *testing.T) {
 		t.Errorf("without --skip-invalid: %v", err)
 	}
 }
+
+// TestAtomlessRecord: a record that ends up without atoms (none given and
+// no atomizer, or an atomizer that finds none) cannot be scored: an
+// invalid record naming its line and field, skipped and counted under
+// --skip-invalid like any other.
+func TestAtomlessRecord(t *testing.T) {
+	noAtoms := `{"input": "Q?", "output": "Nothing here.", "contexts": [{"id": "c0", "text": "Evidence."}]}`
+	path := writeFile(t, "in.jsonl", record(1, nil)+"\n"+noAtoms+"\n"+record(2, nil)+"\n")
+	ctx := context.Background()
+	if _, _, err := run(t, ctx, "score", "--nli", "given", path); err == nil || !strings.Contains(err.Error(), path+":2: atoms: the record has no atoms") {
+		t.Errorf("without --skip-invalid: %v", err)
+	}
+	out, stderr, err := run(t, ctx, "score", "--nli", "given", "--skip-invalid", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "\n") != 2 || !strings.Contains(stderr, "skipping invalid record: "+path+":2: atoms") || !strings.Contains(stderr, "1 invalid skipped") {
+		t.Errorf("--skip-invalid: stdout\n%s\nstderr\n%s", out, stderr)
+	}
+	// The sentence splitter finds no atom in a response of punctuation.
+	blank := `{"input": "Q?", "output": "…", "contexts": [{"id": "c0", "text": "Evidence."}]}`
+	path = writeFile(t, "blank.jsonl", blank+"\n")
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--atomizer", "sentences", path); err == nil || !strings.Contains(err.Error(), path+":1: output: the atomizer found no atoms") {
+		t.Errorf("atomizer finds none: %v", err)
+	}
+}

@@ -54,7 +54,11 @@ func openPipeline(c *cli.Context, input string) (*pipeline.Pipeline, error) {
 		return nil, err
 	}
 	if o.K.Name == "median" {
-		if o.K.Value, err = pipeline.MedianAtoms(input); err != nil {
+		var fo pipeline.FileOptions
+		if c.Bool("skip-invalid") {
+			fo.Invalid = func(*instance.Error) {} // reported by the run
+		}
+		if o.K.Value, err = pipeline.MedianAtoms(input, fo); err != nil {
 			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}

@@ -24,6 +24,7 @@ func scoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
+			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}
@@ -59,6 +60,7 @@ func runScore(c *cli.Context) error {
 	prog := newProgress(c.App.ErrWriter, "fr score")
 	o := fileOptions(c, prog)
 	o.OmitInputs = !c.Bool("output-inputs")
+	o.Timings = c.Bool("timings")
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
 	prog.finish(fmt.Sprintf("%d records scored, %s, %d already done", st.Scored, skippedSummary(st), st.Done))
 	if err != nil {
