@@ -102,9 +102,6 @@ func runFActScore(c *cli.Context) error {
 		return w.Write(rec)
 	})
 	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
-	if err == nil {
-		err = failedError(st)
-	}
 	if err != nil {
 		return err
 	}
@@ -112,5 +109,10 @@ func runFActScore(c *cli.Context) error {
 	if !gold {
 		name = p.VerifierName()
 	}
-	return w.Write(factscoreSummary{Summary: s, Verifier: name})
+	// The summary covers the records written; failed ones make the run
+	// fail after it.
+	if err := w.Write(factscoreSummary{Summary: s, Verifier: name}); err != nil {
+		return err
+	}
+	return failedError(st)
 }
