@@ -40,6 +40,7 @@ func commands() []*cli.Command {
 		inspectCommand(),
 		kbCommand(),
 		modelsCommand(),
+		reportCommand(),
 		retrieveCommand(),
 		scoreCommand(),
 		uaiCommand(),
