@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -185,7 +186,18 @@ func (r *Run) setIdentity(o outputLine) error {
 func describeJSONError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Errorf("%s: %s is not a %s", te.Field, te.Value, te.Type)
+		want := "a " + te.Type.String()
+		switch te.Type.Kind() {
+		case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
+			want = "a number"
+		case reflect.String:
+			want = "a string"
+		case reflect.Slice:
+			want = "an array"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		}
+		return fmt.Errorf("%s: a JSON %s, not %s", te.Field, te.Value, want)
 	}
 	var fe *instance.FieldError
 	if errors.As(err, &fe) {
