@@ -54,6 +54,12 @@ type browserPage struct {
 
 func openBrowser(t *testing.T) *browserPage {
 	exe := findBrowser(t)
+	// Not t.TempDir: the browser's helper processes may still write there
+	// for a moment after it is closed, which fails TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "fr-report-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox, // chromium refuses to run as root without it
@@ -62,15 +68,25 @@ func openBrowser(t *testing.T) *browserPage {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 1000),
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(cancelBrowser)
+	t.Cleanup(func() {
+		chromedp.Cancel(bctx) // closes the browser and waits for it
+		cancelBrowser()
+		cancelAlloc()
+		cancel()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
 	b := &browserPage{ctx: bctx}
 	chromedp.ListenTarget(bctx, func(ev any) {
 		b.mu.Lock()
