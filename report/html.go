@@ -69,7 +69,7 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(template.FuncM
 	"f4": func(v float64) string { return fmt.Sprintf("%.4f", v) },
 }).Parse(`<header>
 <h1>{{.Title}}</h1>
-<p class="meta">{{.Responses}} responses · {{len .Runs}} run{{if gt (len .Runs) 1}}s{{end}} · network layout: {{.Layout}}</p>
+<p class="meta">{{.Responses}} response{{if ne .Responses 1}}s{{end}} · {{len .Runs}} run{{if gt (len .Runs) 1}}s{{end}} · network layout: {{.Layout}}</p>
 </header>
 <main>
 <section id="summary">

@@ -101,6 +101,7 @@ type pageData struct {
 			Known bool
 			G     struct {
 				W, H float64
+				I    []int
 				N    [][3]float64
 				E    []string
 			}
@@ -147,7 +148,10 @@ func TestHTMLData(t *testing.T) {
 		}
 		for i, x := range r.R {
 			res := rep.Runs[i].Results[k]
-			variables := 0
+			variables, related := 0, make(map[string]bool)
+			for _, rel := range res.Relations {
+				related[rel.Source], related[rel.Target] = true, true
+			}
 			for n, id := range ids {
 				want, ok := res.PTrue[id]
 				if !ok {
@@ -156,13 +160,15 @@ func TestHTMLData(t *testing.T) {
 					}
 					continue
 				}
-				variables++
+				if related[id] {
+					variables++
+				}
 				if x.P[n] == nil || *x.P[n] != float64(int64(want*1e6+0.5))/1e6 {
 					t.Errorf("line %d run %d: P(%s) = %v, want %.6f", r.Line, i, id, x.P[n], want)
 				}
 			}
-			if len(x.G.N) != variables || len(x.G.E) != len(x.Rel) {
-				t.Errorf("line %d run %d: %d laid-out nodes for %d variables, %d paths for %d relations", r.Line, i, len(x.G.N), variables, len(x.G.E), len(x.Rel))
+			if len(x.G.N) != variables || len(x.G.I) != variables || len(x.G.E) != len(x.Rel) {
+				t.Errorf("line %d run %d: %d laid-out nodes for %d related variables, %d paths for %d relations", r.Line, i, len(x.G.N), variables, len(x.G.E), len(x.Rel))
 			}
 			if x.Known != res.RelationsKnown || len(x.Rel) != len(res.Relations) {
 				t.Errorf("line %d run %d: %d relations (known %v), want %d", r.Line, i, len(x.Rel), x.Known, len(res.Relations))

@@ -59,7 +59,8 @@ type pageResult struct {
 type pageGraph struct {
 	W     prob      `json:"w"`
 	H     prob      `json:"h"`
-	Nodes [][3]prob `json:"n"` // per variable node (P not null): x, y, width
+	Index []int     `json:"i"` // the nodes drawn: those with a relation
+	Nodes [][3]prob `json:"n"` // per node drawn: x, y, width
 	Edges []string  `json:"e"` // per relation
 }
 
@@ -163,22 +164,29 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 					x.Alias[i] = node[kept]
 				}
 			}
-			// The network: its variables, in node order, and its relations.
+			// The network: the variables with a relation, in node order,
+			// and the relations. The page lists the other variables apart:
+			// in a network they would only take room.
+			related := make([]bool, n)
+			for _, rel := range res.Relations {
+				related[node[rel.Source]], related[node[rel.Target]] = true, true
+			}
 			var g Graph
+			x.Graph = &pageGraph{Index: []int{}}
 			gi := make(map[int]int)
 			for i := range n {
-				if x.P[i] == nil {
+				if x.P[i] == nil || !related[i] {
 					continue
 				}
 				gi[i] = len(g.Nodes)
 				g.Nodes = append(g.Nodes, Node{Context: i >= len(base.Atoms), W: nodeWidth(ids[i]), H: nodeHeight})
+				x.Graph.Index = append(x.Graph.Index, i)
 			}
 			for _, rel := range res.Relations {
 				s, t := node[rel.Source], node[rel.Target]
 				x.Rel = append(x.Rel, [4]any{s, t, relationCode[rel.Type], prob(rel.Probability)})
 				g.Edges = append(g.Edges, Edge{From: gi[s], To: gi[t]})
 			}
-			x.Graph = &pageGraph{}
 			graphs = append(graphs, g)
 			slots = append(slots, x.Graph)
 			pr.Results = append(pr.Results, x)

@@ -167,8 +167,9 @@
   }
   function chip(ri, run, x, i) {
     var r = D.responses[ri], n = nodeOf(r, i), p = pOf(x, i);
-    var attrs = { 'class': 'chip' + (uniform(p) ? ' uniform' : ''), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
-      style: 'background:' + pColor(p) + ';color:' + inkFor(p), title: n.id + ': ' + n.text + '\nP(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : ''),
+    var what = n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160);
+    var attrs = { 'class': 'chip' + (uniform(p) ? ' uniform' : '') + (n.atom ? '' : ' context'), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
+      style: 'background:' + pColor(p) + ';color:' + inkFor(p), title: n.id + ': ' + what + '\nP(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : ''),
       onclick: function () { select(ri, run, i); } };
     return el('button', attrs, n.id + ' ' + f3(p));
   }
@@ -226,8 +227,8 @@
   function network(ri, run, x) {
     var r = D.responses[ri], g = x.g;
     var svg = sv('svg', { width: g.w, height: g.h, viewBox: '0 0 ' + g.w + ' ' + g.h, role: 'img', 'aria-label': 'network of ' + D.runs[run].name });
-    var k = 0, pos = {};
-    x.p.forEach(function (p, i) { if (p !== null) pos[i] = g.n[k++]; });
+    var pos = {};
+    g.i.forEach(function (i, k) { pos[i] = g.n[k]; });
     var edges = sv('g');
     x.rel.forEach(function (rel, e) {
       var cc = rel[0] >= r.a.length && rel[1] >= r.a.length;
@@ -248,7 +249,14 @@
         sv('title', { text: n.id + ' P(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : '') + '\n' + (n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160)) })));
     });
     svg.appendChild(nodes);
-    return el('div', { 'class': 'net', 'data-run': run }, svg);
+    var alone = [];
+    x.p.forEach(function (p, i) { if (p !== null && !pos[i]) alone.push(i); });
+    var note = null;
+    if (alone.length) {
+      note = el('div', { 'class': 'unrelated' }, (g.i.length ? 'Not in any relation (P(true) stays at its prior): ' : 'No relation in this network: '),
+        alone.map(function (i) { return chip(ri, run, x, i); }));
+    }
+    return el('div', { 'class': 'net', 'data-run': run }, g.i.length ? svg : null, note);
   }
   function comparison(ri) {
     var r = D.responses[ri];
