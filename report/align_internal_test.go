@@ -73,3 +73,22 @@ func TestAlignAtoms(t *testing.T) {
 		t.Errorf("no sentences: %v", got)
 	}
 }
+
+func TestExcerpt(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"one two three four", 9, "one two …"}, // the space after "two" is rune 7
+		{"one two three four", 7, "one two …"}, // cut at the space that is rune 7
+		{"ééééé éééé", 8, "ééééé …"},           // runes, not bytes
+		{strings.Repeat("x", 100), 50, strings.Repeat("x", 50) + " …"},
+	} {
+		if got := excerpt(tc.s, tc.n); got != tc.want {
+			t.Errorf("excerpt(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

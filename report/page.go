@@ -82,20 +82,31 @@ const nodeHeight = 18
 
 func nodeWidth(id string) float64 { return float64(7*utf8.RuneCountInString(id) + 16) }
 
-// excerpt cuts s to n runes at a word boundary where one is near.
+// excerpt cuts s to n runes at a word boundary where one is near (a space
+// among the 40 runes before the cut). It walks the string rather than
+// converting it, as it runs on every context of every response.
 func excerpt(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	end := 0 // the byte offset of rune n
+	for k := 0; k < n; k++ {
+		if end >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	if end >= len(s) {
 		return s
 	}
-	cut := n
-	for i := n; i > n-40 && i > 0; i-- {
-		if r[i] == ' ' {
+	cut := end
+	for i, k := end, 0; k < 40 && i > 0; k++ {
+		if s[i] == ' ' {
 			cut = i
 			break
 		}
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
 	}
-	return string(r[:cut]) + " …"
+	return s[:cut] + " …"
 }
 
 // page builds the page's data; the layout of each network is added by

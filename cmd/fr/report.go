@@ -31,6 +31,7 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "input", Usage: "the input file the runs were scored from, for output lines that do not record their atoms and contexts"},
 			&cli.StringFlag{Name: "layout", Value: "auto", Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
 			&cli.StringFlag{Name: "title", Usage: "the report's title"},
+			&cli.IntFlag{Name: "excerpt", Value: 600, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
 		},
 		Action: runReport,
 	}
@@ -79,7 +80,10 @@ func runReport(c *cli.Context) error {
 		}
 		runs = append(runs, run)
 	}
-	rep, err := report.New(runs, report.Options{Title: c.String("title")})
+	if c.Int("excerpt") < 1 {
+		return fmt.Errorf("--excerpt %d: want at least 1", c.Int("excerpt"))
+	}
+	rep, err := report.New(runs, report.Options{Title: c.String("title"), ExcerptRunes: c.Int("excerpt")})
 	if err != nil {
 		return err
 	}
