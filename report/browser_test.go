@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -121,10 +122,17 @@ func openBrowser(t *testing.T) *browserPage {
 	return b
 }
 
+// run runs actions, failing the test with what the page logged when they
+// do not complete within 20 seconds.
 func (b *browserPage) run(t *testing.T, what string, actions ...chromedp.Action) {
 	t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		b.mu.Lock()
+		logged := strings.Join(b.errors, "\n")
+		b.mu.Unlock()
+		t.Fatalf("%s: %v; the page logged:\n%s", what, err, logged)
 	}
 }
 
@@ -222,6 +230,38 @@ func TestBrowserEvidence(t *testing.T) {
 			b.checkQuiet(t, page)
 		})
 	}
+}
+
+// TestBrowserMissingContext: a context one run lacks shows as such in the
+// other run's column of the table and in the panel, without a script error.
+func TestBrowserMissingContext(t *testing.T) {
+	b := openBrowser(t)
+	var buf bytes.Buffer
+	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := (&url.URL{Scheme: "file", Path: path}).String()
+	var note, rel string
+	b.run(t, "showing c_extra in both runs", chromedp.Navigate(page+"#line-3"),
+		chromedp.WaitVisible(`#detail details summary`, chromedp.ByQuery),
+		chromedp.Click(`#detail details summary`, chromedp.ByQuery),
+		chromedp.Click(`#detail .cell[data-run="0"][data-node="12"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#evidence .note`, chromedp.ByQuery),
+		chromedp.Text(`#evidence`, &note, chromedp.ByQuery),
+		chromedp.Click(`#detail .cell[data-run="1"][data-node="12"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#evidence li[data-source="c_extra"]`, chromedp.ByQuery),
+		chromedp.Text(`#evidence li[data-source="c_extra"]`, &rel, chromedp.ByQuery))
+	if !strings.Contains(note, "Context c_extra") || !strings.Contains(note, "Not a variable of this run") {
+		t.Errorf("run 0's panel for c_extra: %q", note)
+	}
+	if !strings.Contains(rel, "contradiction 0.750000 to a5") {
+		t.Errorf("run 1's relation from c_extra: %q", rel)
+	}
+	b.checkQuiet(t, page)
 }
 
 // evidence reads the relations the panel shows.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -187,5 +188,66 @@ func TestHTMLData(t *testing.T) {
 		if p := d.Responses[0].R[1].P[n]; p == nil || *p != 0.5 {
 			t.Errorf("line 1 FR2: atom %d P %v, want 0.5", n, p)
 		}
+	}
+}
+
+// moreContextsReport is FR2 on the example twice, the second time with a
+// context more in the Ada Lovelace record (retrieved while scoring, say)
+// and a relation from it to a5.
+func moreContextsReport(t *testing.T) *report.Report {
+	t.Helper()
+	dir := t.TempDir()
+	fr2 := readExampleRuns(t)[1]
+	a := plannedSchema(t, fr2, dir)
+	lines := rawLines(t, a)
+	l := lines[2] // the Ada Lovelace record
+	var ctxs []map[string]any
+	json.Unmarshal(l["contexts"], &ctxs)
+	ctxs = append(ctxs, map[string]any{"id": "c_extra", "title": "Extra", "text": "Ada Lovelace did not build computers."})
+	l["contexts"] = rawJSON(t, ctxs)
+	var rels []map[string]any
+	json.Unmarshal(l["relations"], &rels)
+	rels = append(rels, map[string]any{"source": "c_extra", "target": "a5", "type": "contradiction", "probability": 0.75})
+	l["relations"] = rawJSON(t, rels)
+	l["num_relations"] = rawJSON(t, len(rels))
+	var cm []map[string]any
+	json.Unmarshal(l["context_marginals"], &cm)
+	cm = append(cm, map[string]any{"variable": "c_extra", "probabilities": []float64{0.2, 0.8}})
+	l["context_marginals"] = rawJSON(t, cm)
+	b := filepath.Join(dir, "more.jsonl")
+	writeLines(t, b, lines)
+	var runs []*report.Run
+	for _, p := range []string{a, b} {
+		run, err := report.ReadRun(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	rep, err := report.New(runs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestHTMLMoreContexts: when one run of a record has a context the other
+// lacks, the page has it, and the relation from it points at it.
+func TestHTMLMoreContexts(t *testing.T) {
+	var buf bytes.Buffer
+	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	d := readPageData(t, buf.Bytes())
+	r := d.Responses[2]
+	if len(r.C) != 7 || r.C[6][0] != "c_extra" {
+		t.Fatalf("contexts %v", r.C)
+	}
+	last := r.R[1].Rel[len(r.R[1].Rel)-1]
+	if int(last[0]) != len(r.A)+6 || int(last[1]) != 5 || last[3] != 0.75 {
+		t.Errorf("the relation from c_extra is %v", last)
+	}
+	if r.R[0].P[len(r.A)+6] != nil || *r.R[1].P[len(r.A)+6] != 0.8 {
+		t.Error("P(true) of c_extra is wrong in one of the runs")
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -134,8 +135,25 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			pr.Atoms = append(pr.Atoms, pageAtom{a.ID, a.Text, a.Label, align[i]})
 			node[a.ID] = i
 		}
+		// The contexts of every run: runs of the same record agree on the
+		// contexts they share (New checks), but one may have more.
+		contexts := slices.Clone(base.Contexts)
+		seen := make(map[string]bool, len(contexts))
+		for _, c := range contexts {
+			seen[c.ID] = true
+		}
+		for _, run := range rep.Runs {
+			if res, ok := run.Result(line); ok {
+				for _, c := range res.Contexts {
+					if !seen[c.ID] {
+						seen[c.ID] = true
+						contexts = append(contexts, c)
+					}
+				}
+			}
+		}
 		textIndex := make(map[string]int)
-		for i, c := range base.Contexts {
+		for i, c := range contexts {
 			t := c.Text
 			if t == "" {
 				t = c.Snippet
@@ -161,7 +179,7 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			if g := res.Scores.Gold; g != nil {
 				x.GoldPr = ptr(g.FactualityScore)
 			}
-			n := len(base.Atoms) + len(base.Contexts)
+			n := len(base.Atoms) + len(contexts)
 			x.P = make([]*prob, n)
 			ids := make([]string, n)
 			for id, i := range node {

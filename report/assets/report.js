@@ -43,6 +43,7 @@
   // P(true) on a diverging scale: red (false) through light grey (0.5) to blue (true).
   var STOPS = [[0, [215, 48, 39]], [0.25, [252, 141, 89]], [0.4, [254, 224, 144]], [0.5, [247, 247, 247]], [0.6, [224, 243, 248]], [0.75, [145, 191, 219]], [1, [69, 117, 180]]];
   function pColor(p) {
+    if (p === null || p === undefined) return '#eeeeee'; // not in this run
     for (var i = 1; i < STOPS.length; i++) {
       if (p <= STOPS[i][0]) {
         var a = STOPS[i - 1], b = STOPS[i], t = (p - a[0]) / (b[0] - a[0]);
@@ -52,13 +53,13 @@
     }
     return 'rgb(69,117,180)';
   }
-  function inkFor(p) { return (p < 0.15 || p > 0.85) ? '#fff' : '#111'; }
+  function inkFor(p) { return p !== null && (p < 0.15 || p > 0.85) ? '#fff' : '#111'; }
   // Uniform (undecided) iff P(true) rounded to 6 decimals is 0.5; the data
   // holds P(true) rounded to 6 decimals.
   function uniform(p) { return p === 0.5; }
-  function predicted(p) { return uniform(p) ? 'undecided' : (p > 0.5 ? 'S' : 'NS'); }
+  function predicted(p) { return p === null ? '–' : uniform(p) ? 'undecided' : (p > 0.5 ? 'S' : 'NS'); }
   function f3(p) { return p === null || p === undefined ? '–' : p.toFixed(3); }
-  function f6(p) { return p.toFixed(6); }
+  function f6(p) { return p === null || p === undefined ? '–' : p.toFixed(6); }
   function runColor(i) { return RUN_COLORS[i % RUN_COLORS.length]; }
   function swatch(i) { return el('span', { 'class': 'swatch', style: 'background:' + runColor(i) }); }
 
@@ -272,7 +273,7 @@
           var p = pOf(x, i);
           (function (i, run) {
             tds.push(el('td', { 'class': 'cell', 'data-run': run, 'data-node': i, style: 'background:' + pColor(p) + ';color:' + inkFor(p),
-              title: 'P(true) = ' + f6(p) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
+              title: p === null ? 'not in this run' : 'P(true) = ' + f6(p) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
               f3(p) + (uniform(p) ? ' ?' : '')));
           })(i, run);
         });
@@ -319,7 +320,9 @@
     box.push(el('p', null, 'P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(p) + ';color:' + inkFor(p) }, f6(p)),
       ' · predicted ', el('b', null, predicted(p)),
       n.atom ? [' · gold ', el('b', { 'class': 'gold' }, n.gold || 'unknown')] : null));
-    if (!x.known) {
+    if (p === null || p === undefined) {
+      box.push(el('p', { 'class': 'note' }, 'Not a variable of this run\'s network.'));
+    } else if (!x.known) {
       box.push(el('p', { 'class': 'norel' }, 'This output does not record its relations, so the evidence cannot be shown.'));
     } else {
       var into = [], out = [];
