@@ -58,6 +58,7 @@ func commands() []*cli.Command {
 		inspectCommand(),
 		kbCommand(),
 		modelsCommand(),
+		reportCommand(),
 		retrieveCommand(),
 		scoreCommand(),
 		uaiCommand(),
