@@ -130,9 +130,13 @@ func (o FileOptions) skip(n *int) func(*instance.Error) {
 type Comparison struct {
 	Version string `json:"version"`
 	score.Summary
-	// NaN is not JSON: correlations that do not exist are null.
+	// NaN is not JSON: correlations that do not exist, and measures that
+	// do not apply (the entropy and undecided atoms of FActScore's row),
+	// are null.
 	Pearson  *float64 `json:"pearson"`
 	Spearman *float64 `json:"spearman"`
+	MeanE    *float64 `json:"mean_avg_entropy"`
+	MeanU    *float64 `json:"mean_uniform_atoms"`
 }
 
 // FActScoreBaselineName names the FActScore baseline's row.
@@ -182,13 +186,24 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 // summarize is the comparison row of one run's scores.
 func summarize(name string, all []score.Scores) Comparison {
 	c := Comparison{Version: name, Summary: score.Summarize(all)}
-	if s := c.Summary; !math.IsNaN(s.Pearson) {
-		c.Pearson = &s.Pearson
+	if name == FActScoreBaselineName {
+		// FActScore decides each atom, true or false: the entropy measure
+		// and undecided atoms do not apply (its E would be that of P = 0
+		// or 1, a meaningless 0.0000).
+		c.MeanEntropy, c.MeanUniform = math.NaN(), math.NaN()
 	}
-	if s := c.Summary; !math.IsNaN(s.Spearman) {
-		c.Spearman = &s.Spearman
-	}
+	s := c.Summary
+	c.Pearson, c.Spearman = finite(s.Pearson), finite(s.Spearman)
+	c.MeanE, c.MeanU = finite(s.MeanEntropy), finite(s.MeanUniform)
 	return c
+}
+
+// finite is x, or nil (JSON null) when x is not a number.
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }
 
 // MedianAtoms is the median atom count of the records of a file, the

@@ -74,3 +74,40 @@ func TestCompareUndefinedCorrelation(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNotApplicable: the FActScore row has no entropy measure and
+// no undecided atoms (it decides each atom): n/a in markdown, an empty cell
+// in csv, null in json, where the versions' rows have numbers.
+func TestCompareNotApplicable(t *testing.T) {
+	in := "../../testdata/example.jsonl"
+	ctx := context.Background()
+	md, _, err := run(t, ctx, "compare", "--nli", "lexical", "--versions", "2,factscore", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fsRow, fr2Row []string
+	for _, l := range strings.Split(md, "\n") {
+		cells := strings.Split(l, " | ")
+		switch {
+		case strings.HasPrefix(l, "| FActScore-NLI"):
+			fsRow = cells
+		case strings.HasPrefix(l, "| FR2"):
+			fr2Row = cells
+		}
+	}
+	// Columns: version, responses, Pr, atom F1, F1@K, MAE, E, Brier, accuracy, #S, #C, #U, …
+	if len(fsRow) < 12 || fsRow[6] != "n/a" || fsRow[11] != "n/a" || fr2Row[6] == "n/a" || fr2Row[11] == "n/a" {
+		t.Errorf("markdown rows:\n%q\n%q", fsRow, fr2Row)
+	}
+	js, _, err := run(t, ctx, "compare", "--nli", "lexical", "--versions", "2,factscore", "--format", "json", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("json: %v\n%s", err, js)
+	}
+	if rows[1]["mean_avg_entropy"] != nil || rows[1]["mean_uniform_atoms"] != nil || rows[0]["mean_avg_entropy"] == nil {
+		t.Errorf("json rows: %v", rows)
+	}
+}
