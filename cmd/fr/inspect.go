@@ -26,6 +26,7 @@ func inspectCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
+			&cli.BoolFlag{Name: "contexts", Usage: "after the atoms, explain every context too (what supports or contradicts it, FR3's context–context relations included)"},
 			&cli.IntFlag{Name: "line", Usage: "inspect only the record that starts on this input line"},
 			&cli.StringFlag{Name: "dot", Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
 		}, pipelineFlags()...),
@@ -69,6 +70,9 @@ func runInspect(c *cli.Context) error {
 		last = a
 		ex := a.Explain(only)
 		found = found || len(ex) > 0
+		if only == "" && c.Bool("contexts") {
+			ex = append(ex, a.ExplainContexts()...)
+		}
 		writeInspection(w, a, ex)
 		return nil
 	})

@@ -206,3 +206,32 @@ func TestInspectOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectContexts: fr inspect explains contexts too (--contexts, or
+// --atom with a context id), with FR3's context–context relations: in the
+// example's third record c_a3_0 entails c_a0_0 (0.62).
+func TestInspectContexts(t *testing.T) {
+	ctx := context.Background()
+	in := "../../testdata/example.jsonl"
+	all, _, err := run(t, ctx, "inspect", "--nli", "given", "--version", "3", "--contexts", "--line", "3", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"\nc_a0_0  P(true) = ",
+		`entailment    0.620000  from c_a3_0 "Ada Lovelace"`,
+		`entailment    0.620000  to c_a0_0 "Ada Lovelace"`,
+		`contradiction 0.860000  to a5 "Ada Lovelace invented the first electronic computer."`,
+	} {
+		if !strings.Contains(all, s) {
+			t.Errorf("--contexts lacks %q:\n%s", s, all)
+		}
+	}
+	one, _, err := run(t, ctx, "inspect", "--nli", "given", "--version", "3", "--atom", "c_a3_0", "--line", "3", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(one, "\nc_a3_0  P(true) = ") || !strings.Contains(one, "to c_a0_0") || strings.Contains(one, "\na0 ") || strings.Contains(one, "\nc_a0_0 ") {
+		t.Errorf("--atom c_a3_0:\n%s", one)
+	}
+}
