@@ -162,11 +162,29 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
+// Limits on a record, checked by Validate. A record beyond them is refused
+// rather than scored: FR2 and FR3 ask about every atom with every context,
+// and FR3 about every pair of contexts, so work and memory grow with their
+// product and square.
+const (
+	MaxAtoms     = 10_000
+	MaxContexts  = 10_000
+	MaxRelations = 1_000_000
+)
+
 // Validate checks the record for the problems that would make scoring it
 // meaningless or impossible. It returns the first problem found.
 func (in *Instance) Validate() error {
 	if strings.TrimSpace(in.Output) == "" {
 		return &FieldError{"output", "empty response"}
+	}
+	for _, l := range []struct {
+		field string
+		n, max int
+	}{{"atoms", len(in.Atoms), MaxAtoms}, {"contexts", len(in.Contexts), MaxContexts}, {"relations", len(in.Relations), MaxRelations}} {
+		if l.n > l.max {
+			return &FieldError{l.field, fmt.Sprintf("%d entries, more than the %d a record may have", l.n, l.max)}
+		}
 	}
 	ids := make(map[string]string) // id -> field that defined it
 	contexts := make(map[string]bool)

@@ -271,3 +271,43 @@ func TestPublishedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordLimits: a record with more atoms, contexts or relations than
+// the limits is refused, naming the field; one at the limits is read.
+func TestRecordLimits(t *testing.T) {
+	build := func(atoms, contexts int) string {
+		var b strings.Builder
+		b.WriteString(`{"input": "Q", "output": "R", "atoms": [`)
+		for i := range atoms {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id": "a%d", "text": "A%d"}`, i, i)
+		}
+		b.WriteString(`], "contexts": [`)
+		for i := range contexts {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id": "c%d", "text": "C%d"}`, i, i)
+		}
+		b.WriteString("]}\n")
+		return b.String()
+	}
+	for _, tc := range []struct {
+		atoms, contexts int
+		err             string
+	}{
+		{MaxAtoms, MaxContexts, ""},
+		{MaxAtoms + 1, 1, "f.jsonl:1: atoms: 10001 entries, more than the 10000"},
+		{1, MaxContexts + 1, "f.jsonl:1: contexts: 10001 entries, more than the 10000"},
+	} {
+		ins, errs := readAll(t, build(tc.atoms, tc.contexts))
+		switch {
+		case tc.err == "" && (len(ins) != 1 || errs != nil):
+			t.Errorf("%d atoms, %d contexts: %v", tc.atoms, tc.contexts, errs)
+		case tc.err != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tc.err)):
+			t.Errorf("%d atoms, %d contexts: %v, want %q", tc.atoms, tc.contexts, errs, tc.err)
+		}
+	}
+}
