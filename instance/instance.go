@@ -179,7 +179,7 @@ func (in *Instance) Validate() error {
 		return &FieldError{"output", "empty response"}
 	}
 	for _, l := range []struct {
-		field string
+		field  string
 		n, max int
 	}{{"atoms", len(in.Atoms), MaxAtoms}, {"contexts", len(in.Contexts), MaxContexts}, {"relations", len(in.Relations), MaxRelations}} {
 		if l.n > l.max {
