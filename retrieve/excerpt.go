@@ -13,8 +13,9 @@ import (
 //
 // Text that fits is returned whole. Otherwise the text is split into
 // pieces (its lines; lines longer than a quarter of maxChars at sentence
-// ends, then between words), the pieces are ranked with BM25 Okapi for the
-// query (lower-case words of letters and digits), and the excerpt is the
+// ends, then between words), the pieces are ranked with BM25 for the query
+// (NewBM25Lucene: k1 = 1.5, b = 0.75, an idf never below zero; lower-case
+// words of letters and digits), and the excerpt is the
 // best piece (the first on equal scores; the first piece when no word
 // matches), grown by whole neighbouring pieces, one after and one before in
 // turn, while it fits.
@@ -31,7 +32,7 @@ func Excerpt(text, query string, maxChars int) string {
 	for i, p := range pieces {
 		docs[i] = words(p)
 	}
-	best := TopK(NewBM25Okapi(docs).Scores(words(query)), 1)[0]
+	best := TopK(NewBM25Lucene(docs, DefaultK1, DefaultB).Scores(words(query)), 1)[0]
 	lo, hi := best, best+1 // pieces[lo:hi]
 	size := utf8.RuneCountInString(pieces[best])
 	for grew := true; grew; {

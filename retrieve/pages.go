@@ -44,6 +44,7 @@ const (
 
 	maxRobotsBytes  = 500 << 10 // what Google reads of a robots.txt
 	robotsMemory    = 1024      // hosts whose robots.txt is remembered
+	webPageMemory   = 64        // pages whose text is remembered
 	maxPageElements = 200000    // HTML elements readability will look at
 )
 
@@ -100,6 +101,10 @@ func (e *PageError) Unwrap() error { return e.Err }
 // kept whole (whitespace collapsed); longer text is cut to MaxChars around
 // the passage that best matches the atom (Excerpt).
 //
+// The last 64 pages' texts (and permanent failures) are remembered, so
+// that the atoms of one response, which often share results, fetch each
+// page once.
+//
 // A PageFetcher is safe for concurrent use. Create one with NewPageFetcher.
 type PageFetcher struct {
 	MaxBytes     int64
@@ -119,7 +124,15 @@ type PageFetcher struct {
 	mu          sync.Mutex
 	robots      map[string]*robotsEntry // by scheme://host
 	robotsOrder []string
+	pages       map[string]pageText // by link: the atoms of a response often share results
+	pageOrder   []string
 	stats       PageStats
+}
+
+// pageText is a page's whole main text, or why there is none.
+type pageText struct {
+	text string
+	err  *PageError
 }
 
 // PageStats count what a PageFetcher did.
@@ -168,12 +181,11 @@ func NewPageFetcher() *PageFetcher {
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: f.checkAddress}
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           f.dialContext(dialer),
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: DefaultPageTimeout,
-		MaxIdleConnsPerHost:   2,
-		IdleConnTimeout:       30 * time.Second,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         f.dialContext(dialer),
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     30 * time.Second,
 	}
 	f.client = &http.Client{Transport: transport, CheckRedirect: f.checkRedirect}
 	f.plain = &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -188,7 +200,11 @@ func NewPageFetcher() *PageFetcher {
 // Settings names the settings that change which pages are read, for
 // caches.
 func (f *PageFetcher) Settings() string {
-	return fmt.Sprintf("pages(chars=%d,bytes=%d,redirects=%d,private=%t,agent=%s)", f.MaxChars, f.MaxBytes, f.MaxRedirects, f.AllowPrivate, f.userAgent())
+	agent := version.Name // what robots.txt rules name; the version does not matter
+	if f.UserAgent != "" {
+		agent = f.UserAgent
+	}
+	return fmt.Sprintf("pages(chars=%d,bytes=%d,redirects=%d,private=%t,agent=%s)", f.MaxChars, f.MaxBytes, f.MaxRedirects, f.AllowPrivate, agent)
 }
 
 // Stats returns what the fetcher did so far.
@@ -304,6 +320,46 @@ func (f *PageFetcher) Text(ctx context.Context, link, query string) (string, err
 }
 
 func (f *PageFetcher) text(ctx context.Context, link, query string) (string, *PageError) {
+	key := link // the page, whatever fragment of it the result points to
+	if u, err := url.Parse(link); err == nil {
+		u.Fragment, u.RawFragment = "", ""
+		key = u.String()
+	}
+	f.mu.Lock()
+	pt, ok := f.pages[key]
+	f.mu.Unlock()
+	if !ok {
+		pt.text, pt.err = f.fetch(ctx, link)
+		if pt.err == nil || !pt.err.Temporary {
+			f.remember(key, pt)
+		}
+	}
+	if pt.err != nil {
+		return "", pt.err
+	}
+	return Excerpt(pt.text, query, f.MaxChars), nil
+}
+
+// remember keeps a page's text (or permanent failure) for the next atoms.
+func (f *PageFetcher) remember(link string, pt pageText) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pages == nil {
+		f.pages = make(map[string]pageText)
+	}
+	if _, ok := f.pages[link]; ok {
+		return
+	}
+	if len(f.pageOrder) == webPageMemory {
+		delete(f.pages, f.pageOrder[0])
+		f.pageOrder = f.pageOrder[1:]
+	}
+	f.pages[link] = pt
+	f.pageOrder = append(f.pageOrder, link)
+}
+
+// fetch fetches a page and returns its whole main text.
+func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageError) {
 	shown := redact.URL(link)
 	u, err := url.Parse(link)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -326,11 +382,7 @@ func (f *PageFetcher) text(ctx context.Context, link, query string) (string, *Pa
 		}
 		return "", &PageError{URL: shown, Reason: FailNetwork, Err: err, Temporary: true}
 	}
-	text, perr := f.extract(pg, shown)
-	if perr != nil {
-		return "", perr
-	}
-	return Excerpt(text, query, f.MaxChars), nil
+	return f.extract(pg, shown)
 }
 
 // page is a fetched body with its media type.

@@ -282,4 +282,12 @@ func TestPageFetcherExcerpt(t *testing.T) {
 	if !strings.Contains(text, paras[45]) {
 		t.Errorf("the matching paragraph is not in the excerpt: %q", text)
 	}
+	// Another atom's excerpt of the same page, from the remembered text.
+	other, err := f.Text(context.Background(), site.URL+"/long", "formal hedges and gravel walks")
+	if err != nil || other == text || !strings.HasPrefix(other, "Gardens") && !strings.HasPrefix(other, paras[0]) {
+		t.Errorf("second excerpt %q (%v)", other, err)
+	}
+	if n := site.Hits("/long"); n != 1 {
+		t.Errorf("the page was fetched %d times", n)
+	}
 }

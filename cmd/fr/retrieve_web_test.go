@@ -106,6 +106,9 @@ func TestScoreSerperFetchPages(t *testing.T) {
 	if site.Hits("/members/bio") != 0 {
 		t.Error("a page disallowed by robots.txt was fetched")
 	}
+	if n := site.Hits("/obituary"); n != 1 {
+		t.Errorf("the page both atoms found was fetched %d times", n)
+	}
 	want := "fr: pages: 2 pages fetched, 4 fell back to the snippet (1 not text/html or text/plain, 1 timed out, 2 disallowed by robots.txt)"
 	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "fr: serper: 2 searches at "+serper.URL) {
 		t.Errorf("stderr lacks the summary %q:\n%s", want, stderr)
