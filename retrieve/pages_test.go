@@ -64,7 +64,7 @@ func hostileSite(t *testing.T) *fakesearch.Site {
 func TestPageFetcherHostilePages(t *testing.T) {
 	site := hostileSite(t)
 	f := testFetcher()
-	f.Timeout = 500 * time.Millisecond
+	f.Timeout = 1500 * time.Millisecond
 	ctx := context.Background()
 	tests := []struct {
 		path      string

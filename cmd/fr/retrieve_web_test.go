@@ -62,7 +62,7 @@ func TestScoreSerperFetchPages(t *testing.T) {
 	in := writeTemp(t, "in.jsonl", bornRecord)
 	cache := filepath.Join(t.TempDir(), "retrieval.sqlite")
 	args := []string{"score", "--nli", "lexical", "--source", "serper", "--serper-endpoint", serper.URL, "--fetch-pages", "--fetch-private",
-		"--page-timeout", "300ms", "--retrieve-k", "3", "--retrieval-cache", cache, in}
+		"--page-timeout", "1s", "--retrieve-k", "3", "--retrieval-cache", cache, in}
 	ctx := context.Background()
 	out, stderr, err := run(t, ctx, args...)
 	if err != nil {
