@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -99,21 +101,34 @@ const (
 	ReviseOff
 )
 
-// RetrievalOptions choose the knowledge source of records without
+// RetrievalOptions choose the knowledge sources of records without
 // contexts.
 type RetrievalOptions struct {
-	// Source is "auto" (or ""; db when DB is set, else none), "none", "db"
-	// or "wikipedia".
+	// Source is "auto" (or ""; db when DB is set, else none), "none", or a
+	// comma-separated list of sources, merged in that order: "db",
+	// "wikipedia", "serper", "searxng".
 	Source string
 	// DB is a knowledge base in FActScore's SQLite format.
 	DB string
 	// Wikipedia configures the wikipedia source; zero fields take the
 	// retrieve package's defaults.
 	Wikipedia WikipediaOptions
-	// TopK passages per atom (default DefaultTopK).
-	TopK int
+	Serper    SerperOptions
+	SearXNG   SearXNGOptions
+	// Pages fetches the pages of serper and searxng results for their
+	// text.
+	Pages PageOptions
+	// Query is how the web sources (wikipedia, serper, searxng) form their
+	// query: "atom" (or "", FactReasoner) or "topic" (topic + " " + atom,
+	// FActScore). The db source always searches topic + " " + atom.
+	Query string
+	// TopK passages per atom (default DefaultTopK), for each source
+	// without its own number in KPerSource.
+	TopK       int
+	KPerSource map[string]int
 	// SkipMissingTopics scores a record whose topic the knowledge base
-	// lacks without contexts, with a warning, instead of failing.
+	// lacks without contexts, with a warning, instead of failing; with
+	// other sources beside db, their contexts are kept.
 	SkipMissingTopics bool
 }
 
@@ -122,6 +137,28 @@ type WikipediaOptions struct {
 	Endpoint    string
 	UserAgent   string
 	MinInterval time.Duration
+}
+
+// SerperOptions configure the serper source.
+type SerperOptions struct {
+	Endpoint string // default retrieve.DefaultSerperEndpoint
+	// APIKey is the Serper API key; empty reads $SERPER_API_KEY.
+	APIKey string
+}
+
+// SearXNGOptions configure the searxng source.
+type SearXNGOptions struct {
+	URL string // the instance, as http://localhost:8888
+}
+
+// PageOptions configure page fetching; zero fields take the retrieve
+// package's defaults.
+type PageOptions struct {
+	Fetch        bool
+	Timeout      time.Duration // per page
+	Budget       time.Duration // all pages of one search
+	MaxBytes     int64
+	AllowPrivate bool // loopback and private addresses
 }
 
 // Caches are the persistent SQLite caches (package sqlcache), each "FILE",
@@ -466,65 +503,166 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	return nil
 }
 
-// openRetriever opens the knowledge source of o.Retrieval, behind the
-// retrieval cache.
+// Retrieval source names, as Options.Retrieval.Source lists them.
+var retrievalSources = []string{"db", "wikipedia", "serper", "searxng"}
+
+// openRetriever opens the knowledge sources of o.Retrieval, each behind
+// the retrieval cache, merged by a retrieve.Multi.
 func (p *Pipeline) openRetriever(o Options) error {
 	ro := o.Retrieval
-	source := ro.Source
-	if source == "" || source == "auto" {
-		source = "none"
-		if ro.DB != "" {
-			source = "db"
+	names, err := sourceNames(ro)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	if ro.DB != "" && !slices.Contains(names, "db") {
+		return optionErr("db", fmt.Errorf("--db is given but --source %s lists no db (add it: --source db,%s)", ro.Source, strings.Join(names, ",")))
+	}
+	for name, k := range ro.KPerSource {
+		if !slices.Contains(names, name) {
+			return optionErr("k-per-source", fmt.Errorf("%s is not one of the sources (--source %s)", name, strings.Join(names, ",")))
+		}
+		if k < 1 {
+			return optionErr("k-per-source", fmt.Errorf("%s=%d: want at least 1", name, k))
 		}
 	}
-	var (
-		r    retrieve.Retriever
-		name string
-	)
-	switch source {
-	case "none":
-		return nil
-	case "db":
-		if ro.DB == "" {
-			return optionErr("source", errors.New("db needs --db KB.db"))
-		}
-		db, err := retrieve.OpenDocDB(ro.DB)
-		if err != nil {
-			return fmt.Errorf("--db: %w", err)
-		}
-		p.onClose(db.Close)
-		br := retrieve.NewBM25Retriever(db)
-		r, name = br, br.Source()
-	case "wikipedia":
-		if ro.DB != "" {
-			return optionErr("db", errors.New("--db and --source wikipedia: choose one knowledge source"))
-		}
-		w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
-		if ro.Wikipedia.UserAgent != "" {
-			w.UserAgent = ro.Wikipedia.UserAgent
-		}
-		if ro.Wikipedia.MinInterval != 0 {
-			w.MinInterval = ro.Wikipedia.MinInterval
-		}
-		w.Retry = p.res.retry
-		r, name = w, w.Source()
-	default:
-		return optionErr("source", fmt.Errorf("%q is not auto, db or wikipedia", ro.Source))
+	query, err := retrieve.ParseQueryMode(ro.Query)
+	if err != nil {
+		return optionErr("query", err)
 	}
+	web := slices.Contains(names, "serper") || slices.Contains(names, "searxng")
+	if ro.Pages.Fetch && !web {
+		return optionErr("fetch-pages", errors.New("pages are fetched for the results of serper and searxng; --source lists neither"))
+	}
+	var cache *retrieve.Cache
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.Retrieval), sqlcache.Retrieval)
 	if err != nil {
 		return fmt.Errorf("--retrieval-cache: %w", err)
 	}
 	if path != "" {
-		cache, err := retrieve.OpenCache(path)
-		if err != nil {
+		if cache, err = retrieve.OpenCache(path); err != nil {
 			return fmt.Errorf("--retrieval-cache: %w", err)
 		}
 		p.onClose(cache.Close)
-		r = cache.Wrap(name, r)
 	}
-	p.Retriever = r
+	var fetcher *retrieve.PageFetcher
+	if ro.Pages.Fetch {
+		fetcher = retrieve.NewPageFetcher()
+		if ro.Pages.Timeout > 0 {
+			fetcher.Timeout = ro.Pages.Timeout
+		}
+		if ro.Pages.MaxBytes > 0 {
+			fetcher.MaxBytes = ro.Pages.MaxBytes
+		}
+		fetcher.AllowPrivate = ro.Pages.AllowPrivate
+		fetcher.Retry = p.res.retry
+	}
+	// withPages fetches the pages of a web source's results.
+	withPages := func(r retrieve.Retriever, name string) (retrieve.Retriever, string) {
+		if fetcher == nil {
+			return r, name
+		}
+		fp := &retrieve.FetchPages{Search: r, Fetcher: fetcher, Budget: ro.Pages.Budget}
+		return fp, fp.Source()
+	}
+	multi := &retrieve.Multi{SkipMissingTopics: ro.SkipMissingTopics, Warn: p.Warn}
+	for _, name := range names {
+		var (
+			r         retrieve.Retriever
+			cacheName string
+		)
+		switch name {
+		case "db":
+			if ro.DB == "" {
+				return optionErr("source", errors.New("db needs --db KB.db"))
+			}
+			db, err := retrieve.OpenDocDB(ro.DB)
+			if err != nil {
+				return fmt.Errorf("--db: %w", err)
+			}
+			p.onClose(db.Close)
+			br := retrieve.NewBM25Retriever(db)
+			r, cacheName = br, br.Source()
+		case "wikipedia":
+			w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
+			if ro.Wikipedia.UserAgent != "" {
+				w.UserAgent = ro.Wikipedia.UserAgent
+			}
+			if ro.Wikipedia.MinInterval != 0 {
+				w.MinInterval = ro.Wikipedia.MinInterval
+			}
+			w.Query, w.Retry = query, p.res.retry
+			r, cacheName = w, w.Source()
+		case "serper":
+			key := ro.Serper.APIKey
+			if key == "" {
+				key = os.Getenv(retrieve.SerperKeyEnv)
+			}
+			s, err := retrieve.NewSerper(ro.Serper.Endpoint, key)
+			if err != nil {
+				return optionErr("source", fmt.Errorf("serper: %w", err))
+			}
+			s.Query, s.Retry = query, p.res.retry
+			p.onSummary(func(w io.Writer) {
+				if n := s.Searches(); n > 0 {
+					fmt.Fprintf(w, "fr: serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
+				}
+			})
+			r, cacheName = withPages(s, s.Source())
+		case "searxng":
+			if ro.SearXNG.URL == "" {
+				return optionErr("searxng-url", errors.New("--source searxng needs --searxng-url URL (the instance, as http://localhost:8888)"))
+			}
+			s, err := retrieve.NewSearXNG(ro.SearXNG.URL)
+			if err != nil {
+				return optionErr("searxng-url", err)
+			}
+			s.Query, s.Retry = query, p.res.retry
+			p.onSummary(func(w io.Writer) {
+				if n := s.Searches(); n > 0 {
+					fmt.Fprintf(w, "fr: searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
+				}
+			})
+			r, cacheName = withPages(s, s.Source())
+		}
+		if cache != nil {
+			r = cache.Wrap(cacheName, r)
+		}
+		multi.Sources = append(multi.Sources, retrieve.Member{Name: name, Retriever: r, K: ro.KPerSource[name]})
+	}
+	if fetcher != nil {
+		p.onSummary(func(w io.Writer) {
+			if s := fetcher.Stats(); s.Fetched+s.Failed() > 0 {
+				fmt.Fprintf(w, "fr: pages: %s\n", s)
+			}
+		})
+	}
+	p.Retriever = multi
 	return nil
+}
+
+// sourceNames reads the list of sources; none gives an empty list.
+func sourceNames(ro RetrievalOptions) ([]string, error) {
+	switch strings.TrimSpace(ro.Source) {
+	case "", "auto":
+		if ro.DB != "" {
+			return []string{"db"}, nil
+		}
+		return nil, nil
+	case "none":
+		return nil, nil
+	}
+	var names []string
+	for _, name := range strings.Split(ro.Source, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case !slices.Contains(retrievalSources, name):
+			return nil, optionErr("source", fmt.Errorf("%q is not a source (want auto, none, or a list of %s)", name, strings.Join(retrievalSources, ", ")))
+		case slices.Contains(names, name):
+			return nil, optionErr("source", fmt.Errorf("%s is listed twice", name))
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // openVerifier opens FActScore's verifier.

@@ -15,7 +15,8 @@ import (
 // k, combined so that no two keys can run together.
 //
 // Only successful retrievals are stored; an error (a missing topic, a
-// network failure) is retried next time.
+// network failure) is retried next time, and so is an answer with a
+// passage that fell back for a passing reason (a page that timed out).
 type Cache struct {
 	store *sqlcache.Cache
 }
@@ -64,6 +65,11 @@ func (c *cached) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pas
 	ps, err := c.next.Retrieve(ctx, topic, atom, k)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range ps {
+		if p.transient {
+			return ps, nil // worth asking again next time
+		}
 	}
 	if ps == nil {
 		ps = []Passage{} // store "[]", not "null"

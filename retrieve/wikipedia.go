@@ -68,6 +68,9 @@ type Wikipedia struct {
 	MinInterval time.Duration
 	// MaxChars caps a page's text, in characters (MaxContextChars).
 	MaxChars int
+	// Query says how the search is formed from the topic and the atom
+	// (QueryAtom, FactReasoner's way, by default).
+	Query QueryMode
 	// Retry is how failed requests are repeated; nil is retry.Default().
 	Retry *retry.Policy
 	// Client does the requests.
@@ -97,7 +100,11 @@ func NewWikipedia(endpoint string) *Wikipedia {
 
 // Source names the source for caches.
 func (w *Wikipedia) Source() string {
-	return fmt.Sprintf("wikipedia:%s:%d", w.Endpoint, w.MaxChars)
+	name := fmt.Sprintf("wikipedia:%s:%d", w.Endpoint, w.MaxChars)
+	if w.Query != QueryAtom {
+		name += ":query=" + w.Query.String()
+	}
+	return name
 }
 
 type wikiPage struct {
@@ -108,13 +115,12 @@ type wikiPage struct {
 }
 
 // Retrieve searches Wikipedia for the atom and returns up to k pages. The
-// topic is not used: atoms are meant to stand alone.
+// topic is used only with QueryTopic: atoms are meant to stand alone.
 func (w *Wikipedia) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
-	query := strings.TrimSpace(atom)
+	query := w.Query.query(topic, atom, maxQueryChars)
 	if query == "" || k <= 0 {
 		return nil, nil
 	}
-	query = truncateChars(query, maxQueryChars)
 	var sr struct {
 		Query struct {
 			Search []struct {
@@ -141,7 +147,7 @@ func (w *Wikipedia) Retrieve(ctx context.Context, topic, atom string, k int) ([]
 		if p.skip || strings.TrimSpace(p.text) == "" {
 			continue
 		}
-		out = append(out, Passage{Title: p.title, Text: p.text, Link: p.link})
+		out = append(out, Passage{Title: p.title, Text: p.text, Link: p.link, Source: "wikipedia"})
 	}
 	return out, nil
 }
