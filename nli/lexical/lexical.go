@@ -176,7 +176,9 @@ func tokenize(text string) [][]token {
 				k++
 			}
 			if tail := strings.ToLower(string(rs[j+1 : k])); tail == "t" && strings.HasSuffix(strings.ToLower(word), "n") {
-				add(classify(word[:len(word)-1]))
+				if stem := word[:len(word)-1]; stem != "" { // a bare "n't" is the negation alone
+					add(classify(stem))
+				}
 				add(token{kind: negation})
 				i = k
 				continue
