@@ -74,7 +74,10 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 	for _, f := range in.Extra {
 		if dst, ok := fields[f.Name]; ok {
 			if err := json.Unmarshal(f.Value, dst); err != nil {
-				return nil, &instance.FieldError{Field: f.Name, Msg: err.Error()}
+				if fe, ok := instance.JSONError(f.Value, err).(*instance.FieldError); ok {
+					return nil, &instance.FieldError{Field: strings.TrimSuffix(f.Name+"."+fe.Field, "."), Msg: fe.Msg}
+				}
+				return nil, &instance.FieldError{Field: f.Name, Msg: "not what fr score writes there"}
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -98,6 +99,9 @@ func parseDocLine(raw []byte) (Document, error) {
 		Text  json.RawMessage `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
+		if fe, ok := instance.JSONError(raw, err).(*instance.FieldError); ok {
+			return Document{}, fmt.Errorf("%s: %s", fe.Field, fe.Msg)
+		}
 		return Document{}, fmt.Errorf("invalid JSON (want one {\"title\": ..., \"text\": ...} object per line): %w", err)
 	}
 	if rec.Title == nil || strings.TrimSpace(*rec.Title) == "" {

@@ -37,14 +37,22 @@ func runConvertFActScore(c *cli.Context) error {
 	}
 	defer closeOut()
 	w := jsonl.NewWriter(out)
-	var written, abstained, empty int
-	err = instance.ReadLabeled(path, func(_ int, rec *instance.LabeledRecord) error {
-		switch in := rec.Instance(); {
+	var written, abstained, empty, invalid int
+	err = instance.ReadLabeled(path, func(line int, rec *instance.LabeledRecord) error {
+		in := rec.Instance()
+		switch {
 		case rec.Abstained():
 			abstained++
 		case len(in.Atoms) == 0:
 			empty++
 		default:
+			// Write only what fr score reads: an empty response or a fact
+			// without text would be refused there.
+			if err := in.Validate(); err != nil {
+				invalid++
+				fmt.Fprintf(c.App.ErrWriter, "fr convert: %s:%d: left out: %v\n", path, line, err)
+				return nil
+			}
 			written++
 			return w.Write(in)
 		}
@@ -53,6 +61,6 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out\n", written, abstained, empty)
+	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out, %d invalid left out\n", written, abstained, empty, invalid)
 	return nil
 }
