@@ -2,9 +2,11 @@ package atomize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/llm"
 )
 
 // Atoms splits a response with a and, when r is not nil, revises the
@@ -15,7 +17,7 @@ import (
 func Atoms(ctx context.Context, a Atomizer, r Reviser, response string) ([]instance.Atom, error) {
 	texts, err := a.Atomize(ctx, response)
 	if err != nil {
-		return nil, fmt.Errorf("atomizer: %w", err)
+		return nil, stageError("atomizer", err)
 	}
 	if len(texts) == 0 {
 		return nil, ErrNoAtoms
@@ -23,7 +25,7 @@ func Atoms(ctx context.Context, a Atomizer, r Reviser, response string) ([]insta
 	revised := texts
 	if r != nil {
 		if revised, err = r.Revise(ctx, response, texts); err != nil {
-			return nil, fmt.Errorf("reviser: %w", err)
+			return nil, stageError("reviser", err)
 		}
 		if len(revised) != len(texts) {
 			return nil, fmt.Errorf("reviser: %d revised atoms for %d atoms", len(revised), len(texts))
@@ -34,4 +36,14 @@ func Atoms(ctx context.Context, a Atomizer, r Reviser, response string) ([]insta
 		atoms[i] = instance.Atom{ID: fmt.Sprintf("a%d", i), Original: texts[i], Text: revised[i]}
 	}
 	return atoms, nil
+}
+
+// stageError names the stage in an error, unless it is an
+// *llm.UnreadableAnswerError, which names it already.
+func stageError(stage string, err error) error {
+	var ue *llm.UnreadableAnswerError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", stage, err)
 }

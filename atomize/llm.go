@@ -1,25 +1,25 @@
 package atomize
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"sync/atomic"
 
+	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
 )
 
 // LLM is an Atomizer that asks a chat model to split the response into
-// atoms and answer with a JSON list of strings. It reads the list out of
-// code fences and surrounding text.
+// atoms and answer with a JSON list of strings. It reads the answer with
+// ParseAtoms; an answer ParseAtoms cannot read is asked again with a
+// reminder of the format, as often as the client's Config.Reasks allows,
+// and then is an *llm.UnreadableAnswerError. Such an answer is never
+// cached. It is safe for concurrent use.
 type LLM struct {
 	client *llm.Client
 
-	responses, atoms atomic.Int64
+	responses, atoms, reasks, unreadable atomic.Int64
 }
 
 // NewLLM returns an atomizer asking client's model.
@@ -49,6 +49,13 @@ var atomizerExamples = []struct{ text, atoms string }{
 	},
 }
 
+// ReminderPrefix opens the message that asks again for an answer that
+// could not be read, in every LLM stage; the test endpoint
+// (internal/fakellm) recognizes re-asks by it.
+const ReminderPrefix = "Your last answer could not be read."
+
+const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else."
+
 // Atomize asks for the atoms of one response.
 func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
 	msgs := []llm.Message{{Role: "system", Content: atomizerInstructions}}
@@ -58,124 +65,72 @@ func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
 			llm.Message{Role: "assistant", Content: e.atoms})
 	}
 	msgs = append(msgs, llm.Message{Role: "user", Content: "TEXT:\n" + response})
-	resp, err := a.client.Complete(ctx, llm.Request{Messages: msgs, MaxTokens: 4096})
+	resp, err := a.client.Complete(ctx, llm.Request{
+		Messages:  msgs,
+		MaxTokens: 4096,
+		Read:      func(r *llm.Response) error { _, err := ParseAtoms(r.Content); return err },
+		Reminder:  atomizerReminder,
+		Stage:     "atomizer",
+		Item:      "response " + fmt.Sprintf("%q", llmanswer.Clip(response, 60)),
+	})
 	if err != nil {
+		countUnreadable(err, &a.reasks, &a.unreadable)
 		return nil, err
 	}
-	atoms, err := ParseList(resp.Content)
-	if err != nil {
-		if resp.FinishReason == "length" {
-			return nil, fmt.Errorf("the atomizer's answer was cut off at the token limit: %w", err)
-		}
+	atoms, err := ParseAtoms(resp.Content)
+	if err != nil { // Read accepted it: cannot happen
 		return nil, err
 	}
+	a.reasks.Add(int64(resp.Reasks))
 	a.responses.Add(1)
 	a.atoms.Add(int64(len(atoms)))
 	return atoms, nil
 }
 
-// Stats reports how many responses were split and into how many atoms.
-func (a *LLM) Stats() string {
-	return fmt.Sprintf("%d responses split into %d atoms", a.responses.Load(), a.atoms.Load())
+// countUnreadable counts an *llm.UnreadableAnswerError: its re-asks and
+// the answer that stayed unreadable.
+func countUnreadable(err error, reasks, unreadable *atomic.Int64) {
+	var ue *llm.UnreadableAnswerError
+	if errors.As(err, &ue) {
+		reasks.Add(int64(ue.Attempts - 1))
+		unreadable.Add(1)
+	}
 }
 
-// ParseList reads a list of strings from a model's answer: a JSON array of
-// strings, possibly inside a code fence or surrounded by other text, or of
-// objects with a "text", "atom" or "fact" field, or an object holding such
-// an array. Trailing commas are forgiven. Empty strings are dropped.
-func ParseList(answer string) ([]string, error) {
-	b := []byte(answer)
-	tried := 0
-	for i := 0; i < len(b) && tried < 64; i++ {
-		if b[i] != '[' && b[i] != '{' {
-			continue
-		}
-		tried++
-		for _, candidate := range [][]byte{b[i:], dropTrailingCommas(b[i:])} {
-			var v any
-			dec := json.NewDecoder(bytes.NewReader(candidate))
-			if dec.Decode(&v) != nil {
-				continue
-			}
-			if list, ok := stringList(v); ok {
-				return list, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("the answer holds no JSON list of strings: %s", clip(answer))
+// LLMStats counts an LLM atomizer's work.
+type LLMStats struct {
+	Responses  int64 // responses whose answer was read
+	Atoms      int64 // atoms in those answers
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
+	Unreadable int64 // responses whose answer stayed unreadable
 }
 
-var trailingComma = regexp.MustCompile(`,(\s*[\]}])`)
-
-func dropTrailingCommas(b []byte) []byte { return trailingComma.ReplaceAll(b, []byte("$1")) }
-
-// stringList turns a decoded JSON value into a list of strings, if it is
-// one of the shapes ParseList accepts.
-func stringList(v any) ([]string, bool) {
-	switch v := v.(type) {
-	case []any:
-		out := []string{}
-		for _, e := range v {
-			var s string
-			switch e := e.(type) {
-			case string:
-				s = e
-			case map[string]any:
-				for _, k := range []string{"text", "atom", "fact"} {
-					if t, ok := e[k].(string); ok {
-						s = t
-						break
-					}
-				}
-				if s == "" {
-					return nil, false
-				}
-			default:
-				return nil, false
-			}
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out, true
-	case map[string]any:
-		for _, k := range []string{"atoms", "facts", "atomic_facts", "items"} {
-			if l, ok := stringList(v[k]); ok {
-				return l, true
-			}
-		}
-		var only []string
-		n := 0
-		for _, e := range v {
-			if l, ok := stringList(e); ok {
-				only = l
-				n++
-			}
-		}
-		return only, n == 1
-	}
-	return nil, false
+func (s LLMStats) String() string {
+	return fmt.Sprintf("%d responses split into %d atoms; %d re-asks, %d answers unreadable after re-asking",
+		s.Responses, s.Atoms, s.Reasks, s.Unreadable)
 }
 
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return fmt.Sprintf("%q", s)
+// Stats returns the counts so far.
+func (a *LLM) Stats() LLMStats {
+	return LLMStats{Responses: a.responses.Load(), Atoms: a.atoms.Load(), Reasks: a.reasks.Load(), Unreadable: a.unreadable.Load()}
 }
 
 // LLMReviser is a Reviser that asks a chat model, once per atom, to rewrite
-// the atom so that it stands alone. An answer it cannot use (empty) keeps
-// the atom as it was, and is counted.
+// the atom so that it stands alone. It reads each answer with
+// ParseRevised; an answer it cannot read is asked again with a reminder,
+// as often as the client's Config.Reasks allows, and then is an
+// *llm.UnreadableAnswerError. An atom is never kept as it was in place of
+// an answer. It is safe for concurrent use.
 type LLMReviser struct {
 	client *llm.Client
 
-	atoms, changed, kept atomic.Int64
+	atoms, changed, reasks, unreadable atomic.Int64
 }
 
 // NewLLMReviser returns a reviser asking client's model.
 func NewLLMReviser(client *llm.Client) *LLMReviser { return &LLMReviser{client: client} }
+
+const reviserReminder = ReminderPrefix + " Answer with the revised atom only, on one line, and nothing else."
 
 const reviserInstructions = `You are given a TEXT and one ATOM, a short sentence taken from the text.
 Rewrite the atom so that it can be understood without the text: replace pronouns (he, she, it, they, his, its ...), partial names (a surname alone, a first name alone) and vague references (the company, the film, that year) with what they refer to in the text.
@@ -194,7 +149,7 @@ var reviserExamples = []struct{ atom, revised string }{
 func reviserMessage(text, atom string) string { return "TEXT:\n" + text + "\n\nATOM: " + atom }
 
 // Revise rewrites each atom, asking about as many at once as the client
-// allows.
+// allows. The atoms' ids in errors are a0, a1, ... as Atoms numbers them.
 func (r *LLMReviser) Revise(ctx context.Context, response string, atoms []string) ([]string, error) {
 	base := []llm.Message{{Role: "system", Content: reviserInstructions}}
 	for _, e := range reviserExamples {
@@ -202,66 +157,54 @@ func (r *LLMReviser) Revise(ctx context.Context, response string, atoms []string
 			llm.Message{Role: "user", Content: reviserMessage(reviserText, e.atom)},
 			llm.Message{Role: "assistant", Content: e.revised})
 	}
-	reqs := make([]llm.Request, len(atoms))
-	for i, a := range atoms {
-		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: reviserMessage(response, a)})
-		reqs[i] = llm.Request{Messages: msgs, MaxTokens: 256}
-	}
-	resps, err := r.client.CompleteAll(ctx, reqs)
-	if err != nil {
-		return nil, err
-	}
+	read := func(resp *llm.Response) error { _, err := ParseRevised(resp.Content); return err }
 	out := make([]string, len(atoms))
-	for i, resp := range resps {
-		r.atoms.Add(1)
-		rev, ok := ParseRevised(resp.Content)
-		switch {
-		case !ok:
-			r.kept.Add(1)
-			out[i] = atoms[i]
-		default:
-			if rev != atoms[i] {
-				r.changed.Add(1)
-			}
-			out[i] = rev
+	err := r.client.Each(ctx, len(atoms), func(i int) llm.Request {
+		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: reviserMessage(response, atoms[i])})
+		return llm.Request{
+			Messages:  msgs,
+			MaxTokens: 256,
+			Read:      read,
+			Reminder:  reviserReminder,
+			Stage:     "reviser",
+			Item:      fmt.Sprintf("atom a%d %q", i, llmanswer.Clip(atoms[i], 60)),
 		}
+	}, func(i int, resp *llm.Response) error {
+		rev, err := ParseRevised(resp.Content)
+		if err != nil { // Read accepted it: cannot happen
+			return err
+		}
+		r.reasks.Add(int64(resp.Reasks))
+		r.atoms.Add(1)
+		if rev != atoms[i] {
+			r.changed.Add(1)
+		}
+		out[i] = rev
+		return nil
+	})
+	if err != nil {
+		countUnreadable(err, &r.reasks, &r.unreadable)
+		return nil, err
 	}
 	return out, nil
 }
 
-// Stats reports how many atoms were revised, changed, and kept as they
-// were because the answer was unusable.
-func (r *LLMReviser) Stats() string {
-	return fmt.Sprintf("%d atoms revised, %d changed, %d kept as they were because the answer was empty",
-		r.atoms.Load(), r.changed.Load(), r.kept.Load())
+// ReviserStats counts an LLM reviser's work.
+type ReviserStats struct {
+	Atoms      int64 // atoms whose revision was read
+	Changed    int64 // of them, revisions that differ from the atom
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
+	Unreadable int64 // atoms whose answer stayed unreadable
 }
 
-var revisedPrefix = regexp.MustCompile(`(?i)^(revised atom|revised|atom|answer)\s*:\s*`)
-
-// ParseRevised reads a reviser's answer: the first non-empty line, with
-// code fences, a leading "Revised atom:" and surrounding quotes removed.
-func ParseRevised(answer string) (string, bool) {
-	for _, line := range strings.Split(answer, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "```") {
-			continue
-		}
-		line = revisedPrefix.ReplaceAllString(line, "")
-		line = strings.TrimSpace(trimQuotes(line))
-		if line != "" {
-			return line, true
-		}
-	}
-	return "", false
+func (s ReviserStats) String() string {
+	return fmt.Sprintf("%d atoms revised, %d changed; %d re-asks, %d answers unreadable after re-asking",
+		s.Atoms, s.Changed, s.Reasks, s.Unreadable)
 }
 
-func trimQuotes(s string) string {
-	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"'", "'"}, {"`", "`"}} {
-		if len(s) >= len(q[0])+len(q[1]) && strings.HasPrefix(s, q[0]) && strings.HasSuffix(s, q[1]) {
-			return s[len(q[0]) : len(s)-len(q[1])]
-		}
-	}
-	return s
+// Stats returns the counts so far.
+func (r *LLMReviser) Stats() ReviserStats {
+	return ReviserStats{Atoms: r.atoms.Load(), Changed: r.changed.Load(), Reasks: r.reasks.Load(), Unreadable: r.unreadable.Load()}
 }
 
 // ErrNoAtoms is returned by Atoms when the atomizer finds nothing to check

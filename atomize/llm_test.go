@@ -2,73 +2,21 @@ package atomize
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
 )
 
-func TestParseList(t *testing.T) {
-	want := []string{"Ruth Adair was a pianist.", "Ruth Adair was born in Tulsa."}
-	tests := []struct {
-		name   string
-		answer string
-		want   []string // nil: error expected
-	}{
-		{"bare array", `["Ruth Adair was a pianist.", "Ruth Adair was born in Tulsa."]`, want},
-		{"code fence", "```json\n[\"Ruth Adair was a pianist.\",\n \"Ruth Adair was born in Tulsa.\"]\n```", want},
-		{"stray text around", "Here are the atomic facts:\n[\"Ruth Adair was a pianist.\", \"Ruth Adair was born in Tulsa.\"]\nLet me know if you need more [or fewer] facts.", want},
-		{"brackets in the prose before", "Facts [as requested]:\n[\"Ruth Adair was a pianist.\", \"Ruth Adair was born in Tulsa.\"]", want},
-		{"trailing comma", "[\"Ruth Adair was a pianist.\",\n\"Ruth Adair was born in Tulsa.\",\n]", want},
-		{"objects with text", `[{"text": "Ruth Adair was a pianist."}, {"atom": "Ruth Adair was born in Tulsa."}]`, want},
-		{"wrapped in an object", `{"atoms": ["Ruth Adair was a pianist.", "Ruth Adair was born in Tulsa."]}`, want},
-		{"object with one unnamed list", `{"result": ["Ruth Adair was a pianist.", "Ruth Adair was born in Tulsa."], "count": 2}`, want},
-		{"blank strings dropped", `["Ruth Adair was a pianist.", "  ", "Ruth Adair was born in Tulsa."]`, want},
-		{"empty list", `[]`, []string{}},
-		{"brackets inside strings", `["Ruth Adair [née Smith] was a pianist."]`, []string{"Ruth Adair [née Smith] was a pianist."}},
-		{"not JSON", "- Ruth Adair was a pianist.\n- Ruth Adair was born in Tulsa.", nil},
-		{"numbers, not strings", "[1, 2, 3]", nil},
-		{"cut off", `["Ruth Adair was a pianist.", "Ruth Ad`, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseList(tt.answer)
-			if tt.want == nil {
-				if err == nil || !strings.Contains(err.Error(), "no JSON list") {
-					t.Errorf("got %q, err %v; want an error", got, err)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %q, %v; want %q", got, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseRevised(t *testing.T) {
-	tests := []struct{ answer, want string }{
-		{"Ruth Adair moved to Chicago.", "Ruth Adair moved to Chicago."},
-		{"  Revised atom: Ruth Adair moved to Chicago.\n", "Ruth Adair moved to Chicago."},
-		{"\"Ruth Adair moved to Chicago.\"", "Ruth Adair moved to Chicago."},
-		{"```\nRuth Adair moved to Chicago.\n```", "Ruth Adair moved to Chicago."},
-		{"Ruth Adair moved to Chicago.\n\nI replaced 'she' with the name.", "Ruth Adair moved to Chicago."},
-		{"", ""},
-		{"```\n```", ""},
-	}
-	for _, tt := range tests {
-		got, ok := ParseRevised(tt.answer)
-		if got != tt.want || ok != (tt.want != "") {
-			t.Errorf("ParseRevised(%q) = %q, %v; want %q", tt.answer, got, ok, tt.want)
-		}
-	}
-}
-
-func newClient(t *testing.T, srv *fakellm.Server) *llm.Client {
+func newClient(t *testing.T, srv *fakellm.Server, cache string, reasks int) *llm.Client {
 	t.Helper()
-	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "atomizer-1", Concurrency: 3})
+	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "atomizer-1", Concurrency: 3, CachePath: cache, Reasks: reasks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,24 +26,32 @@ func newClient(t *testing.T, srv *fakellm.Server) *llm.Client {
 
 // fakeAtomizerAndReviser answers atomizer prompts with a fenced JSON list
 // amid chatter, and reviser prompts by replacing "She" with the name, with
-// an empty answer for atoms about Chicago.
+// an empty answer for atoms about Chicago until it is reminded of the
+// format, and then a Llama-style answer.
 func fakeAtomizerAndReviser(_ int, r fakellm.Request) fakellm.Reply {
 	if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
 		return fakellm.Reply{Content: "Sure! Here they are:\n```json\n[\"Ruth Adair was a pianist.\", \"She was born in Tulsa.\", \"She moved to Chicago.\"]\n```\nHope this helps."}
 	}
-	atom := r.Last()[strings.Index(r.Last(), "ATOM: ")+len("ATOM: "):]
+	q := r.Messages[2*len(reviserExamples)+1].Content
+	atom := q[strings.Index(q, "ATOM: ")+len("ATOM: "):]
 	if strings.Contains(atom, "Chicago") {
-		return fakellm.Reply{Content: "  \n"}
+		if !fakellm.IsReask(r) {
+			return fakellm.Reply{Content: "  \n"}
+		}
+		return fakellm.Reply{Content: "Sure! Here is the revised atom:\n\n\"" + strings.Replace(atom, "She", "Ruth Adair", 1) + "\"\n\nLet me know if you need anything else!"}
 	}
 	return fakellm.Reply{Content: "Revised atom: " + strings.Replace(atom, "She", "Ruth Adair", 1)}
 }
 
 // TestLLMAtomizeAndRevise: the atomizer's list is read out of a code fence;
-// the reviser asks once per atom; an unusable revision keeps the atom and is
-// counted; Original holds the atomizer's text, Text the revision.
+// the reviser asks once per atom; an empty revision is asked again with the
+// reminder, never kept or cached, and the answer to the reminder is read;
+// Original holds the atomizer's text, Text the revision. A rerun from the
+// cache sends no request.
 func TestLLMAtomizeAndRevise(t *testing.T) {
 	srv := fakellm.New(t, fakeAtomizerAndReviser)
-	c := newClient(t, srv)
+	cache := filepath.Join(t.TempDir(), "llm.sqlite")
+	c := newClient(t, srv, cache, 2)
 	a, r := NewLLM(c), NewLLMReviser(c)
 	response := "Ruth Adair was a pianist. She was born in Tulsa and moved to Chicago."
 	atoms, err := Atoms(context.Background(), a, r, response)
@@ -105,7 +61,7 @@ func TestLLMAtomizeAndRevise(t *testing.T) {
 	want := [][3]string{
 		{"a0", "Ruth Adair was a pianist.", "Ruth Adair was a pianist."},
 		{"a1", "She was born in Tulsa.", "Ruth Adair was born in Tulsa."},
-		{"a2", "She moved to Chicago.", "She moved to Chicago."},
+		{"a2", "She moved to Chicago.", "Ruth Adair moved to Chicago."},
 	}
 	if len(atoms) != len(want) {
 		t.Fatalf("atoms %+v", atoms)
@@ -116,45 +72,145 @@ func TestLLMAtomizeAndRevise(t *testing.T) {
 		}
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1+3 {
-		t.Fatalf("%d requests, want 1 atomizer + 3 reviser", len(reqs))
+	if len(reqs) != 1+3+1 {
+		t.Fatalf("%d requests, want 1 atomizer + 3 reviser + 1 re-ask", len(reqs))
 	}
 	if !strings.HasSuffix(reqs[0].Last(), response) {
 		t.Errorf("atomizer prompt does not end with the response: %q", reqs[0].Last())
 	}
+	reasks := 0
 	for _, q := range reqs {
 		if q.Temperature == nil || *q.Temperature != 0 || q.Logprobs {
 			t.Errorf("request %+v", q)
 		}
+		if fakellm.IsReask(q) {
+			reasks++
+			m := q.Messages
+			if m[len(m)-2].Role != "assistant" || m[len(m)-2].Content != "  \n" || m[len(m)-1].Content != reviserReminder {
+				t.Errorf("re-ask %+v", m[len(m)-2:])
+			}
+		}
+	}
+	if reasks != 1 {
+		t.Errorf("%d re-asks, want 1", reasks)
 	}
 	for _, q := range reqs[1:] {
-		if !strings.Contains(q.Last(), "TEXT:\n"+response) {
+		if !strings.Contains(q.Messages[2*len(reviserExamples)+1].Content, "TEXT:\n"+response) {
 			t.Errorf("reviser prompt lacks the response: %q", q.Last())
 		}
 	}
-	if s := a.Stats(); s != "1 responses split into 3 atoms" {
-		t.Errorf("atomizer stats %q", s)
+	if s := a.Stats(); s != (LLMStats{Responses: 1, Atoms: 3}) || s.String() != "1 responses split into 3 atoms; 0 re-asks, 0 answers unreadable after re-asking" {
+		t.Errorf("atomizer stats %+v: %s", s, s)
 	}
-	if s := r.Stats(); s != "3 atoms revised, 1 changed, 1 kept as they were because the answer was empty" {
-		t.Errorf("reviser stats %q", s)
+	if s := r.Stats(); s != (ReviserStats{Atoms: 3, Changed: 2, Reasks: 1}) || s.String() != "3 atoms revised, 2 changed; 1 re-asks, 0 answers unreadable after re-asking" {
+		t.Errorf("reviser stats %+v: %s", s, s)
+	}
+	c.Close()
+
+	c2 := newClient(t, srv, cache, 2)
+	again, err := Atoms(context.Background(), NewLLM(c2), NewLLMReviser(c2), response)
+	if err != nil || !reflect.DeepEqual(again, atoms) {
+		t.Errorf("rerun: %+v, %v", again, err)
+	}
+	if srv.Count() != len(reqs) {
+		t.Errorf("the rerun from the cache sent %d requests", srv.Count()-len(reqs))
 	}
 }
 
-// TestLLMAtomizeBadAnswer: an answer with no list is an error that quotes
-// it; an empty list is ErrNoAtoms.
-func TestLLMAtomizeBadAnswer(t *testing.T) {
+// TestLLMAtomizeUnreadable: an answer that stays unreadable is an
+// *llm.UnreadableAnswerError naming the stage, the item and the answer,
+// after the re-asks the client allows; it is not cached (a rerun against a
+// server that has learned the format gets atoms), and the counts say so.
+// An empty list is ErrNoAtoms.
+func TestLLMAtomizeUnreadable(t *testing.T) {
+	var fixed atomic.Bool
 	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
-		if n == 0 {
-			return fakellm.Reply{Content: "I cannot split this text."}
+		if strings.HasSuffix(r.Messages[len(r.Messages)-1].Content, "Hmm!") {
+			return fakellm.Reply{Content: "[]"}
 		}
-		return fakellm.Reply{Content: "[]"}
+		if fixed.Load() {
+			return fakellm.Reply{Content: "1. Ruth Adair was a pianist."}
+		}
+		return fakellm.Reply{Content: "I cannot split this text."}
 	})
-	a := NewLLM(newClient(t, srv))
+	cache := filepath.Join(t.TempDir(), "llm.sqlite")
+	c := newClient(t, srv, cache, 2)
+	a := NewLLM(c)
 	_, err := Atoms(context.Background(), a, nil, "Hmm.")
-	if err == nil || !strings.Contains(err.Error(), "atomizer") || !strings.Contains(err.Error(), "I cannot split this text.") {
+	var ue *llm.UnreadableAnswerError
+	if !errors.As(err, &ue) || ue.Stage != "atomizer" || ue.Item != `response "Hmm."` || ue.Answer != "I cannot split this text." || ue.Attempts != 3 {
+		t.Fatalf("err %v (%+v)", err, ue)
+	}
+	if !strings.Contains(err.Error(), "declines the task") || strings.Count(err.Error(), "atomizer") != 1 {
 		t.Errorf("err %v", err)
+	}
+	if srv.Count() != 3 {
+		t.Errorf("%d requests, want 1 + 2 re-asks", srv.Count())
+	}
+	if s := a.Stats(); s != (LLMStats{Reasks: 2, Unreadable: 1}) {
+		t.Errorf("stats %+v", s)
 	}
 	if _, err := Atoms(context.Background(), a, nil, "Hmm!"); err != ErrNoAtoms {
 		t.Errorf("err %v", err)
+	}
+	c.Close()
+
+	fixed.Store(true)
+	c2 := newClient(t, srv, cache, 0)
+	atoms, err := Atoms(context.Background(), NewLLM(c2), nil, "Hmm.")
+	if err != nil || len(atoms) != 1 || atoms[0].Text != "Ruth Adair was a pianist." {
+		t.Errorf("after the fix: %+v, %v", atoms, err)
+	}
+}
+
+// TestLLMAtomizeMixed: an endpoint that answers the atomizer and the
+// reviser in every shape of internal/fakellm, and unreadably until
+// reminded for some, gives each response its atoms and revisions; the
+// counts are exact.
+func TestLLMAtomizeMixed(t *testing.T) {
+	facts := []string{"She was born in 1948.", "She was an American pianist.", `She recorded "Nocturnes" for Decca.`}
+	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+		q := r.Messages[len(r.Messages)-1].Content
+		if fakellm.IsReask(r) {
+			q = r.Messages[len(r.Messages)-3].Content
+		}
+		if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
+			// The response is "Response k."; answer in shape k.
+			k := int(q[len(q)-2] - '0')
+			if k == 3 && !fakellm.IsReask(r) {
+				return fakellm.Reply{Content: fakellm.UnreadableAtoms}
+			}
+			return fakellm.Reply{Content: fakellm.AtomAnswer(k, facts)}
+		}
+		text := q[strings.Index(q, "TEXT:\n")+6 : strings.Index(q, "\n\nATOM: ")]
+		atom := q[strings.Index(q, "ATOM: ")+6:]
+		k := int(text[len(text)-2]-'0') + strings.Index(strings.Join(facts, "|"), atom)
+		if k%4 == 0 && !fakellm.IsReask(r) {
+			return fakellm.Reply{Content: fakellm.UnreadableRevision}
+		}
+		return fakellm.Reply{Content: fakellm.RevisedAnswer(k, strings.Replace(atom, "She", "Ruth Adair", 1))}
+	})
+	c := newClient(t, srv, "", 1)
+	a, r := NewLLM(c), NewLLMReviser(c)
+	reasks := 0
+	for k := range fakellm.AtomShapes {
+		atoms, err := Atoms(context.Background(), a, r, fmt.Sprintf("Response %d.", k))
+		if err != nil {
+			t.Fatalf("response %d: %v", k, err)
+		}
+		for i, f := range facts {
+			if atoms[i].Original != f || atoms[i].Text != strings.Replace(f, "She", "Ruth Adair", 1) {
+				t.Errorf("response %d atom %d: %+v", k, i, atoms[i])
+			}
+			if (k+strings.Index(strings.Join(facts, "|"), f))%4 == 0 {
+				reasks++
+			}
+		}
+	}
+	if s := a.Stats(); s != (LLMStats{Responses: fakellm.AtomShapes, Atoms: 3 * fakellm.AtomShapes, Reasks: 1}) {
+		t.Errorf("atomizer stats %+v", s)
+	}
+	if s := r.Stats(); s != (ReviserStats{Atoms: 3 * fakellm.AtomShapes, Changed: 3 * fakellm.AtomShapes, Reasks: int64(reasks)}) || reasks == 0 {
+		t.Errorf("reviser stats %+v, want %d re-asks", s, reasks)
 	}
 }

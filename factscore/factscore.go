@@ -103,23 +103,33 @@ func Penalty(facts, gamma int) float64 {
 	return math.Exp(1 - float64(gamma)/float64(facts))
 }
 
-// Result is one response's score.
+// Result is one response's score. The zero Result is a response that
+// abstained.
 type Result struct {
-	// Responded is false for a response that abstained or has no facts;
-	// such a response counts in the respond ratio only.
+	// Responded is false for a response that abstained (in FActScore's
+	// labeled format: its annotations are null); such a response counts in
+	// the respond ratio only. A response that answered but has no facts
+	// (every sentence irrelevant, say) responded: it is reported with 0
+	// facts and left out of the mean scores.
 	Responded bool    `json:"responded"`
 	Facts     int     `json:"num_facts"`
 	Supported int     `json:"num_supported"`
-	InitScore float64 `json:"init_score"` // Supported / Facts
+	InitScore float64 `json:"init_score"` // Supported / Facts; 0 without facts
 	Penalty   float64 `json:"penalty"`
 	Score     float64 `json:"score"` // InitScore × Penalty
 }
 
-// NewResult scores a response with the given counts. A response with no
-// facts did not respond (FActScore would average an empty list, NaN).
+// Scored reports whether the response counts in the mean scores: it
+// responded and has at least one fact.
+func (r Result) Scored() bool { return r.Responded && r.Facts > 0 }
+
+// NewResult scores a response that responded, with the given counts. A
+// response with no facts gets no score (its InitScore, Penalty and Score
+// stay 0; FActScore would average an empty list, NaN) and is left out of
+// the means; a response that abstained is the zero Result, not this.
 func NewResult(supported, facts, gamma int) Result {
 	if facts == 0 {
-		return Result{}
+		return Result{Responded: true}
 	}
 	init := float64(supported) / float64(facts)
 	p := Penalty(facts, gamma)
@@ -128,27 +138,26 @@ func NewResult(supported, facts, gamma int) Result {
 
 // Summary is the dataset-level result, FActScore's output.
 type Summary struct {
-	FActScore        float64 // mean Score over responding responses
-	InitScore        float64 // mean InitScore (no length penalty)
-	RespondRatio     float64 // Responded / Responses
-	FactsPerResponse float64 // mean Facts over responding responses
+	FActScore    float64 // mean Score over scored responses
+	InitScore    float64 // mean InitScore (no length penalty) over scored responses
+	RespondRatio float64 // Responded / Responses
+	// FactsPerResponse is the mean Facts over responding responses, those
+	// without facts included (as FActScore's num_facts_per_response).
+	FactsPerResponse float64
 	Responses        int
-	Responded        int
+	Responded        int // responses that did not abstain
+	Scored           int // responding responses with at least one fact: the means' count
 	Gamma            int
 }
 
-// MarshalJSON writes the summary with FActScore's field names; the means
-// are null when no response responded.
+// MarshalJSON writes the summary with FActScore's field names; a mean
+// over no response is null.
 func (s Summary) MarshalJSON() ([]byte, error) {
-	mean := func(v float64) *float64 {
-		if s.Responded == 0 {
+	mean := func(v float64, n int) *float64 {
+		if n == 0 {
 			return nil
 		}
 		return &v
-	}
-	var ratio *float64
-	if s.Responses > 0 {
-		ratio = &s.RespondRatio
 	}
 	return json.Marshal(struct {
 		FActScore        *float64 `json:"factscore"`
@@ -157,15 +166,17 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		FactsPerResponse *float64 `json:"facts_per_response"`
 		Responses        int      `json:"responses"`
 		Responded        int      `json:"responded"`
+		Scored           int      `json:"scored"`
 		Gamma            int      `json:"gamma"`
-	}{mean(s.FActScore), mean(s.InitScore), ratio, mean(s.FactsPerResponse), s.Responses, s.Responded, s.Gamma})
+	}{mean(s.FActScore, s.Scored), mean(s.InitScore, s.Scored), mean(s.RespondRatio, s.Responses),
+		mean(s.FactsPerResponse, s.Responded), s.Responses, s.Responded, s.Scored, s.Gamma})
 }
 
 // Aggregate accumulates per-response results into a Summary.
 type Aggregate struct {
-	gamma                int
-	responses, responded int
-	score, init, facts   float64
+	gamma                        int
+	responses, responded, scored int
+	score, init, facts           float64
 }
 
 // NewAggregate starts an aggregate for results computed with gamma.
@@ -178,20 +189,27 @@ func (a *Aggregate) Add(r Result) {
 		return
 	}
 	a.responded++
+	a.facts += float64(r.Facts)
+	if !r.Scored() {
+		return
+	}
+	a.scored++
 	a.score += r.Score
 	a.init += r.InitScore
-	a.facts += float64(r.Facts)
 }
 
 // Summary returns the dataset-level result so far.
 func (a *Aggregate) Summary() Summary {
-	s := Summary{Responses: a.responses, Responded: a.responded, Gamma: a.gamma}
+	s := Summary{Responses: a.responses, Responded: a.responded, Scored: a.scored, Gamma: a.gamma}
 	if a.responses > 0 {
 		s.RespondRatio = float64(a.responded) / float64(a.responses)
 	}
 	if a.responded > 0 {
-		n := float64(a.responded)
-		s.FActScore, s.InitScore, s.FactsPerResponse = a.score/n, a.init/n, a.facts/n
+		s.FactsPerResponse = a.facts / float64(a.responded)
+	}
+	if a.scored > 0 {
+		n := float64(a.scored)
+		s.FActScore, s.InitScore = a.score/n, a.init/n
 	}
 	return s
 }

@@ -121,9 +121,10 @@ func TestAggregate(t *testing.T) {
 	a := NewAggregate(10)
 	a.Add(NewResult(4, 5, 10))   // init 0.8, penalty e^-1
 	a.Add(NewResult(15, 20, 10)) // init 0.75, penalty 1
-	a.Add(NewResult(0, 0, 10))   // did not respond
+	a.Add(NewResult(0, 0, 10))   // responded, no facts: out of the means
+	a.Add(Result{})              // abstained
 	s := a.Summary()
-	if s.Responses != 3 || s.Responded != 2 {
+	if s.Responses != 4 || s.Responded != 3 || s.Scored != 2 {
 		t.Fatalf("%+v", s)
 	}
 	check := func(name string, got, want float64) {
@@ -133,24 +134,36 @@ func TestAggregate(t *testing.T) {
 	}
 	check("factscore", s.FActScore, (0.8*math.Exp(-1)+0.75)/2)
 	check("init_score", s.InitScore, (0.8+0.75)/2)
-	check("respond_ratio", s.RespondRatio, 2.0/3)
-	check("facts_per_response", s.FactsPerResponse, 12.5)
+	check("respond_ratio", s.RespondRatio, 3.0/4)
+	// Over the responding responses, the one without facts included.
+	check("facts_per_response", s.FactsPerResponse, 25.0/3)
 	// γ = 0: the score is the initial score.
 	a0 := NewAggregate(0)
 	a0.Add(NewResult(4, 5, 0))
 	if s := a0.Summary(); s.FActScore != 0.8 || s.InitScore != 0.8 {
 		t.Errorf("γ=0: %+v", s)
 	}
-	// JSON: FActScore's names; null means when nothing responded.
+	// JSON: FActScore's names; null means over no response.
 	b, _ := json.Marshal(NewAggregate(10).Summary())
-	if string(b) != `{"factscore":null,"init_score":null,"respond_ratio":null,"facts_per_response":null,"responses":0,"responded":0,"gamma":10}` {
+	if string(b) != `{"factscore":null,"init_score":null,"respond_ratio":null,"facts_per_response":null,"responses":0,"responded":0,"scored":0,"gamma":10}` {
 		t.Errorf("empty summary: %s", b)
 	}
 	none := NewAggregate(10)
 	none.Add(Result{})
 	b, _ = json.Marshal(none.Summary())
-	if !strings.Contains(string(b), `"factscore":null`) || !strings.Contains(string(b), `"respond_ratio":0`) {
+	if string(b) != `{"factscore":null,"init_score":null,"respond_ratio":0,"facts_per_response":null,"responses":1,"responded":0,"scored":0,"gamma":10}` {
 		t.Errorf("no responders: %s", b)
+	}
+	// An answer about the wrong person, every sentence irrelevant: it
+	// responded, with 0 facts, and there is no mean score.
+	wrong := NewAggregate(0)
+	wrong.Add(NewResult(0, 0, 0))
+	b, _ = json.Marshal(wrong.Summary())
+	if string(b) != `{"factscore":null,"init_score":null,"respond_ratio":1,"facts_per_response":0,"responses":1,"responded":1,"scored":0,"gamma":0}` {
+		t.Errorf("responding without facts: %s", b)
+	}
+	if r := NewResult(0, 0, 10); !r.Responded || r.Scored() || r.Score != 0 || r.Penalty != 0 {
+		t.Errorf("no facts: %+v", r)
 	}
 }
 
@@ -174,11 +187,15 @@ func TestGoldChatGPT(t *testing.T) {
 		if rec.Abstained() != (n == 0) {
 			t.Errorf("topic %s: abstained %v with %d facts", rec.Topic, rec.Abstained(), n)
 		}
+		if rec.Abstained() {
+			a.Add(Result{})
+			continue
+		}
 		a.Add(NewResult(s, n, DefaultGamma))
 	}
 	s := a.Summary()
-	if s.Responses != 183 || s.Responded != 157 {
-		t.Errorf("responded %d of %d, want 157 of 183", s.Responded, s.Responses)
+	if s.Responses != 183 || s.Responded != 157 || s.Scored != 157 {
+		t.Errorf("responded %d (%d scored) of %d, want 157 (157) of 183", s.Responded, s.Scored, s.Responses)
 	}
 	if math.Round(s.FActScore*1000) != 583 || math.Abs(s.FActScore-0.5829906177462483) > 1e-12 {
 		t.Errorf("factscore %.16f, want 0.583 (0.5829906177462483)", s.FActScore)
@@ -273,7 +290,8 @@ func TestLLMVerifier(t *testing.T) {
 	if _, _, err := Score(context.Background(), v, noTopic, 10); err == nil {
 		t.Error("no topic: no error")
 	}
-	if r, ds, err := Score(context.Background(), v, &instance.Instance{Output: "x"}, 10); r.Responded || ds != nil || err != nil {
+	// A record without atoms responded with no facts.
+	if r, ds, err := Score(context.Background(), v, &instance.Instance{Output: "x"}, 10); !r.Responded || r.Scored() || ds != nil || err != nil {
 		t.Errorf("no atoms: %+v %v %v", r, ds, err)
 	}
 }

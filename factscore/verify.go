@@ -2,10 +2,15 @@ package factscore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
@@ -50,10 +55,18 @@ type Generator interface {
 }
 
 // LLMVerifier verifies each claim by asking a language model FActScore's
-// question (Prompt) and reading its answer with ParseAnswer.
+// question (Prompt) and reading its answer with ReadVerdict.
+//
+// When the Generator can also take an llm.Request (an *llm.Client can), an
+// answer ReadVerdict refuses is asked again with a reminder, as often as
+// the client's llm.Config.Reasks allows, and is never cached; otherwise it
+// is reported at once. Either way it ends as an *llm.UnreadableAnswerError,
+// never as a verdict. An LLMVerifier must not be copied after first use.
 type LLMVerifier struct {
 	Generator Generator
 	Model     string // the model's name, for output records
+
+	answers, reasks, unreadable atomic.Int64
 }
 
 // Name implements Verifier.
@@ -72,14 +85,99 @@ func (v *LLMVerifier) Verify(ctx context.Context, topic string, claims []Claim) 
 			out[i].NoEvidence = true
 			continue
 		}
-		answer, err := v.Generator.Generate(ctx, Prompt(topic, c.Text, passages(c.Evidence)))
+		answer, err := v.ask(ctx, c.ID, Prompt(topic, c.Text, passages(c.Evidence)))
 		if err != nil {
+			var ue *llm.UnreadableAnswerError
+			if errors.As(err, &ue) {
+				v.reasks.Add(int64(ue.Attempts - 1))
+				v.unreadable.Add(1)
+				return nil, err
+			}
 			return nil, fmt.Errorf("atom %s: %w", c.ID, err)
 		}
 		out[i].Answer = answer
-		out[i].Supported = ParseAnswer(answer)
+		out[i].Supported, _ = ReadVerdict(answer) // ask read it
+		v.answers.Add(1)
 	}
 	return out, nil
+}
+
+// completer is a Generator that also takes an llm.Request, and with it a
+// check of the answer before it is returned or cached: *llm.Client.
+type completer interface {
+	Complete(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// verdictReminder asks again for an answer that could not be read. It
+// opens as every LLM stage's reminder does (atomize.ReminderPrefix).
+const verdictReminder = "Your last answer could not be read. Answer True or False."
+
+// ask asks the verifier's question about one atom and returns an answer
+// ReadVerdict reads.
+func (v *LLMVerifier) ask(ctx context.Context, id, prompt string) (string, error) {
+	if c, ok := v.Generator.(completer); ok {
+		// The request Generate would send, so that answers cached by
+		// either are shared.
+		r, err := c.Complete(ctx, llm.Request{
+			Messages:  []llm.Message{{Role: "user", Content: prompt}},
+			MaxTokens: llm.GenerateMaxTokens,
+			Read:      func(r *llm.Response) error { _, err := ReadVerdict(r.Content); return err },
+			Reminder:  verdictReminder,
+			Stage:     "factscore verifier",
+			Item:      "atom " + id,
+		})
+		if err != nil {
+			return "", err
+		}
+		v.reasks.Add(int64(r.Reasks))
+		return r.Content, nil
+	}
+	answer, err := v.Generator.Generate(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	if _, err := ReadVerdict(answer); err != nil {
+		quote := answer
+		if r := []rune(quote); len(r) > llm.QuoteLen {
+			quote = string(r[:llm.QuoteLen]) + "…"
+		}
+		return "", &llm.UnreadableAnswerError{Stage: "factscore verifier", Item: "atom " + id, Answer: quote, Attempts: 1, Err: err}
+	}
+	return answer, nil
+}
+
+// ReadVerdict reads a verifier's answer by FActScore's published rule
+// (ParseAnswer, SPEC §8) once the reasoning in <think> blocks is set
+// aside. An empty answer, or one that is only reasoning, is an error: it
+// is no answer at all, where the published rule would find it supported.
+func ReadVerdict(answer string) (bool, error) {
+	if err := llmanswer.CheckSize(answer); err != nil {
+		return false, err
+	}
+	text, err := llmanswer.MaskThink(answer)
+	if err != nil {
+		return false, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return false, errors.New("the answer is empty")
+	}
+	return ParseAnswer(text), nil
+}
+
+// VerifierStats counts an LLMVerifier's answers.
+type VerifierStats struct {
+	Answers    int64 // answers read, one per atom with evidence
+	Reasks     int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
+	Unreadable int64 // atoms whose answer stayed unreadable
+}
+
+func (s VerifierStats) String() string {
+	return fmt.Sprintf("%d answers; %d re-asks, %d answers unreadable after re-asking", s.Answers, s.Reasks, s.Unreadable)
+}
+
+// Stats returns the counts so far.
+func (v *LLMVerifier) Stats() VerifierStats {
+	return VerifierStats{Answers: v.answers.Load(), Reasks: v.reasks.Load(), Unreadable: v.unreadable.Load()}
 }
 
 // passages turns contexts into the prompt's passages; a context without
@@ -227,10 +325,11 @@ func Claims(in *instance.Instance) []Claim {
 }
 
 // Score verifies a record's atoms and scores the response. A record with
-// no atoms did not respond. The decisions carry the atoms' gold labels.
+// no atoms responded with no facts (NewResult). The decisions carry the
+// atoms' gold labels.
 func Score(ctx context.Context, v Verifier, in *instance.Instance, gamma int) (Result, []Decision, error) {
 	if len(in.Atoms) == 0 {
-		return Result{}, nil, nil
+		return NewResult(0, 0, gamma), nil, nil
 	}
 	ds, err := v.Verify(ctx, in.Topic, Claims(in))
 	if err != nil {

@@ -58,6 +58,9 @@ type Variable struct {
 	Name  string
 	Kind  Kind
 	Prior float64
+	// Text is for display: the atom's text, or the context's title (its
+	// text when it has no title).
+	Text string
 }
 
 // Factor is the pairwise factor of one relation over (Source, Target),
@@ -88,10 +91,14 @@ func Build(n Nodes, rels []Relation, o Options) (*Network, error) {
 	}
 	g := &Network{Options: o, index: make(map[string]int)}
 	for _, a := range n.Atoms {
-		g.Variables = append(g.Variables, Variable{Name: a.ID, Kind: AtomVariable, Prior: o.AtomPrior})
+		g.Variables = append(g.Variables, Variable{Name: a.ID, Kind: AtomVariable, Prior: o.AtomPrior, Text: a.Text})
 	}
 	for _, c := range n.Contexts {
-		g.Variables = append(g.Variables, Variable{Name: c.ID, Kind: ContextVariable, Prior: o.ContextPrior})
+		text := c.Title
+		if text == "" {
+			text = c.NLIText()
+		}
+		g.Variables = append(g.Variables, Variable{Name: c.ID, Kind: ContextVariable, Prior: o.ContextPrior, Text: text})
 	}
 	sort.Slice(g.Variables, func(i, j int) bool { return g.Variables[i].Name < g.Variables[j].Name })
 	for i, v := range g.Variables {

@@ -29,6 +29,17 @@ func (t RelationType) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (t RelationType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *RelationType) UnmarshalText(b []byte) error {
+	for i, n := range relationNames {
+		if i > 0 && string(b) == n {
+			*t = RelationType(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown relation type %q (want entailment, contradiction or equivalence)", b)
+}
+
 // Relation is a directed, weighted logical relation between two variables:
 // the source is a context, the target an atom or another context.
 type Relation struct {

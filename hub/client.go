@@ -3,10 +3,17 @@
 // store, one directory per repository laid out as in the repository.
 //
 // The client is configured as Hugging Face's own tools are: HF_ENDPOINT
-// names the hub and HF_TOKEN authenticates. Downloads resume where they
-// were cut off (within a run, and across runs through partial files), and
-// every file is checked against the hash the hub lists for it: sha256 for
-// files stored with Git LFS (the weights), the git blob id for the others.
+// names the hub; the token is HF_TOKEN, else the token file that
+// `hf auth login` writes ($HF_TOKEN_PATH, else $HF_HOME/token); and
+// HF_HUB_OFFLINE=1 forbids any request. Downloads resume where they were
+// cut off (within a run, and across runs through partial files), failures
+// are repeated under the shared retry policy (package retry), and every
+// file is checked against the hash the hub lists for it: sha256 for files
+// stored with Git LFS (the weights), the git blob id for the others.
+//
+// Nothing the hub says reaches a file name unchecked: file names must be
+// plain relative paths and hashes must be hexadecimal of the right length,
+// and files are written only inside the model's directory.
 package hub
 
 import (
@@ -26,10 +33,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // DefaultEndpoint is the hub used when HF_ENDPOINT is unset.
 const DefaultEndpoint = "https://huggingface.co"
+
+// ErrOffline is the error of a request refused because the client is
+// offline (HF_HUB_OFFLINE).
+var ErrOffline = errors.New("HF_HUB_OFFLINE is set: no request to the hub")
 
 // Client talks to a hub.
 type Client struct {
@@ -37,29 +52,40 @@ type Client struct {
 	Endpoint string
 	// Token, when set, is sent as a bearer token.
 	Token string
+	// TokenSource says where Token came from ("$HF_TOKEN", a file), for
+	// messages.
+	TokenSource string
+	// Offline refuses every request with ErrOffline; Store.Pull then
+	// answers from models already pulled.
+	Offline bool
 	// HTTP is the client used (default: one with a 30 s timeout per
 	// response header and none on the body, which may be gigabytes).
 	HTTP *http.Client
-	// Retries is how many times a failed download is taken up again
-	// (connection cut, 429, 5xx); default 5.
-	Retries int
-	// Backoff is the wait before the first retry, doubled each time up to
-	// a minute; default 1 s.
-	Backoff time.Duration
+	// Retry is how failed requests are repeated (a cut connection, 429,
+	// 5xx): a download is taken up where it stopped. Nil is
+	// retry.Default().
+	Retry *retry.Policy
 	// Progress, when set, is called as a file downloads.
 	Progress func(file string, done, total int64)
-	// UserAgent identifies the tool.
+	// UserAgent is sent with every request; default version.UserAgent(),
+	// factreasoner-go/VERSION.
 	UserAgent string
 }
 
-// NewClientFromEnv returns a client for $HF_ENDPOINT (default
-// huggingface.co) with $HF_TOKEN.
-func NewClientFromEnv() *Client {
-	ep := os.Getenv("HF_ENDPOINT")
+// NewClientFromEnv returns a client configured as Hugging Face's own
+// tools are: the hub $HF_ENDPOINT (default huggingface.co), the token of
+// Token ($HF_TOKEN, else the token file), offline when HF_HUB_OFFLINE
+// says so.
+func NewClientFromEnv() (*Client, error) {
+	ep := os.Getenv(EnvEndpoint)
 	if ep == "" {
 		ep = DefaultEndpoint
 	}
-	return &Client{Endpoint: ep, Token: os.Getenv("HF_TOKEN")}
+	tok, src, err := Token()
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Endpoint: ep, Token: tok, TokenSource: src, Offline: Offline()}, nil
 }
 
 // defaultHTTP is the client used when Client.HTTP is nil. It is never
@@ -78,6 +104,9 @@ func (c *Client) http() *http.Client {
 }
 
 func (c *Client) endpoint() string { return strings.TrimRight(c.Endpoint, "/") }
+
+// shown is the endpoint as messages show it.
+func (c *Client) shown() string { return redact.URL(c.endpoint()) }
 
 // Info is what the hub says about one revision of a model repository.
 type Info struct {
@@ -105,10 +134,10 @@ func (in *Info) Find(path string) (File, bool) {
 }
 
 // ValidRepoID reports whether id looks like a repository id ("name" or
-// "owner/name").
+// "owner/name"), fit to name a directory of the store.
 func ValidRepoID(id string) bool {
 	parts := strings.Split(id, "/")
-	if len(parts) > 2 || id == "" {
+	if len(parts) > 2 || id == "" || ValidPath(id) != nil {
 		return false
 	}
 	for _, p := range parts {
@@ -119,24 +148,60 @@ func ValidRepoID(id string) bool {
 	return true
 }
 
-// Info fetches the file list of a revision (a branch, tag or commit).
+// maxListing bounds a file list's size.
+const maxListing = 64 << 20
+
+// Info fetches the file list of a revision (a branch, tag or commit). Every
+// file name and hash in it is checked (ParseInfo).
 func (c *Client) Info(ctx context.Context, repo, revision string) (*Info, error) {
 	if !ValidRepoID(repo) {
 		return nil, fmt.Errorf("%q is not a model repository id (owner/name)", repo)
 	}
+	if c.Offline {
+		return nil, fmt.Errorf("hub %s: file list of %s: %w", c.shown(), repo, ErrOffline)
+	}
 	u := fmt.Sprintf("%s/api/models/%s/revision/%s?blobs=true", c.endpoint(), repo, url.PathEscape(revision))
-	req, err := c.request(ctx, u)
+	body, err := retry.Do(ctx, c.Retry, func(int) ([]byte, error) {
+		req, err := c.request(ctx, u)
+		if err != nil {
+			return nil, retry.Permanent(err)
+		}
+		resp, err := c.http().Do(req)
+		if err != nil {
+			return nil, c.netError(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, retry.ForStatus(c.statusError(resp, repo, revision, ""), resp)
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxListing+1))
+		if err != nil {
+			return nil, fmt.Errorf("hub %s: reading the file list of %s: %w", c.shown(), repo, err)
+		}
+		if len(body) > maxListing {
+			return nil, retry.Permanent(fmt.Errorf("hub %s: the file list of %s is over %d MiB", c.shown(), repo, maxListing>>20))
+		}
+		return body, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.http().Do(req)
+	info, err := ParseInfo(body)
 	if err != nil {
-		return nil, fmt.Errorf("hub %s: %w", c.endpoint(), err)
+		return nil, fmt.Errorf("hub %s answered %s with %w", c.shown(), redact.URL(u), err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp, repo, revision, "")
+	if info.ID == "" {
+		info.ID = repo
 	}
+	return info, nil
+}
+
+// ParseInfo reads a revision's file list as the hub's API gives it
+// (/api/models/REPO/revision/REV?blobs=true). It checks every file name
+// (ValidPath), size and hash, and the commit id, and refuses the whole
+// list when one is wrong: a hub that lists a path out of the model's
+// directory or a hash that is not one is not to be trusted with the rest.
+func ParseInfo(body []byte) (*Info, error) {
 	var raw struct {
 		ID       string `json:"id"`
 		SHA      string `json:"sha"`
@@ -150,28 +215,29 @@ func (c *Client) Info(ctx context.Context, repo, revision string) (*Info, error)
 			} `json:"lfs"`
 		} `json:"siblings"`
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("hub %s: reading the file list of %s: %w", c.endpoint(), repo, err)
-	}
 	if err := json.Unmarshal(body, &raw); err != nil || raw.Siblings == nil {
-		return nil, fmt.Errorf("hub %s answered %s with something that is not a model's file list (%s): is HF_ENDPOINT a Hugging Face–compatible hub?", c.endpoint(), u, snippet(body))
+		return nil, fmt.Errorf("something that is not a model's file list (%s): is HF_ENDPOINT a Hugging Face–compatible hub?", snippet(body))
 	}
-	info := &Info{ID: raw.ID, SHA: raw.SHA}
-	if info.ID == "" {
-		info.ID = repo
+	if raw.SHA != "" && !validCommit(raw.SHA) {
+		return nil, fmt.Errorf("a file list whose commit %q is not a commit id", clip(raw.SHA))
 	}
+	info := &Info{ID: raw.ID, SHA: strings.ToLower(raw.SHA)}
+	seen := make(map[string]bool, len(raw.Siblings))
 	for _, s := range raw.Siblings {
-		f := File{Path: s.RFilename, Size: -1, BlobID: s.BlobID}
+		f := File{Path: s.RFilename, Size: -1, BlobID: strings.ToLower(s.BlobID)}
 		if s.Size != nil {
 			f.Size = *s.Size
 		}
 		if s.LFS != nil {
-			f.SHA256, f.Size = s.LFS.SHA256, s.LFS.Size
+			f.SHA256, f.Size = strings.ToLower(s.LFS.SHA256), s.LFS.Size
 		}
-		if f.Path == "" || strings.HasPrefix(f.Path, "/") || strings.Contains(f.Path, "..") {
-			return nil, fmt.Errorf("hub %s lists a file %q in %s that cannot be stored", c.endpoint(), f.Path, repo)
+		if err := validFile(f); err != nil {
+			return nil, fmt.Errorf("a file list that cannot be trusted: %w", err)
 		}
+		if seen[f.Path] {
+			return nil, fmt.Errorf("a file list that cannot be trusted: %s is listed twice", f.Path)
+		}
+		seen[f.Path] = true
 		info.Files = append(info.Files, f)
 	}
 	return info, nil
@@ -187,10 +253,19 @@ func (c *Client) request(ctx context.Context, u string) (*http.Request, error) {
 	}
 	ua := c.UserAgent
 	if ua == "" {
-		ua = "factreasoner-go"
+		ua = version.UserAgent()
 	}
 	req.Header.Set("User-Agent", ua)
 	return req, nil
+}
+
+// netError explains a request that got no answer.
+func (c *Client) netError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // it repeats the URL
+	}
+	return fmt.Errorf("hub %s: %s", c.shown(), redact.String(err.Error(), c.Token))
 }
 
 // statusError explains a failed request.
@@ -203,16 +278,19 @@ func (c *Client) statusError(resp *http.Response, repo, revision, file string) e
 	if revision != "" {
 		what += " at " + revision
 	}
-	msg := fmt.Sprintf("hub %s: %s: HTTP %d", c.endpoint(), what, resp.StatusCode)
-	if s := snippet(body); s != "" {
+	msg := fmt.Sprintf("hub %s: %s: HTTP %d", c.shown(), what, resp.StatusCode)
+	if s := redact.String(snippet(body), c.Token); s != "" {
 		msg += " (" + s + ")"
 	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		if c.Token == "" {
-			msg += "; the repository may be private or gated: set HF_TOKEN to an access token"
-		} else {
-			msg += "; HF_TOKEN was sent: check that it grants access to this repository"
+		switch {
+		case c.Token == "":
+			msg += "; the repository may be private or gated: set HF_TOKEN to an access token, or log in with `hf auth login`"
+		case c.TokenSource != "":
+			msg += "; the token from " + c.TokenSource + " was sent: check that it grants access to this repository"
+		default:
+			msg += "; a token was sent: check that it grants access to this repository"
 		}
 	case http.StatusNotFound:
 		msg += "; no such repository, revision or file"
@@ -220,9 +298,10 @@ func (c *Client) statusError(resp *http.Response, repo, revision, file string) e
 	return errors.New(msg)
 }
 
-// snippet is the start of a response body, for error messages.
+// snippet is the start of a response body, for error messages, with
+// anything that looks like a credential redacted.
 func snippet(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
+	s := redact.String(strings.Join(strings.Fields(string(b)), " "))
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}
@@ -234,42 +313,31 @@ var ErrChecksum = errors.New("checksum mismatch")
 
 // Download fetches one file of a repository at a commit into dest,
 // resuming from dest's partial file when a previous attempt left one, and
-// checks its size and hash. It returns the file's sha256.
+// checks its size and hash. It returns the file's sha256. f must be as
+// ParseInfo accepts it; the partial file lies beside dest.
 func (c *Client) Download(ctx context.Context, repo, commit string, f File, dest string) (string, error) {
+	if !ValidRepoID(repo) {
+		return "", fmt.Errorf("%q is not a model repository id (owner/name)", repo)
+	}
+	if err := validFile(f); err != nil {
+		return "", fmt.Errorf("%s: %w", repo, err)
+	}
+	if c.Offline {
+		return "", fmt.Errorf("hub %s: %s/%s: %w", c.shown(), repo, f.Path, ErrOffline)
+	}
 	u := fmt.Sprintf("%s/%s/resolve/%s/%s", c.endpoint(), repo, url.PathEscape(commit), escapePath(f.Path))
 	part := partialName(dest, f)
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return "", err
 	}
-	retries, backoff := c.Retries, c.Backoff
-	if retries <= 0 {
-		retries = 5
-	}
-	if backoff <= 0 {
-		backoff = time.Second
-	}
-	var lastErr error
-	for attempt := 0; attempt <= retries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return "", ctx.Err()
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, time.Minute)
+	_, err := retry.Do(ctx, c.Retry, func(int) (struct{}, error) {
+		return struct{}{}, c.fetch(ctx, u, repo, commit, f, part)
+	})
+	if err != nil {
+		if !retry.IsPermanent(err) && ctx.Err() == nil {
+			err = fmt.Errorf("%w; run the command again to resume", err)
 		}
-		err := c.fetch(ctx, u, repo, commit, f, part)
-		if err == nil {
-			break
-		}
-		var perm permanentError
-		if errors.As(err, &perm) || ctx.Err() != nil {
-			return "", err
-		}
-		lastErr = err
-		if attempt == retries {
-			return "", fmt.Errorf("%w (gave up after %d attempts; run the command again to resume)", lastErr, retries+1)
-		}
+		return "", err
 	}
 	sum, err := verify(part, f)
 	if err != nil {
@@ -282,13 +350,8 @@ func (c *Client) Download(ctx context.Context, repo, commit string, f File, dest
 	return sum, nil
 }
 
-// permanentError is a failure that retrying will not fix.
-type permanentError struct{ error }
-
-func (e permanentError) Unwrap() error { return e.error }
-
 // fetch makes one attempt, appending to the partial file; it returns nil
-// when the file is complete.
+// when the file is complete. Its errors are marked for the retry policy.
 func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part string) error {
 	var have int64
 	if st, err := os.Stat(part); err == nil {
@@ -303,21 +366,21 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 	}
 	req, err := c.request(ctx, u)
 	if err != nil {
-		return permanentError{err}
+		return retry.Permanent(err)
 	}
 	if have > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
 	}
 	resp, err := c.http().Do(req)
 	if err != nil {
-		return fmt.Errorf("hub %s: %s/%s: %w", c.endpoint(), repo, f.Path, err)
+		return fmt.Errorf("%s/%s: %w", repo, f.Path, c.netError(err))
 	}
 	defer resp.Body.Close()
 	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
 		if start, ok := rangeStart(resp.Header.Get("Content-Range")); !ok || start != have {
-			return fmt.Errorf("hub %s: %s/%s: asked for bytes from %d, got Content-Range %q", c.endpoint(), repo, f.Path, have, resp.Header.Get("Content-Range"))
+			return fmt.Errorf("hub %s: %s/%s: asked for bytes from %d, got Content-Range %q", c.shown(), repo, f.Path, have, clip(resp.Header.Get("Content-Range")))
 		}
 	case resp.StatusCode == http.StatusOK:
 		// The whole file: the server ignored the range, or none was asked.
@@ -325,44 +388,47 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 		have = 0
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 		os.Remove(part) // the partial file is not a prefix of this file
-		return fmt.Errorf("hub %s: %s/%s: partial download does not fit; starting over", c.endpoint(), repo, f.Path)
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return c.statusError(resp, repo, commit, f.Path)
+		return fmt.Errorf("hub %s: %s/%s: partial download does not fit; starting over", c.shown(), repo, f.Path)
 	default:
-		return permanentError{c.statusError(resp, repo, commit, f.Path)}
+		return retry.ForStatus(c.statusError(resp, repo, commit, f.Path), resp)
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
-		return permanentError{err}
+		return retry.Permanent(err)
 	}
 	w := &progressWriter{w: out, done: have, total: f.Size, file: f.Path, report: c.Progress}
-	_, copyErr := io.Copy(w, resp.Body)
+	body := io.Reader(resp.Body)
+	if f.Size >= 0 {
+		// Never more than the listed size (and one byte to notice more):
+		// a server that sends more must not fill the disk.
+		body = io.LimitReader(resp.Body, f.Size-have+1)
+	}
+	_, copyErr := io.Copy(w, body)
 	if err := out.Close(); err != nil && copyErr == nil {
 		copyErr = err
 	}
 	if copyErr != nil {
-		return fmt.Errorf("hub %s: %s/%s: download cut at %d bytes: %w", c.endpoint(), repo, f.Path, w.done, copyErr)
+		return fmt.Errorf("hub %s: %s/%s: download cut at %d bytes: %w", c.shown(), repo, f.Path, w.done, copyErr)
+	}
+	if f.Size >= 0 && w.done > f.Size {
+		os.Remove(part)
+		return retry.Permanent(fmt.Errorf("hub %s: %s/%s: %w: the server sent more than the %d bytes it lists; the download was removed", c.shown(), repo, f.Path, ErrChecksum, f.Size))
 	}
 	if f.Size >= 0 && w.done < f.Size {
-		return fmt.Errorf("hub %s: %s/%s: download cut at %d of %d bytes", c.endpoint(), repo, f.Path, w.done, f.Size)
+		return fmt.Errorf("hub %s: %s/%s: download cut at %d of %d bytes", c.shown(), repo, f.Path, w.done, f.Size)
 	}
 	return nil
 }
 
 // partialName is where a download in progress is kept: beside dest, named
-// after the content expected, so that a partial file of another revision
-// is never resumed.
+// after the content expected (a hash validFile has checked is hexadecimal),
+// so that a partial file of another revision is never resumed.
 func partialName(dest string, f File) string {
 	tag := f.SHA256
 	if tag == "" {
 		tag = f.BlobID
 	}
-	if len(tag) > 16 {
-		tag = tag[:16]
-	}
-	if tag == "" {
-		tag = "x"
-	}
+	tag = tag[:min(len(tag), 16)]
 	return filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+"."+tag+".part")
 }
 

@@ -63,7 +63,19 @@ func (s Store) Manifest(repo string) (*Manifest, error) {
 	return readManifest(filepath.Join(s.Path(repo), ManifestName))
 }
 
+// maxManifest bounds a manifest's size.
+const maxManifest = 16 << 20
+
+// readManifest reads a manifest and checks that its paths stay inside its
+// directory.
 func readManifest(p string) (*Manifest, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxManifest {
+		return nil, fmt.Errorf("%s: over %d MiB, not a manifest", p, maxManifest>>20)
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
@@ -71,6 +83,14 @@ func readManifest(p string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := ValidPath(m.ONNX); err != nil {
+		return nil, fmt.Errorf("%s: onnx: %w", p, err)
+	}
+	for _, f := range m.Files {
+		if err := ValidPath(f.Path); err != nil {
+			return nil, fmt.Errorf("%s: files: %w", p, err)
+		}
 	}
 	return &m, nil
 }
@@ -108,6 +128,10 @@ type PullOptions struct {
 	ONNX string
 }
 
+// defaultGraphs are the graphs Pull takes when PullOptions.ONNX is empty,
+// in order.
+var defaultGraphs = []string{"model.onnx", "onnx/model.onnx"}
+
 // requiredFiles and optionalFiles are what an NLI model needs beside its
 // graph.
 var (
@@ -116,10 +140,24 @@ var (
 )
 
 // Pull downloads an ONNX model (its graph, external weights if any, config
-// and tokenizer) into the store and writes its manifest last.
+// and tokenizer) into the store and writes its manifest last. Files are
+// written only inside the model's directory. An offline client (Offline)
+// makes no request: it returns the model already pulled at that revision,
+// or an error wrapping ErrOffline.
 func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOptions) (*Manifest, error) {
 	if opts.Revision == "" {
 		opts.Revision = "main"
+	}
+	if !ValidRepoID(repo) {
+		return nil, fmt.Errorf("%q is not a model repository id (owner/name)", repo)
+	}
+	if opts.ONNX != "" {
+		if err := ValidPath(opts.ONNX); err != nil {
+			return nil, fmt.Errorf("onnx file: %w", err)
+		}
+	}
+	if c.Offline {
+		return s.pulled(repo, opts)
 	}
 	info, err := c.Info(ctx, repo, opts.Revision)
 	if err != nil {
@@ -141,9 +179,12 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 	if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	m := &Manifest{Repo: repo, Revision: opts.Revision, Commit: commit, Endpoint: c.endpoint(), ONNX: onnxFile}
+	m := &Manifest{Repo: repo, Revision: opts.Revision, Commit: commit, Endpoint: c.shown(), ONNX: onnxFile}
 	for _, f := range files {
-		dest := filepath.Join(dir, filepath.FromSlash(f.Path))
+		dest, err := inside(dir, f.Path)
+		if err != nil {
+			return nil, err
+		}
 		sum, err := c.Download(ctx, repo, commit, f, dest)
 		if err != nil {
 			return nil, err
@@ -163,6 +204,36 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 		return nil, err
 	}
 	return m, os.Rename(tmp, filepath.Join(dir, ManifestName))
+}
+
+// pulled answers an offline Pull: the model already in the store at the
+// revision asked for (by name or commit), complete, with the graph asked
+// for.
+func (s Store) pulled(repo string, opts PullOptions) (*Manifest, error) {
+	m, err := s.Manifest(repo)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	graphOK := m != nil && (opts.ONNX == m.ONNX || opts.ONNX == "" && slices.Contains(defaultGraphs, m.ONNX))
+	if err == nil && (opts.Revision == m.Revision || opts.Revision == m.Commit) && graphOK && s.complete(repo, m) {
+		return m, nil
+	}
+	return nil, fmt.Errorf("%s at %s: %w, and the model is not in %s (fr models list shows what is); unset %s to download it",
+		repo, opts.Revision, ErrOffline, s.Dir, EnvOffline)
+}
+
+// complete reports whether every file of a manifest is there at its size.
+func (s Store) complete(repo string, m *Manifest) bool {
+	for _, f := range m.Files {
+		p, err := inside(s.Path(repo), f.Path)
+		if err != nil {
+			return false
+		}
+		if st, err := os.Stat(p); err != nil || st.Size() != f.Size {
+			return false
+		}
+	}
+	return true
 }
 
 // selectFiles picks the files of an NLI model from a repository's list.
@@ -187,7 +258,7 @@ func selectFiles(info *Info, onnxFile string) ([]File, string, error) {
 		}
 	}
 	if onnxFile == "" {
-		for _, p := range []string{"model.onnx", "onnx/model.onnx"} {
+		for _, p := range defaultGraphs {
 			if slices.Contains(onnxFiles, p) {
 				onnxFile = p
 				break

@@ -34,10 +34,21 @@ type LabeledFact struct {
 const Irrelevant = "IR"
 
 // ParseLabeled decodes one line of FActScore's labeled format.
+//
+// A record without an "annotations" field is not in this format (a
+// FactReasoner record in a labeled file, say) and is an error; a null
+// "annotations" is a response that abstained.
 func ParseLabeled(line []byte) (*LabeledRecord, error) {
 	var rec LabeledRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		return nil, JSONError(line, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		return nil, JSONError(line, err)
+	}
+	if _, ok := fields["annotations"]; !ok {
+		return nil, &FieldError{"annotations", "missing: not a record of FActScore's labeled format (a FactReasoner record among labeled ones? keep the formats in separate files)"}
 	}
 	for i, a := range rec.Annotations {
 		for j, f := range a.HumanAtomicFacts {

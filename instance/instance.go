@@ -5,6 +5,7 @@
 package instance
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -19,9 +20,69 @@ type Instance struct {
 	Contexts  []Context  `json:"contexts,omitempty"`
 	Relations []Relation `json:"relations,omitempty"`
 
+	// Extra holds the record's fields that this package does not know (a
+	// user's "id" or "cat", say), in input order, so that the tools pass
+	// them through unchanged. They are written after the known fields.
+	Extra []Field `json:"-"`
+
 	// Line is the 1-based line of the source file where the record starts.
 	// Output records carry it so that an interrupted run can be resumed.
 	Line int `json:"-"`
+}
+
+// Field is a field of a JSON object, its value as it was read.
+type Field struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// MarshalJSON writes the record's known fields, then its Extra fields.
+func (in Instance) MarshalJSON() ([]byte, error) {
+	type plain Instance // without this method
+	b, err := json.Marshal(plain(in))
+	if err != nil {
+		return nil, err
+	}
+	return AppendFields(b, in.Extra, isInstanceField)
+}
+
+// instanceFields are the JSON names of Instance's fields.
+var instanceFields = [...]string{"input", "output", "topic", "atoms", "contexts", "relations"}
+
+func isInstanceField(name string) bool {
+	for _, f := range instanceFields {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendFields adds fields to the end of the JSON object obj (as
+// json.Marshal writes it), leaving out those whose name skip reports:
+// skip must report every field obj has. Field values are taken as they
+// are.
+func AppendFields(obj []byte, fields []Field, skip func(name string) bool) ([]byte, error) {
+	if len(fields) == 0 {
+		return obj, nil
+	}
+	out := obj[:len(obj)-1] // without the closing brace
+	empty := len(obj) == 2  // {}
+	for _, f := range fields {
+		if skip(f.Name) {
+			continue
+		}
+		name, err := json.Marshal(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		if !empty {
+			out = append(out, ',')
+		}
+		empty = false
+		out = append(append(append(out, name...), ':'), f.Value...)
+	}
+	return append(out, '}'), nil
 }
 
 // Atom is one atomic unit of the response.
@@ -42,6 +103,9 @@ type Context struct {
 	Text    string `json:"text,omitempty"`
 	Snippet string `json:"snippet,omitempty"`
 	Link    string `json:"link,omitempty"`
+	// Source names the knowledge source the context was retrieved from
+	// ("wikipedia", "db", ...), when the tool retrieved it.
+	Source string `json:"source,omitempty"`
 }
 
 // NLIText is the text the NLI model sees as the premise: snippet and text
@@ -98,11 +162,29 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
+// Limits on a record, checked by Validate. A record beyond them is refused
+// rather than scored: FR2 and FR3 ask about every atom with every context,
+// and FR3 about every pair of contexts, so work and memory grow with their
+// product and square.
+const (
+	MaxAtoms     = 10_000
+	MaxContexts  = 10_000
+	MaxRelations = 1_000_000
+)
+
 // Validate checks the record for the problems that would make scoring it
 // meaningless or impossible. It returns the first problem found.
 func (in *Instance) Validate() error {
 	if strings.TrimSpace(in.Output) == "" {
 		return &FieldError{"output", "empty response"}
+	}
+	for _, l := range []struct {
+		field  string
+		n, max int
+	}{{"atoms", len(in.Atoms), MaxAtoms}, {"contexts", len(in.Contexts), MaxContexts}, {"relations", len(in.Relations), MaxRelations}} {
+		if l.n > l.max {
+			return &FieldError{l.field, fmt.Sprintf("%d entries, more than the %d a record may have", l.n, l.max)}
+		}
 	}
 	ids := make(map[string]string) // id -> field that defined it
 	contexts := make(map[string]bool)

@@ -108,6 +108,17 @@ func locate(data []byte, path string) int {
 	}
 }
 
+// JSONError describes an error of decoding the JSON data into a Go value
+// in the terms of the JSON: a value of the wrong type is a *FieldError
+// naming its path and the JSON types ("expected number, got JSON string"),
+// not the Go types; anything else is "invalid JSON: …".
+func JSONError(data []byte, err error) error {
+	if fe := typeError(data, err); fe != nil {
+		return fe
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
 // typeError turns a json.UnmarshalTypeError from decoding data into a
 // FieldError whose field is the value's full path, indices included; nil
 // for other errors.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,20 +44,48 @@ var ErrEmpty = errors.New("no records in file")
 
 // Reader reads instances one at a time. It accepts jsonl (one object per
 // line) and files holding one or more pretty-printed JSON objects, or a JSON
-// array of objects.
+// array of objects (on one line or many). A UTF-8 byte order mark at the
+// start is skipped.
+//
+// The layout is decided from content that cannot be mistaken: a file whose
+// first non-blank line is a complete JSON object is jsonl; so is one whose
+// first line is broken but whose second non-blank line is a complete
+// object (the first line is then reported as an invalid record, and the
+// others are read). Anything else is read as pretty-printed JSON.
 //
 // A record that is malformed or fails validation is reported as an *Error;
 // in jsonl mode the reader can go on with the next line after it, so callers
 // may skip bad records.
 type Reader struct {
-	name  string
-	br    *bufio.Reader
-	line  int // lines consumed so far (jsonl mode)
-	mode  int
-	doc   []*Instance // pending records (document mode)
-	docEr error
-	n     int // records returned or reported so far
+	name string
+	br   *bufio.Reader
+	// MaxLineBytes bounds a jsonl line, MaxDocumentBytes a file of
+	// pretty-printed JSON: longer input is an error before it is held in
+	// memory (a long jsonl line is skipped whole). NewReader sets
+	// DefaultMaxLineBytes and DefaultMaxDocumentBytes.
+	MaxLineBytes, MaxDocumentBytes int
+
+	line    int      // lines consumed so far (jsonl mode)
+	pending []lineAt // lines read while deciding the layout, not yet returned
+	mode    int
+	doc     []*Instance // pending records (document mode)
+	docEr   error
+	n       int // records returned or reported so far
 }
+
+// lineAt is a line of input and its 1-based number; tooLong marks one cut
+// at the limit.
+type lineAt struct {
+	raw     []byte
+	n       int
+	tooLong bool
+}
+
+// Limits of a Reader.
+const (
+	DefaultMaxLineBytes     = 64 << 20
+	DefaultMaxDocumentBytes = 1 << 30
+)
 
 const (
 	modeUnknown = iota
@@ -66,7 +95,7 @@ const (
 
 // NewReader returns a reader of r; name is used in error messages.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<16)}
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<16), MaxLineBytes: DefaultMaxLineBytes, MaxDocumentBytes: DefaultMaxDocumentBytes}
 }
 
 // Next returns the next valid instance, an *Error for an invalid record, or
@@ -81,71 +110,147 @@ func (r *Reader) Next() (*Instance, error) {
 		return r.nextDoc()
 	}
 	for {
-		raw, err := r.br.ReadBytes('\n')
-		if len(raw) == 0 && err != nil {
-			if err == io.EOF {
-				if r.n == 0 {
-					return nil, &Error{File: r.name, Err: ErrEmpty}
-				}
-				return nil, io.EOF
+		l, err := r.nextLine()
+		if err == io.EOF {
+			if r.n == 0 {
+				return nil, &Error{File: r.name, Err: ErrEmpty}
 			}
+			return nil, io.EOF
+		}
+		if err != nil {
 			return nil, &Error{File: r.name, Line: r.line + 1, Err: err}
 		}
-		r.line++
-		if len(bytes.TrimSpace(raw)) == 0 {
+		if l.tooLong {
+			r.n++
+			return nil, &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the line is longer than %d bytes, the most a record may take", r.MaxLineBytes)}
+		}
+		if len(bytes.TrimSpace(l.raw)) == 0 {
 			continue
 		}
 		r.n++
-		in, derr := decode(raw)
+		in, derr := decode(l.raw)
 		if derr != nil {
 			var no *notObjectError
 			if errors.As(derr, &no) {
-				return nil, &Error{File: r.name, Line: r.line, Err: fmt.Errorf("the line is %v; jsonl needs one record object per line", no)}
+				return nil, &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the line is %v; jsonl needs one record object per line", no)}
 			}
-			return nil, r.wrap(r.line, nil, derr)
+			return nil, r.wrap(l.n, nil, derr)
 		}
-		in.Line = r.line
+		in.Line = l.n
 		return in, nil
 	}
 }
 
-// detect decides between jsonl and document mode: a file whose first
-// non-blank line is a complete JSON value is jsonl.
-func (r *Reader) detect() error {
-	// Peek at the first non-blank line without consuming the input.
-	for size := 1 << 12; ; size *= 2 {
-		buf, err := r.br.Peek(size)
-		trimmed := bytes.TrimLeft(buf, " \t\r\n")
-		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 || err != nil {
-			first := trimmed
-			if i >= 0 {
-				first = trimmed[:i]
+// nextLine returns the next line: one read while deciding the layout, else
+// one from the input. io.EOF comes only when nothing is left.
+func (r *Reader) nextLine() (lineAt, error) {
+	if len(r.pending) > 0 {
+		l := r.pending[0]
+		r.pending = r.pending[1:]
+		return l, nil
+	}
+	return r.readLine()
+}
+
+// readLine reads a line of at most MaxLineBytes (a longer one is consumed
+// whole and returned cut, marked tooLong). The first line loses a byte
+// order mark.
+func (r *Reader) readLine() (lineAt, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > r.MaxLineBytes {
+				tooLong = true
+			} else {
+				buf = append(buf, chunk...)
 			}
-			if len(bytes.TrimSpace(first)) == 0 && err != nil {
-				r.mode = modeLines // empty input: Next reports ErrEmpty
-				return nil
-			}
-			if json.Valid(bytes.TrimSpace(first)) || (i < 0 && len(first) > 0 && first[0] == '{') {
-				r.mode = modeLines
-				return nil
-			}
-			r.mode = modeDocument
-			return r.readDocument()
 		}
-		if size >= r.br.Size() {
-			// The first line is longer than the buffer: only jsonl has lines
-			// that long before their first newline.
-			r.mode = modeLines
-			return nil
+		if err == bufio.ErrBufferFull {
+			continue
 		}
+		if err != nil && err != io.EOF {
+			return lineAt{}, err
+		}
+		if len(buf) == 0 && !tooLong && err == io.EOF {
+			return lineAt{}, io.EOF
+		}
+		r.line++
+		if r.line == 1 {
+			buf = bytes.TrimPrefix(buf, bom)
+		}
+		return lineAt{raw: buf, n: r.line, tooLong: tooLong}, nil
 	}
 }
 
-// readDocument decodes a file of pretty-printed JSON values.
+// bom is the UTF-8 byte order mark.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// detect decides between jsonl and document mode (see Reader) by reading
+// the first two non-blank lines; they are kept for Next or for the
+// document.
+func (r *Reader) detect() error {
+	first, second := -1, -1 // indexes in pending
+	for second < 0 {
+		l, err := r.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return &Error{File: r.name, Line: r.line + 1, Err: err}
+		}
+		r.pending = append(r.pending, l)
+		switch {
+		case len(bytes.TrimSpace(l.raw)) == 0 && !l.tooLong:
+		case first < 0:
+			first = len(r.pending) - 1
+			if l.tooLong || isObject(l.raw) {
+				// Only jsonl holds a whole object, or a line this long,
+				// on its first line.
+				r.mode = modeLines
+				return nil
+			}
+			if t := bytes.TrimSpace(l.raw); t[0] == '[' {
+				return r.readDocument() // an array, on one line or many
+			}
+		default:
+			second = len(r.pending) - 1
+		}
+	}
+	if first < 0 || (second >= 0 && (r.pending[second].tooLong || isObject(r.pending[second].raw))) {
+		r.mode = modeLines // empty input (Next reports it), or jsonl with a broken first line
+		return nil
+	}
+	return r.readDocument()
+}
+
+// isObject reports whether a line is a complete JSON object (NaN and
+// Infinity, which Python writes, allowed).
+func isObject(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && t[0] == '{' && json.Valid(quoteNonFinite(t))
+}
+
+// readDocument decodes a file of pretty-printed JSON values: the lines
+// read so far and the rest of the input.
 func (r *Reader) readDocument() error {
-	data, err := io.ReadAll(r.br)
+	r.mode = modeDocument
+	var head []byte
+	for _, l := range r.pending {
+		if l.tooLong {
+			return &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the file is not jsonl and its line is longer than %d bytes", r.MaxLineBytes)}
+		}
+		head = append(head, l.raw...)
+	}
+	r.pending = nil
+	rest, err := io.ReadAll(io.LimitReader(r.br, int64(r.MaxDocumentBytes-len(head)+1)))
 	if err != nil {
 		return &Error{File: r.name, Err: err}
+	}
+	data := append(head, rest...)
+	if len(data) > r.MaxDocumentBytes {
+		return &Error{File: r.name, Err: fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)}
 	}
 	data = quoteNonFinite(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -291,6 +396,11 @@ func decode(raw []byte) (*Instance, error) {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	out := in.Instance
+	extra, err := extraFields(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	out.Extra = extra
 	out.Relations = make([]Relation, len(in.Relations))
 	for i, rr := range in.Relations {
 		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
@@ -315,6 +425,41 @@ func decode(raw []byte) (*Instance, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// extraFields returns the fields of the JSON object raw that Instance does
+// not know, in order. Names are matched as json.Unmarshal matches them,
+// case-insensitively; of a repeated name the last value counts, as there.
+func extraFields(raw []byte) ([]Field, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var out []Field
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		known := false
+		for _, f := range instanceFields {
+			known = known || strings.EqualFold(f, name)
+		}
+		if known {
+			continue
+		}
+		i := slices.IndexFunc(out, func(f Field) bool { return f.Name == name })
+		if i >= 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+		out = append(out, Field{Name: name, Value: v})
+	}
+	return out, nil
 }
 
 // ReadFile reads every record of a file and stops at the first invalid one.

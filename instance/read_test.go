@@ -52,6 +52,15 @@ func TestReaderFormats(t *testing.T) {
 		{"pretty, broken", "{\n  \"input\": \"Q\",\n  \"output\": \n", nil, nil, []string{"f.jsonl:1: invalid JSON: unexpected EOF"}},
 		{"pretty, invalid record", "{\n \"input\": \"Q\",\n \"output\": \"\"\n}\n", nil, nil, []string{"f.jsonl:3: output: empty response"}},
 		{"empty", "", nil, nil, []string{"f.jsonl: no records in file"}},
+		// A broken first line is one bad record of a jsonl file, not a
+		// broken document: the records after it are read.
+		{"jsonl, broken first line", `{"input": "Q", "output": ` + "\n" + good + "\n" + good + "\n", []string{"Q", "Q"}, []int{2, 3}, []string{"f.jsonl:1: invalid JSON"}},
+		{"jsonl, garbage first line", "\nnot json at all\n\n" + good + "\n", []string{"Q"}, []int{4}, []string{"f.jsonl:2: invalid JSON"}},
+		{"jsonl with a byte order mark", "\xEF\xBB\xBF" + good + "\n" + good + "\n", []string{"Q", "Q"}, []int{1, 2}, nil},
+		{"pretty with a byte order mark", "\xEF\xBB\xBF" + pretty, []string{"Q", "Q2"}, []int{2, 8}, nil},
+		{"one-line array", "[" + good + ", " + good + "]\n", []string{"Q", "Q"}, []int{1, 1}, nil},
+		{"array, one record per line", "[\n" + good + ",\n" + good + "\n]", []string{"Q", "Q"}, []int{2, 3}, nil},
+		{"array of a non-object", "[1]\n", nil, nil, []string{"f.jsonl:1: element 0: not a JSON object"}},
 	}
 	for _, tc := range tests {
 		ins, errs := readAll(t, tc.in)
@@ -84,6 +93,47 @@ func TestReaderFormats(t *testing.T) {
 // TestErrorPositions: an error names the JSON path of the bad value with
 // every index, and the line it is on, also in pretty-printed files; a line
 // that is not an object says so.
+// TestLineLimit: a jsonl line longer than MaxLineBytes is an invalid
+// record, reported with its line and skipped whole, without being held in
+// memory; a line at the limit is read. A pretty-printed file longer than
+// MaxDocumentBytes is an error.
+func TestLineLimit(t *testing.T) {
+	long := strings.Replace(good, `"Q"`, `"`+strings.Repeat("q", 200)+`"`, 1)
+	in := good + "\n" + long + "\n" + good + "\n"
+	for _, limit := range []int{len(long) + 1, len(long)} { // the newline counts
+		r := NewReader(strings.NewReader(in), "f.jsonl")
+		r.MaxLineBytes = limit
+		var lines []int
+		var errs []string
+		for {
+			in, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			lines = append(lines, in.Line)
+		}
+		if limit == len(long)+1 && (len(lines) != 3 || errs != nil) {
+			t.Errorf("limit at the line's length: lines %v, errors %v", lines, errs)
+		}
+		if limit == len(long) && (fmt.Sprint(lines) != "[1 3]" || len(errs) != 1 || !strings.HasPrefix(errs[0], "f.jsonl:2: the line is longer than")) {
+			t.Errorf("limit one byte short: lines %v, errors %v", lines, errs)
+		}
+	}
+	pretty := "{\n \"input\": \"Q\",\n \"output\": \"R\"\n}\n"
+	for _, limit := range []int{len(pretty), len(pretty) - 1} {
+		r := NewReader(strings.NewReader(pretty), "f.json")
+		r.MaxDocumentBytes = limit
+		_, err := r.Next()
+		if ok := err == nil; ok != (limit == len(pretty)) || (err != nil && !strings.Contains(err.Error(), "longer than")) {
+			t.Errorf("document limit %d for %d bytes: %v", limit, len(pretty), err)
+		}
+	}
+}
+
 func TestErrorPositions(t *testing.T) {
 	pretty := func(atom string) string {
 		return "{\n \"input\": \"Q\",\n \"output\": \"R\",\n \"atoms\": [\n  {\"id\": \"a0\", \"text\": \"A\"},\n  " + atom +
@@ -218,6 +268,46 @@ func TestPublishedFiles(t *testing.T) {
 		}
 		if (in.Contexts[0].Snippet != "") != tc.snippet {
 			t.Errorf("%s: snippet %q", tc.file, in.Contexts[0].Snippet)
+		}
+	}
+}
+
+// TestRecordLimits: a record with more atoms, contexts or relations than
+// the limits is refused, naming the field; one at the limits is read.
+func TestRecordLimits(t *testing.T) {
+	build := func(atoms, contexts int) string {
+		var b strings.Builder
+		b.WriteString(`{"input": "Q", "output": "R", "atoms": [`)
+		for i := range atoms {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id": "a%d", "text": "A%d"}`, i, i)
+		}
+		b.WriteString(`], "contexts": [`)
+		for i := range contexts {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id": "c%d", "text": "C%d"}`, i, i)
+		}
+		b.WriteString("]}\n")
+		return b.String()
+	}
+	for _, tc := range []struct {
+		atoms, contexts int
+		err             string
+	}{
+		{MaxAtoms, MaxContexts, ""},
+		{MaxAtoms + 1, 1, "f.jsonl:1: atoms: 10001 entries, more than the 10000"},
+		{1, MaxContexts + 1, "f.jsonl:1: contexts: 10001 entries, more than the 10000"},
+	} {
+		ins, errs := readAll(t, build(tc.atoms, tc.contexts))
+		switch {
+		case tc.err == "" && (len(ins) != 1 || errs != nil):
+			t.Errorf("%d atoms, %d contexts: %v", tc.atoms, tc.contexts, errs)
+		case tc.err != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tc.err)):
+			t.Errorf("%d atoms, %d contexts: %v, want %q", tc.atoms, tc.contexts, errs, tc.err)
 		}
 	}
 }

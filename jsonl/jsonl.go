@@ -56,10 +56,24 @@ type Stored struct {
 // error, and nothing is changed. So is an error from check, which, when not
 // nil, is given what the file holds before anything is changed, to say
 // whether it may be resumed.
+//
+// The file is locked (an advisory lock, released when it is closed), so
+// that a second process resuming the same file is refused instead of
+// interleaving its lines. A path that is not a regular file (/dev/stdout, a
+// pipe, /dev/null) holds nothing to resume: it is opened for writing as it
+// is.
 func Resume(path, lineField string, keep []string, check func(Done) error) (*os.File, Done, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		return f, Done{}, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: another process is writing this file (%v); wait for it, or give another output file", path, err)
 	}
 	done, good, err := scan(f, path, lineField, keep)
 	if err == nil && check != nil {

@@ -3,8 +3,10 @@ package jsonl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -116,5 +118,61 @@ func TestReadLines(t *testing.T) {
 	stop := errors.New("stop")
 	if err := ReadLines(path, func(int, []byte) error { return stop }); err != stop {
 		t.Errorf("error not passed through: %v", err)
+	}
+}
+
+// TestResumeLocked: a second writer of the same output file is refused
+// while the first holds it, and may resume once it has closed it.
+func TestResumeLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	f, _, err := Resume(path, "line", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Resume(path, "line", nil, nil); err == nil || !strings.Contains(err.Error(), "another process is writing") {
+		t.Errorf("second writer: %v", err)
+	}
+	f.Close()
+	g, _, err := Resume(path, "line", nil, nil)
+	if err != nil {
+		t.Errorf("after the first closed it: %v", err)
+	} else {
+		g.Close()
+	}
+}
+
+// TestResumeNotRegular: -o /dev/null and -o /dev/stdout into a pipe are
+// written as they are: nothing read (a pipe would block forever), nothing
+// truncated (a device refuses it).
+func TestResumeNotRegular(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("uses /dev/fd, /dev/null")
+	}
+	f, done, err := Resume(os.DevNull, "line", nil, nil)
+	if err != nil || len(done) != 0 {
+		t.Fatalf("/dev/null: %v", err)
+	}
+	f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	f, _, err = Resume(fmt.Sprintf("/dev/fd/%d", w.Fd()), "line", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewWriter(f).Write(map[string]int{"line": 1}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	w.Close()
+	if s := <-got; s != "{\"line\":1}\n" {
+		t.Errorf("the pipe got %q", s)
 	}
 }

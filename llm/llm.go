@@ -17,14 +17,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // DefaultBaseURL is OpenAI's API, the base URL OpenAI's own clients use
@@ -50,27 +52,24 @@ type Config struct {
 	Concurrency int
 	// Timeout bounds each attempt of a request. Default 2 minutes.
 	Timeout time.Duration
-	// Retries is how many times a failed attempt is repeated after a rate
-	// limit (429), a server error (5xx), a timeout or a network error.
-	// Zero means no retries.
-	Retries int
-	// MinBackoff and MaxBackoff bound the wait between attempts, which
-	// doubles from MinBackoff (default 1s) up to MaxBackoff (default 1m). A
-	// Retry-After header from the server overrides it.
-	MinBackoff, MaxBackoff time.Duration
-	// CachePath is a SQLite file holding answers from earlier runs; empty
-	// means no cache.
+	// Retry is how failed attempts are repeated: a rate limit (429), a
+	// server error (5xx), a timeout or a network error is, after the
+	// policy's back-off or the server's Retry-After / retry-after-ms;
+	// other errors are not. Nil is retry.Default(). Share one policy
+	// between the clients of a run: its Notify is then called by one of
+	// them at a time.
+	Retry *retry.Policy
+	// CachePath is a SQLite file holding answers from earlier runs (a
+	// sqlcache file of kind llm: any other file is refused untouched);
+	// empty means no cache. sqlcache.Resolve turns a FILE|auto|off
+	// setting into it.
 	CachePath string
 	// HTTPClient sends the requests; default http.DefaultClient.
 	HTTPClient *http.Client
-	// Retrying, when set, is told about each failed attempt that will be
-	// repeated, and how long the client waits first. It may be called from
-	// several goroutines at once.
-	Retrying func(err error, attempt int, wait time.Duration)
+	// Reasks is how many times an answer that its request's Read refuses
+	// is asked again, with the request's Reminder. Zero means never.
+	Reasks int
 }
-
-// maxRetryAfter caps how long a Retry-After header can make us wait.
-const maxRetryAfter = 10 * time.Minute
 
 // Message is one chat message.
 type Message struct {
@@ -85,6 +84,26 @@ type Request struct {
 	MaxTokens int
 	// Logprobs asks for the log probability of each answer token.
 	Logprobs bool
+
+	// Read, when set, tells a readable answer from one that is not: it
+	// returns an error saying why the answer cannot be read. An answer
+	// Read refuses is never cached and never returned. It is asked again,
+	// up to the client's Reasks times, as the same conversation going on
+	// with the refused answer and Reminder as the next user message; when
+	// the last answer is still refused, Complete returns an
+	// *UnreadableAnswerError. An answer read after a reminder is cached
+	// under this request, the one first asked, so that a rerun gets it at
+	// once. A cached answer Read refuses (one cached before Read existed,
+	// say) is asked for afresh. Read may be called from several goroutines
+	// at once.
+	Read func(*Response) error
+	// Reminder is the user message that asks again: a short reminder of
+	// the format the answer must have.
+	Reminder string
+	// Stage and Item name the request in an UnreadableAnswerError: the
+	// stage that asks ("nli", "atomizer") and what about ("pair c0 → a1").
+	// They are not sent.
+	Stage, Item string
 }
 
 // Response is a model's answer.
@@ -97,6 +116,9 @@ type Response struct {
 	Usage        TokenUsage
 	// Cached reports that the answer came from the cache, not the server.
 	Cached bool
+	// Reasks is how many times the answer was asked again, with the
+	// request's Reminder, before Read accepted it.
+	Reasks int
 }
 
 // Token is one generated token.
@@ -123,36 +145,32 @@ type Usage struct {
 	CacheHits        int64 // answers served from the cache
 	Requests         int64 // HTTP requests sent, retries included
 	Retries          int64 // requests that repeated a failed one
+	Reasks           int64 // requests that asked again for an unreadable answer
 	PromptTokens     int64 // as reported by the server, cache hits excluded
 	CompletionTokens int64
 }
 
 func (u Usage) String() string {
-	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries), %d prompt + %d completion tokens",
-		u.Calls, u.CacheHits, u.Requests, u.Retries, u.PromptTokens, u.CompletionTokens)
+	return fmt.Sprintf("%d answers (%d from cache), %d requests (%d retries, %d re-asks), %d prompt + %d completion tokens",
+		u.Calls, u.CacheHits, u.Requests, u.Retries, u.Reasks, u.PromptTokens, u.CompletionTokens)
 }
 
 // Client talks to one endpoint and model. It is safe for concurrent use.
 type Client struct {
-	endpoint   string
-	baseURL    string
-	apiKey     string
-	model      string
-	seed       int
-	timeout    time.Duration
-	retries    int
-	minBackoff time.Duration
-	maxBackoff time.Duration
-	http       *http.Client
-	slots      chan struct{} // one token per request allowed in flight
-	cache      *cache
-	retrying   func(err error, attempt int, wait time.Duration)
+	endpoint string
+	shown    string // endpoint as messages show it: userinfo and keys redacted
+	baseURL  string
+	apiKey   string
+	model    string
+	seed     int
+	timeout  time.Duration
+	retry    *retry.Policy
+	http     *http.Client
+	slots    chan struct{} // one token per request allowed in flight
+	cache    *cache
+	reasks   int
 
-	// sleep waits between attempts; tests replace it to see the waits
-	// without spending them.
-	sleep func(ctx context.Context, d time.Duration) error
-
-	calls, cacheHits, requests, retried, promptTokens, completionTokens atomic.Int64
+	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
 
 // New returns a client for the endpoint cfg describes, opening its cache.
@@ -165,36 +183,31 @@ func New(cfg Config) (*Client, error) {
 		base = DefaultBaseURL
 	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("llm: base URL %q is not an http:// or https:// URL", cfg.BaseURL)
+		return nil, fmt.Errorf("llm: base URL %q is not an http:// or https:// URL", redact.URL(cfg.BaseURL))
 	}
-	if cfg.Retries < 0 {
-		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retries)
+	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
+		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
+	}
+	if cfg.Reasks < 0 {
+		return nil, fmt.Errorf("llm: negative re-ask count %d", cfg.Reasks)
 	}
 	c := &Client{
-		endpoint:   base + "/chat/completions",
-		baseURL:    base,
-		apiKey:     cfg.APIKey,
-		model:      cfg.Model,
-		seed:       cfg.Seed,
-		timeout:    cfg.Timeout,
-		retries:    cfg.Retries,
-		minBackoff: cfg.MinBackoff,
-		maxBackoff: cfg.MaxBackoff,
-		http:       cfg.HTTPClient,
-		retrying:   cfg.Retrying,
-		sleep:      sleepCtx,
+		endpoint: base + "/chat/completions",
+		shown:    redact.URL(base + "/chat/completions"),
+		baseURL:  base,
+		apiKey:   cfg.APIKey,
+		model:    cfg.Model,
+		seed:     cfg.Seed,
+		timeout:  cfg.Timeout,
+		retry:    cfg.Retry,
+		http:     cfg.HTTPClient,
+		reasks:   cfg.Reasks,
 	}
 	if c.timeout <= 0 {
 		c.timeout = 2 * time.Minute
 	}
-	if c.minBackoff <= 0 {
-		c.minBackoff = time.Second
-	}
-	if c.maxBackoff <= 0 {
-		c.maxBackoff = time.Minute
-	}
-	if c.maxBackoff < c.minBackoff {
-		c.maxBackoff = c.minBackoff
+	if c.retry == nil {
+		c.retry = retry.Default()
 	}
 	if c.http == nil {
 		c.http = http.DefaultClient
@@ -225,8 +238,9 @@ func (c *Client) Close() error {
 // Model is the model name at the endpoint.
 func (c *Client) Model() string { return c.model }
 
-// Endpoint is the URL requests go to.
-func (c *Client) Endpoint() string { return c.endpoint }
+// Endpoint is the URL requests go to, as messages show it: without
+// userinfo, key-carrying query values masked.
+func (c *Client) Endpoint() string { return c.shown }
 
 // Usage returns the counters so far.
 func (c *Client) Usage() Usage {
@@ -235,6 +249,7 @@ func (c *Client) Usage() Usage {
 		CacheHits:        c.cacheHits.Load(),
 		Requests:         c.requests.Load(),
 		Retries:          c.retried.Load(),
+		Reasks:           c.reasked.Load(),
 		PromptTokens:     c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(),
 	}
@@ -277,17 +292,12 @@ type apiError struct {
 }
 
 // Complete asks for one answer: from the cache when an equal request was
-// answered before, else from the server.
+// answered before, else from the server. With req.Read set, only an answer
+// Read accepts is returned and cached; see Request.Read.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := json.Marshal(wireRequest{
-		Model:     c.model,
-		Messages:  req.Messages,
-		Seed:      c.seed,
-		MaxTokens: req.MaxTokens,
-		Logprobs:  req.Logprobs,
-	})
+	body, err := c.encode(req.Messages, req)
 	if err != nil {
-		return nil, fmt.Errorf("llm: encoding request: %w", err)
+		return nil, err
 	}
 	sum := sha256.Sum256(body)
 	key := hex.EncodeToString(sum[:])
@@ -297,27 +307,43 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			return nil, err
 		}
 		if ok {
-			if resp, err := parseResponse(raw); err == nil {
+			// An entry we cannot parse (written by a different version,
+			// say) or read is asked again and overwritten.
+			if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
 				resp.Cached = true
 				c.calls.Add(1)
 				c.cacheHits.Add(1)
 				return resp, nil
 			}
-			// An entry we cannot read (written by a different version,
-			// say) is asked again and overwritten.
 		}
 	}
-	raw, err := c.post(ctx, body)
+	resp, raw, err := c.fetch(ctx, body)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := parseResponse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
+	msgs := req.Messages
+	for attempt := 1; req.Read != nil; attempt++ {
+		rerr := req.Read(resp)
+		if rerr == nil {
+			resp.Reasks = attempt - 1
+			break
+		}
+		if attempt > c.reasks {
+			return nil, newUnreadable(req, resp, attempt, rerr)
+		}
+		msgs = append(msgs[:len(msgs):len(msgs)],
+			Message{Role: "assistant", Content: resp.Content},
+			Message{Role: "user", Content: req.Reminder})
+		again, err := c.encode(msgs, req)
+		if err != nil {
+			return nil, err
+		}
+		c.reasked.Add(1)
+		if resp, raw, err = c.fetch(ctx, again); err != nil {
+			return nil, err
+		}
 	}
 	c.calls.Add(1)
-	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
-	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
 	if c.cache != nil {
 		if err := c.cache.put(ctx, key, c.model, body, raw); err != nil {
 			return nil, err
@@ -325,6 +351,86 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	return resp, nil
 }
+
+// encode is the JSON body of a request with the given messages.
+func (c *Client) encode(msgs []Message, req Request) ([]byte, error) {
+	body, err := json.Marshal(wireRequest{
+		Model:     c.model,
+		Messages:  msgs,
+		Seed:      c.seed,
+		MaxTokens: req.MaxTokens,
+		Logprobs:  req.Logprobs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llm: encoding request: %w", err)
+	}
+	return body, nil
+}
+
+// fetch sends a request body to the server and parses its answer.
+func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, error) {
+	raw, err := c.post(ctx, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := parseResponse(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("llm: POST %s: %w", c.shown, err)
+	}
+	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
+	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
+	return resp, raw, nil
+}
+
+// QuoteLen is how much of an unreadable answer an UnreadableAnswerError
+// keeps: its first QuoteLen characters.
+const QuoteLen = 200
+
+// UnreadableAnswerError is an answer that its request's Read refused, the
+// last one after all the reminders.
+type UnreadableAnswerError struct {
+	Stage, Item string // from the request
+	// Answer is the first QuoteLen characters of the last answer, with
+	// "…" added when there were more.
+	Answer string
+	// Attempts is how many answers were asked for: the first and the
+	// re-asks.
+	Attempts int
+	// FinishReason is the last answer's: "length" means it was cut off at
+	// the request's token limit.
+	FinishReason string
+	// Err is Read's reason for refusing the last answer.
+	Err error
+}
+
+func newUnreadable(req Request, resp *Response, attempts int, err error) *UnreadableAnswerError {
+	a := resp.Content
+	if r := []rune(a); len(r) > QuoteLen {
+		a = string(r[:QuoteLen]) + "…"
+	}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: a, Attempts: attempts, FinishReason: resp.FinishReason, Err: err}
+}
+
+func (e *UnreadableAnswerError) Error() string {
+	var b strings.Builder
+	for _, s := range []string{e.Stage, e.Item} {
+		if s != "" {
+			b.WriteString(s + ": ")
+		}
+	}
+	b.WriteString("the model's answer could not be read")
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (asked %d times)", e.Attempts)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	if e.FinishReason == "length" {
+		b.WriteString("; it was cut off at the token limit")
+	}
+	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
+	return b.String()
+}
+
+func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
 
 // GenerateMaxTokens bounds the answers of Generate: FActScore's verifier
 // needs a word or a sentence.
@@ -404,22 +510,19 @@ func (c *Client) Each(ctx context.Context, n int, req func(i int) Request, handl
 	return firstErr
 }
 
-// StatusError is an HTTP error answer from the endpoint.
+// StatusError is an HTTP error answer from the endpoint. Its fields are
+// fit to print: secrets are redacted from them.
 type StatusError struct {
 	Endpoint   string
 	StatusCode int
 	Status     string // "500 Internal Server Error"
 	Message    string // the server's error message, or the start of its body
-	Attempts   int
 	Hint       string // what the user may do about it, if anything is known
 }
 
 func (e *StatusError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "llm: POST %s: %s", e.Endpoint, e.Status)
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
-	}
 	if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
@@ -432,62 +535,32 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// retryable reports whether a status is worth another attempt.
-func retryable(code int) bool {
-	return code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500
-}
-
-// post sends body, retrying as configured, and returns the response body of
-// the first successful attempt. One slot of the concurrency limit is held
-// while an attempt is in flight, not while waiting to retry.
+// post sends body, repeating failed attempts as the retry policy says,
+// and returns the response body of the first successful attempt. The error
+// after the last attempt names the endpoint, the status and the server's
+// message, and how many attempts were made. One slot of the concurrency
+// limit is held while an attempt is in flight, not while waiting to retry.
 func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
-	attempts := c.retries + 1
-	for attempt := 1; ; attempt++ {
-		raw, wait, err := c.attempt(ctx, body)
-		if err == nil {
-			return raw, nil
+	raw, err := retry.Do(ctx, c.retry, func(attempt int) ([]byte, error) {
+		if attempt > 1 {
+			c.retried.Add(1)
 		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, ctx.Err())
-		}
-		var se *StatusError
-		isStatus := errors.As(err, &se)
-		var pe *permanentError
-		if (isStatus && !retryable(se.StatusCode)) || errors.As(err, &pe) || attempt >= attempts {
-			switch {
-			case isStatus:
-				se.Attempts = attempt
-			case attempt > 1:
-				err = fmt.Errorf("%w (after %d attempts)", err, attempt)
-			}
-			return nil, err
-		}
-		if wait <= 0 {
-			wait = c.backoff(attempt)
-		}
-		if c.retrying != nil {
-			c.retrying(err, attempt, wait)
-		}
-		if err := c.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
-		}
-		c.retried.Add(1)
+		return c.attempt(ctx, body)
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("llm: POST %s: %w", c.shown, ctx.Err())
 	}
+	return raw, err
 }
 
-// permanentError marks a failure that another attempt would not cure.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
-// attempt sends one request. On failure it returns how long the server
-// asked us to wait (0 when it did not say).
-func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
+// attempt sends one request. Its error is marked for the retry policy:
+// permanent for what another attempt would not cure, with the server's
+// requested wait for a retryable status.
+func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, 0, ctx.Err()
+		return nil, ctx.Err()
 	}
 	defer func() { <-c.slots }()
 
@@ -495,10 +568,11 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, time.Duratio
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, &permanentError{fmt.Errorf("llm: %w", err)}
+		return nil, retry.Permanent(fmt.Errorf("llm: %s", redact.String(err.Error(), c.apiKey)))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
+	hreq.Header.Set("User-Agent", version.UserAgent())
 	if c.apiKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
@@ -510,23 +584,23 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, time.Duratio
 		raw, err = io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
 		if err == nil {
 			if hresp.StatusCode/100 == 2 {
-				return raw, 0, nil
+				return raw, nil
 			}
-			return nil, retryAfter(hresp.Header, time.Now()), c.statusError(hresp, raw)
+			return nil, retry.ForStatus(c.statusError(hresp, raw), hresp)
 		}
 	}
 	if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-		return nil, 0, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", c.endpoint, c.timeout)
+		return nil, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", c.shown, c.timeout)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, 0, fmt.Errorf("llm: POST %s: %w", c.endpoint, err)
+	return nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
 }
 
 func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
-	e := &StatusError{Endpoint: c.endpoint, StatusCode: resp.StatusCode, Status: resp.Status}
+	e := &StatusError{Endpoint: c.shown, StatusCode: resp.StatusCode, Status: resp.Status}
 	var wr struct {
 		Error json.RawMessage `json:"error"`
 	}
@@ -543,6 +617,8 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 	if e.Message == "" {
 		e.Message = snippet(body)
 	}
+	// A server may echo the request's Authorization header, or the key.
+	e.Message = redact.String(e.Message, c.apiKey)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		e.Hint = "check the API key: OPENAI_API_KEY or --llm-api-key"
@@ -554,9 +630,10 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 	return e
 }
 
-// snippet is the start of a body, for error messages.
+// snippet is the start of a body, for error messages, with anything that
+// looks like a credential redacted.
 func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
+	s := redact.String(strings.TrimSpace(string(b)))
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
 		s = s[:200] + "…"
@@ -565,49 +642,6 @@ func snippet(b []byte) string {
 		return "empty body"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// retryAfter reads how long the server asks us to wait: OpenAI's
-// retry-after-ms, or Retry-After in seconds or as an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	var d time.Duration
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if v := h.Get("Retry-After"); d == 0 && v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if s > 0 {
-				d = time.Duration(s * float64(time.Second))
-			}
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		}
-	}
-	if d < 0 {
-		d = 0
-	}
-	return min(d, maxRetryAfter)
-}
-
-// backoff is the wait after the given failed attempt: exponential from
-// minBackoff, capped, with jitter so that parallel requests spread out.
-func (c *Client) backoff(attempt int) time.Duration {
-	d := float64(c.minBackoff) * math.Pow(2, float64(attempt-1))
-	d = min(d, float64(c.maxBackoff))
-	return time.Duration(d/2 + rand.Float64()*d/2)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // parseResponse reads a chat completion response body.

@@ -1,43 +1,56 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
+// fast is a retry policy of the given retries whose waits are
+// milliseconds: back-off from 1ms to 8ms, a server's wait capped at 50ms.
+func fast(retries int) *retry.Policy {
+	return &retry.Policy{Retries: retries, MinWait: time.Millisecond, MaxWait: 8 * time.Millisecond, MaxServerWait: 50 * time.Millisecond}
+}
+
 // newTestClient returns a client of srv whose waits between attempts are
-// recorded instead of slept.
+// recorded; without a retry policy in cfg it does not retry.
 func newTestClient(t *testing.T, srv *fakellm.Server, cfg Config) (*Client, *[]time.Duration) {
 	t.Helper()
 	cfg.BaseURL = srv.BaseURL()
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
 	}
+	if cfg.Retry == nil {
+		cfg.Retry = fast(0)
+	}
+	var waits []time.Duration // Notify calls are serialised
+	notify := cfg.Retry.Notify
+	cfg.Retry.Notify = func(err error, attempt int, wait time.Duration) {
+		waits = append(waits, wait)
+		if notify != nil {
+			notify(err, attempt, wait)
+		}
+	}
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	var (
-		mu    sync.Mutex
-		waits []time.Duration
-	)
-	c.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
-	}
 	return c, &waits
 }
 
@@ -69,9 +82,10 @@ func TestRequestBody(t *testing.T) {
 }
 
 // TestRetries: rate limits and server errors are retried, honouring
-// Retry-After; a server that keeps failing exhausts the retry budget with an
-// error that names the endpoint and the status; client errors are not
-// retried.
+// retry-after-ms and Retry-After up to the policy's cap (50ms here; the
+// parsing of Retry-After is tested in package retry); a server that keeps
+// failing exhausts the retry budget with an error that names the endpoint
+// and the status; client errors are not retried.
 func TestRetries(t *testing.T) {
 	ok := fakellm.Reply{Content: "entailment"}
 	tests := []struct {
@@ -83,22 +97,22 @@ func TestRetries(t *testing.T) {
 		wantWaits []time.Duration // exact waits; nil = any backoff
 	}{
 		{
-			name:    "429 then success, Retry-After in seconds",
+			name:    "429 then success, Retry-After in seconds, capped",
 			retries: 3,
 			replies: []fakellm.Reply{
 				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "7"}},
 				ok,
 			},
-			wantReqs: 2, wantWaits: []time.Duration{7 * time.Second},
+			wantReqs: 2, wantWaits: []time.Duration{50 * time.Millisecond},
 		},
 		{
 			name:    "429 with retry-after-ms",
 			retries: 3,
 			replies: []fakellm.Reply{
-				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}},
+				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After-Ms": "25", "Retry-After": "9"}},
 				ok,
 			},
-			wantReqs: 2, wantWaits: []time.Duration{250 * time.Millisecond},
+			wantReqs: 2, wantWaits: []time.Duration{25 * time.Millisecond},
 		},
 		{
 			name:     "503 twice then success",
@@ -154,7 +168,7 @@ func TestRetries(t *testing.T) {
 			srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
 				return tt.replies[min(n, len(tt.replies)-1)]
 			})
-			c, waits := newTestClient(t, srv, Config{Retries: tt.retries})
+			c, waits := newTestClient(t, srv, Config{Retry: fast(tt.retries)})
 			resp, err := c.Complete(context.Background(), ask("q"))
 			if tt.wantErr == nil {
 				if err != nil {
@@ -189,11 +203,12 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-// TestBackoff: without Retry-After the waits double from MinBackoff, with
-// jitter in [d/2, d], up to MaxBackoff.
+// TestBackoff: without Retry-After the waits double from the policy's
+// MinWait up to its MaxWait, each randomized by ±50% (the retry policy's
+// rule; it was [d/2, d] before the client used package retry).
 func TestBackoff(t *testing.T) {
 	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500} })
-	c, waits := newTestClient(t, srv, Config{Retries: 6, MinBackoff: time.Second, MaxBackoff: 8 * time.Second})
+	c, waits := newTestClient(t, srv, Config{Retry: fast(6)})
 	if _, err := c.Complete(context.Background(), ask("q")); err == nil {
 		t.Fatal("no error")
 	}
@@ -202,9 +217,9 @@ func TestBackoff(t *testing.T) {
 		t.Fatalf("waits %v", *waits)
 	}
 	for i, w := range *waits {
-		hi := want[i] * time.Second
-		if w < hi/2 || w > hi {
-			t.Errorf("wait %d = %v, want in [%v, %v]", i, w, hi/2, hi)
+		d := want[i] * time.Millisecond
+		if w < d/2 || w > d*3/2+time.Nanosecond {
+			t.Errorf("wait %d = %v, want in [%v, %v]", i, w, d/2, d*3/2)
 		}
 	}
 }
@@ -213,7 +228,7 @@ func TestBackoff(t *testing.T) {
 // and the error says so.
 func TestTimeout(t *testing.T) {
 	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
-	c, _ := newTestClient(t, srv, Config{Retries: 1, Timeout: 50 * time.Millisecond})
+	c, _ := newTestClient(t, srv, Config{Retry: fast(1), Timeout: 50 * time.Millisecond})
 	_, err := c.Complete(context.Background(), ask("q"))
 	if err == nil || !strings.Contains(err.Error(), "no answer within 50ms") || !strings.Contains(err.Error(), srv.BaseURL()) ||
 		!strings.Contains(err.Error(), "after 2 attempts") {
@@ -230,7 +245,7 @@ func TestTimeout(t *testing.T) {
 		}
 		return fakellm.Reply{Content: "neutral"}
 	})
-	c2, _ := newTestClient(t, srv2, Config{Retries: 1, Timeout: 50 * time.Millisecond})
+	c2, _ := newTestClient(t, srv2, Config{Retry: fast(1), Timeout: 50 * time.Millisecond})
 	if resp, err := c2.Complete(context.Background(), ask("q")); err != nil || resp.Content != "neutral" {
 		t.Fatalf("resp %+v, err %v", resp, err)
 	}
@@ -239,7 +254,7 @@ func TestTimeout(t *testing.T) {
 // TestCanceled: a canceled context stops retrying at once.
 func TestCanceled(t *testing.T) {
 	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
-	c, _ := newTestClient(t, srv, Config{Retries: 5, Timeout: time.Hour})
+	c, _ := newTestClient(t, srv, Config{Retry: fast(5), Timeout: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := c.Complete(ctx, ask("q"))
@@ -322,6 +337,28 @@ func TestCacheSkipsFailures(t *testing.T) {
 	}
 	if r, err := c.Complete(context.Background(), ask("q")); err != nil || r.Cached || r.Content != "fine" {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// TestCacheRefusesOtherFiles: a cache path that names another program's
+// SQLite database is refused, and the database is left as it was.
+func TestCacheRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE documents (title PRIMARY KEY, text)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	_, err = New(Config{BaseURL: "http://localhost:1/v1", Model: "m", CachePath: path})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a factreasoner-go cache") {
+		t.Fatalf("got %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the database was modified")
 	}
 }
 
@@ -430,28 +467,11 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestRetryAfterDate(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	h := http.Header{}
-	h.Set("Retry-After", now.Add(30*time.Second).Format(http.TimeFormat))
-	if d := retryAfter(h, now); d != 30*time.Second {
-		t.Errorf("date: %v", d)
-	}
-	h.Set("Retry-After", "86400")
-	if d := retryAfter(h, now); d != maxRetryAfter {
-		t.Errorf("capped: %v", d)
-	}
-	h.Set("Retry-After", "soon")
-	if d := retryAfter(h, now); d != 0 {
-		t.Errorf("garbage: %v", d)
-	}
-}
-
 // TestNetworkError: a server that is gone is retried like a 5xx and then
 // reported with the endpoint.
 func TestNetworkError(t *testing.T) {
 	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
-	c, waits := newTestClient(t, srv, Config{Retries: 2})
+	c, waits := newTestClient(t, srv, Config{Retry: fast(2)})
 	srv.Close()
 	_, err := c.Complete(context.Background(), ask("q"))
 	if err == nil || !strings.Contains(err.Error(), srv.BaseURL()+"/chat/completions") || !strings.Contains(err.Error(), "after 3 attempts") {
@@ -471,9 +491,11 @@ func TestRetryingCallback(t *testing.T) {
 		return fakellm.Reply{Content: "ok"}
 	})
 	var got []string
-	c, _ := newTestClient(t, srv, Config{Retries: 3, Retrying: func(err error, attempt int, wait time.Duration) {
+	p := fast(3)
+	p.Notify = func(err error, attempt int, wait time.Duration) {
 		got = append(got, fmt.Sprintf("%d: %v", attempt, err))
-	}})
+	}
+	c, _ := newTestClient(t, srv, Config{Retry: p})
 	if _, err := c.Complete(context.Background(), ask("q")); err != nil {
 		t.Fatal(err)
 	}
@@ -500,5 +522,66 @@ func TestEachStops(t *testing.T) {
 	}
 	if n := srv.Count(); n > 10 {
 		t.Errorf("%d of 100 requests sent after the batch failed at the 4th", n)
+	}
+}
+
+// TestSecretsRedacted: a key in the base URL's userinfo and a server that
+// echoes the Authorization header in its error body leave no trace of the
+// key in errors, retry notices or the endpoint shown.
+func TestSecretsRedacted(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+		body := `{"error": {"message": "bad request, you sent Authorization: ` + r.Authorization + ` and key ` + key + `"}}`
+		if n == 0 {
+			return fakellm.Reply{Status: 503, Body: body}
+		}
+		return fakellm.Reply{Status: 401, Body: body}
+	})
+	var notes []string
+	p := fast(2)
+	p.Notify = func(err error, attempt int, wait time.Duration) { notes = append(notes, err.Error()) }
+	base := strings.Replace(srv.BaseURL(), "http://", "http://user:"+key+"@", 1)
+	c, err := New(Config{BaseURL: base, APIKey: key, Model: "m", Retry: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Complete(context.Background(), ask("q"))
+	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "REDACTED") {
+		t.Fatalf("error %v", err)
+	}
+	if r := srv.Requests()[0]; r.Authorization != "Bearer "+key {
+		t.Fatalf("the key was not sent: %q", r.Authorization)
+	}
+	for _, s := range append(notes, err.Error(), c.Endpoint()) {
+		if strings.Contains(s, key) {
+			t.Errorf("key printed: %q", s)
+		}
+	}
+	if len(notes) != 1 {
+		t.Errorf("retry notices %q", notes)
+	}
+	if _, err := New(Config{BaseURL: "ftp://user:" + key + "@host/v1", Model: "m"}); err == nil || strings.Contains(err.Error(), key) {
+		t.Errorf("bad URL error %v", err)
+	}
+}
+
+// TestUserAgent: requests name the tool and its version.
+func TestUserAgent(t *testing.T) {
+	var ua string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ua = r.UserAgent()
+		io.WriteString(w, `{"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]}`)
+	}))
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.URL + "/v1", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(context.Background(), ask("q")); err != nil {
+		t.Fatal(err)
+	}
+	if ua != version.UserAgent() || !strings.HasPrefix(ua, "factreasoner-go/") {
+		t.Errorf("User-Agent %q", ua)
 	}
 }

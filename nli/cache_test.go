@@ -343,19 +343,24 @@ func TestCacheBadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	otherContent, _ := os.ReadFile(other)
 
 	newer := filepath.Join(dir, "newer.db")
 	c := openCache(t, newer, &fake{})
 	c.Close()
 	db, _ = sql.Open("sqlite3", newer)
-	db.Exec("PRAGMA user_version = 99")
+	db.Exec("UPDATE meta SET value = '99' WHERE name = 'format'")
 	db.Close()
 
+	// A parent that is a file cannot be a directory.
+	parent := filepath.Join(dir, "a file")
+	os.WriteFile(parent, nil, 0o644)
+
 	tests := []struct{ path, want string }{
-		{garbage, "file is not a database"},
-		{other, "not an NLI cache"},
+		{garbage, "not an SQLite database"},
+		{other, "tables notes, not a factreasoner-go cache"},
 		{newer, "format 99"},
-		{filepath.Join(dir, "no such dir", "cache.db"), "unable to open"},
+		{filepath.Join(parent, "cache.db"), "not a directory"},
 	}
 	for _, tc := range tests {
 		_, err := nli.OpenCache(tc.path, &fake{})
@@ -365,6 +370,9 @@ func TestCacheBadFile(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(garbage); string(got) != string(content) {
 		t.Error("the garbage file was modified")
+	}
+	if got, _ := os.ReadFile(other); string(got) != string(otherContent) {
+		t.Error("the other program's database was modified")
 	}
 }
 
@@ -395,14 +403,15 @@ func ExampleOpenCache() {
 		cache.Close()
 	}
 	// Output:
-	// lexical:overlap-v1 entailment
-	// lexical:overlap-v1 entailment
+	// lexical:coverage-v1 entailment
+	// lexical:coverage-v1 entailment
 }
 
 // TestCacheFileFormat pins the key of an entry (sha256 over backend, model,
 // premise and hypothesis, each preceded by its length as a little-endian
-// uint64), so that a change to it, which would orphan every existing cache,
-// is deliberate; and shows that a damaged entry is reported, not returned.
+// uint64) and its value (the answer in JSON), so that a change to them,
+// which would orphan every existing cache, is deliberate; and shows that a
+// damaged entry is reported, not returned.
 func TestCacheFileFormat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	p := nli.Pair{Premise: "Ada Lovelace was a mathematician.", Hypothesis: "Ada Lovelace was a writer."}
@@ -423,20 +432,30 @@ func TestCacheFileFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var label int
-	var prob float64
-	if err := db.QueryRow("SELECT label, probability FROM nli WHERE key = ?", key).Scan(&label, &prob); err != nil {
+	var value []byte
+	if err := db.QueryRow("SELECT value FROM entries WHERE key = ?", key).Scan(&value); err != nil {
 		t.Fatalf("entry not under the documented key: %v", err)
 	}
-	if w := fakeAnswer("m", p); label != int(w.Label) || prob != w.Probability {
-		t.Errorf("stored %d %v, want %v %v", label, prob, w.Label, w.Probability)
+	var stored struct {
+		Label        int
+		Probability  float64
+		Distribution []float64
+	}
+	if err := json.Unmarshal(value, &stored); err != nil {
+		t.Fatalf("value %s: %v", value, err)
+	}
+	if w := fakeAnswer("m", p); stored.Label != int(w.Label) || stored.Probability != w.Probability || !reflect.DeepEqual(stored.Distribution, w.Distribution) {
+		t.Errorf("stored %s, want %+v", value, w)
 	}
 
-	if _, err := db.Exec("UPDATE nli SET label = 9"); err != nil {
-		t.Fatal(err)
-	}
-	c = openCache(t, path, &fake{model: "m"})
-	if _, err := c.Classify(context.Background(), []nli.Pair{p}); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), path) {
-		t.Errorf("damaged entry: got %v", err)
+	for _, damage := range []string{`{"label": 9, "probability": 0.5}`, `{"label": 256, "probability": 0.5}`, `{"label": 1, "probability": 1.5}`, `not json`} {
+		if _, err := db.Exec("UPDATE entries SET value = ?", []byte(damage)); err != nil {
+			t.Fatal(err)
+		}
+		c = openCache(t, path, &fake{model: "m"})
+		if _, err := c.Classify(context.Background(), []nli.Pair{p}); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), path) {
+			t.Errorf("damaged entry %s: got %v", damage, err)
+		}
+		c.Close()
 	}
 }

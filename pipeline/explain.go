@@ -40,6 +40,16 @@ type Evidence struct {
 // the relations whose target it is; a context by every relation it is an
 // end of.
 func (a *Assessment) Explain(only string) []Explanation {
+	return a.explain(only, false)
+}
+
+// ExplainContexts explains the contexts of an assessment, in byte-sorted
+// id order, as Explain does.
+func (a *Assessment) ExplainContexts() []Explanation {
+	return a.explain("", true)
+}
+
+func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 	if only != "" {
 		only = a.Nodes.Resolve(only)
 	}
@@ -68,7 +78,7 @@ func (a *Assessment) Explain(only string) []Explanation {
 	var out []Explanation
 	for _, v := range a.Network.Variables { // sorted by name
 		isAtom := v.Kind == graph.AtomVariable
-		if (only == "" && !isAtom) || (only != "" && v.Name != only) {
+		if (only == "" && isAtom == ofContexts) || (only != "" && v.Name != only) {
 			continue
 		}
 		e := Explanation{ID: v.Name, Kind: v.Kind, Predicted: "NS"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -15,18 +16,52 @@ type FActScoreRecord struct {
 	Line  int    `json:"line"`
 	Topic string `json:"topic,omitempty"`
 	Input string `json:"input,omitempty"`
+	// Abstained marks a response that declined to answer (by the
+	// Abstention rule): it did not respond.
+	Abstained bool `json:"abstained,omitempty"`
 	factscore.Result
 	Decisions []factscore.Decision `json:"decisions"`
 }
 
 // FActScoreOf verifies the atoms of a record and scores the response with
-// length-penalty γ = gamma. A record without atoms did not respond; one
-// without contexts gets them from the Retriever (TopK per atom), one with
-// contexts is taken as it is (an atom without any is not supported).
+// length-penalty γ = gamma. A record without atoms is a raw response: one
+// that abstains (by the Abstention rule) did not respond, the others are
+// atomized (one in which the atomizer finds nothing did not respond, as in
+// FActScore's pipeline), and every context the record has is evidence for
+// each atom. A
+// record without contexts gets them from the Retriever (TopK
+// per atom); one with contexts is taken as it is (an atom without any is
+// not supported).
 func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (FActScoreRecord, error) {
 	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
 	if len(in.Atoms) == 0 {
-		return rec, nil // did not respond
+		if p.Abstention.Abstained(in.Output) {
+			rec.Abstained = true
+			return rec, nil
+		}
+		if p.Atomizer == nil {
+			return rec, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
+		}
+		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+		if errors.Is(err, atomize.ErrNoAtoms) {
+			if p.Warn != nil {
+				p.Warn(fmt.Sprintf("line %d: %v; it did not respond", in.Line, err))
+			}
+			return rec, nil
+		}
+		if err != nil {
+			return rec, err
+		}
+		// Contexts given with the raw response are evidence for each of
+		// its atoms.
+		for i := range atoms {
+			for _, c := range in.Contexts {
+				atoms[i].Contexts = append(atoms[i].Contexts, c.ID)
+			}
+		}
+		cp := *in
+		cp.Atoms = atoms
+		in = &cp
 	}
 	if len(in.Contexts) == 0 {
 		if p.Retriever == nil {
@@ -70,17 +105,27 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 // calls emit with each record's result in input order. With gold the
 // human labels decide instead of the verifier: S / (S + NS + IR) for the
 // labeled format, S / (S + NS) for FactReasoner records (every atom must
-// be labeled). Abstained responses did not respond. It returns the summary
-// over the file.
-func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, emit func(FActScoreRecord) error) (factscore.Summary, error) {
+// be labeled); the paper's human scores carry no length penalty, so a
+// caller reproducing them passes gamma 0. In the labeled format a response
+// responds unless it abstained (null annotations), as the paper's "%
+// responding"; one without S or NS facts is reported with 0 facts and left
+// out of the means. Invalid and failed records are handled as o says (see
+// FileOptions); they are left out of the summary, which it returns with
+// the counts.
+func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(FActScoreRecord) error) (factscore.Summary, ScoreStats, error) {
 	agg := factscore.NewAggregate(gamma)
+	var st ScoreStats
 	add := func(rec FActScoreRecord) error {
 		agg.Add(rec.Result)
+		st.Scored++
+		if o.Progress != nil {
+			o.Progress(st.Scored, rec.Line)
+		}
 		return emit(rec)
 	}
 	format, err := instance.DetectFormat(input)
 	if err != nil {
-		return agg.Summary(), err
+		return agg.Summary(), st, err
 	}
 	if format == instance.FActScoreLabeled {
 		err = instance.ReadLabeled(input, func(line int, r *instance.LabeledRecord) error {
@@ -92,15 +137,18 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			}
 			in := r.Instance()
 			in.Line = line
+			if len(in.Atoms) == 0 { // every fact irrelevant: responded, no facts
+				return add(FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Result: factscore.NewResult(0, 0, gamma), Decisions: []factscore.Decision{}})
+			}
 			rec, err := p.FActScoreOf(ctx, in, gamma)
 			if err != nil {
-				return fmt.Errorf("%s:%d: %w", input, line, err)
+				return o.fail(input, line, err, &st)
 			}
 			return add(rec)
 		})
-		return agg.Summary(), err
+		return agg.Summary(), st, err
 	}
-	err = instance.Scan(input, nil, func(in *instance.Instance) error {
+	err = instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
 		var rec FActScoreRecord
 		var err error
 		if gold {
@@ -109,20 +157,19 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			rec, err = p.FActScoreOf(ctx, in, gamma)
 		}
 		if err != nil {
-			var fe *instance.FieldError
-			if errors.As(err, &fe) {
-				return &instance.Error{File: input, Line: in.Line, Field: fe.Field, Err: errors.New(fe.Msg)}
-			}
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
+			return o.fail(input, in.Line, err, &st)
 		}
 		return add(rec)
 	})
-	return agg.Summary(), err
+	return agg.Summary(), st, err
 }
 
 // goldLabeled is the human FActScore of a labeled record.
 func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord {
 	rec := FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
+	if r.Abstained() {
+		return rec
+	}
 	for _, a := range r.Annotations {
 		for _, f := range a.HumanAtomicFacts {
 			rec.Decisions = append(rec.Decisions, factscore.Decision{

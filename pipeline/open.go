@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +15,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
@@ -21,7 +23,9 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // Options describe a pipeline by names and settings; Open turns them into
@@ -41,11 +45,20 @@ type Options struct {
 	NLI NLIOptions
 	// LLM is the OpenAI-compatible endpoint of the LLM stages (NLI backend
 	// llm, atomizer llm, the reviser, FActScore's llm verifier). Its
-	// CachePath is ignored: the cache is Caches.LLM.
+	// CachePath and Retry are ignored: the cache is Caches.LLM, the policy
+	// Retry.
 	LLM llm.Config
+	// Retry is the retry policy of every HTTP client of the pipeline (the
+	// LLM endpoint, Wikipedia), shared so that its notices come one at a
+	// time; nil is retry.Default(). A policy without Notify gets one that
+	// writes to Log.
+	Retry *retry.Policy
 	// LLMPrompt is the prompt of the llm NLI backend: "v1" (default) or
-	// "v2".
-	LLMPrompt string
+	// "v2". LLMFixedProbability is the probability it gives a label whose
+	// answer came without log probabilities (llmnli.Options: 0 is the
+	// default, a negative value makes such an answer an error).
+	LLMPrompt           string
+	LLMFixedProbability float64
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
 	// "sentences". Revise says whether the LLM reviser rewrites them to
@@ -92,21 +105,34 @@ const (
 	ReviseOff
 )
 
-// RetrievalOptions choose the knowledge source of records without
+// RetrievalOptions choose the knowledge sources of records without
 // contexts.
 type RetrievalOptions struct {
-	// Source is "auto" (or ""; db when DB is set, else none), "none", "db"
-	// or "wikipedia".
+	// Source is "auto" (or ""; db when DB is set, else none), "none", or a
+	// comma-separated list of sources, merged in that order: "db",
+	// "wikipedia", "serper", "searxng".
 	Source string
 	// DB is a knowledge base in FActScore's SQLite format.
 	DB string
 	// Wikipedia configures the wikipedia source; zero fields take the
 	// retrieve package's defaults.
 	Wikipedia WikipediaOptions
-	// TopK passages per atom (default DefaultTopK).
-	TopK int
+	Serper    SerperOptions
+	SearXNG   SearXNGOptions
+	// Pages fetches the pages of serper and searxng results for their
+	// text.
+	Pages PageOptions
+	// Query is how the web sources (wikipedia, serper, searxng) form their
+	// query: "atom" (or "", FactReasoner) or "topic" (topic + " " + atom,
+	// FActScore). The db source always searches topic + " " + atom.
+	Query string
+	// TopK passages per atom (default DefaultTopK), for each source
+	// without its own number in KPerSource.
+	TopK       int
+	KPerSource map[string]int
 	// SkipMissingTopics scores a record whose topic the knowledge base
-	// lacks without contexts, with a warning, instead of failing.
+	// lacks without contexts, with a warning, instead of failing; with
+	// other sources beside db, their contexts are kept.
 	SkipMissingTopics bool
 }
 
@@ -117,13 +143,35 @@ type WikipediaOptions struct {
 	MinInterval time.Duration
 }
 
-// Caches are the persistent SQLite caches, each "FILE", "auto" (a file of
-// a fixed name in the cache directory) or "off"; "" takes the default
-// named beside each field.
+// SerperOptions configure the serper source.
+type SerperOptions struct {
+	Endpoint string // default retrieve.DefaultSerperEndpoint
+	// APIKey is the Serper API key; empty reads $SERPER_API_KEY.
+	APIKey string
+}
+
+// SearXNGOptions configure the searxng source.
+type SearXNGOptions struct {
+	URL string // the instance, as http://localhost:8888
+}
+
+// PageOptions configure page fetching; zero fields take the retrieve
+// package's defaults.
+type PageOptions struct {
+	Fetch        bool
+	Timeout      time.Duration // per page
+	Budget       time.Duration // all pages of one search
+	MaxBytes     int64
+	AllowPrivate bool // loopback and private addresses
+}
+
+// Caches are the persistent SQLite caches (package sqlcache), each "FILE",
+// "auto" (the kind's file in the cache directory) or "off"; "" takes the
+// default named beside each field.
 type Caches struct {
 	NLI       string // answers of text NLI backends; default off
-	LLM       string // LLM answers; default auto (llm-answers.sqlite)
-	Retrieval string // retrieval results; default auto (retrieval.sqlite)
+	LLM       string // LLM answers; default auto
+	Retrieval string // retrieval results; default auto
 }
 
 // FActScoreOptions configure FActScore's verifier.
@@ -133,7 +181,27 @@ type FActScoreOptions struct {
 	// probability above Threshold); "" opens none.
 	Verifier  string
 	Threshold float64
+	// Abstention tells raw responses that declined to answer; "" is
+	// factscore.AbstentionGeneric.
+	Abstention factscore.Abstention
 }
+
+// OptionError is a bad value of one of the Options, named as the fr
+// command's flag for it.
+type OptionError struct {
+	Option string // the flag, without its dashes
+	Err    error
+}
+
+func (e *OptionError) Error() string {
+	if msg := e.Err.Error(); strings.HasPrefix(msg, "--"+e.Option) {
+		return msg // it names the flag itself
+	}
+	return "--" + e.Option + ": " + e.Err.Error()
+}
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionErr(option string, err error) error { return &OptionError{Option: option, Err: err} }
 
 // resources are what Open opened: closed, after their summaries are
 // written, by Close.
@@ -142,6 +210,7 @@ type resources struct {
 	closers   []func() error
 	summaries []func(io.Writer)
 	llm       *llmStages
+	retry     *retry.Policy
 	verifier  string // FActScore's verifier, by name
 	closed    bool
 }
@@ -166,10 +235,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		p.K = score.K{Name: "half", Half: true}
 	}
 	if err := p.Graph.Validate(); err != nil {
-		return nil, err
+		return nil, optionErr("atom-prior, --context-prior", err)
 	}
 	if o.Retrieval.TopK < 0 {
-		return nil, fmt.Errorf("retrieval: %d passages per atom: want at least 1", o.Retrieval.TopK)
+		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
 	}
 	log := o.Log
 	if log == nil {
@@ -177,6 +246,16 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	p.res.log = &lockedWriter{w: log}
 	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "fr: warning:", msg) }
+	p.res.retry = o.Retry
+	if p.res.retry == nil {
+		p.res.retry = retry.Default()
+	}
+	if p.res.retry.Retries < 0 {
+		return nil, optionErr("llm-retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
+	}
+	if p.res.retry.Notify == nil {
+		p.res.retry.Notify = retry.Printer(p.res.log, "fr: ")
+	}
 	defer func() {
 		if err != nil {
 			p.abort()
@@ -251,8 +330,9 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	case "auto":
 		p.Given = GivenWhenPresent
 		if !onnxAvailable(o.NLI.Model) {
-			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback (rough word overlap). " +
-				"For real results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
+			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback, " +
+				"which is for trying the tool, not for results (it compares words, not meaning). " +
+				"For results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
 				", then --nli onnx) or an LLM (--nli llm).")
 			break
 		}
@@ -261,7 +341,8 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 			// The default model was pulled but cannot run here (no ONNX
 			// Runtime, say): auto falls back rather than fail.
 			fmt.Fprintf(p.res.log, "fr: warning: --nli auto cannot use %s: %v\n", DefaultONNXModel, err)
-			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback (rough word overlap).")
+			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback, " +
+				"which is for trying the tool, not for results (it compares words, not meaning).")
 			break
 		}
 		if err != nil {
@@ -288,18 +369,20 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	case "llm":
 		prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
 		if err != nil {
-			return fmt.Errorf("--nli-prompt: %w", err)
+			return optionErr("nli-prompt", err)
 		}
 		st, err := p.llmStages(o)
 		if err != nil {
 			return err
 		}
-		st.classifier = llmnli.New(st.client, prompt)
+		if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
+			return optionErr("nli-fixed-probability", err)
+		}
 		cl = st.classifier
 	default:
-		return fmt.Errorf("--nli: unknown backend %q (want auto, given, onnx, remote, llm or lexical)", backend)
+		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, remote, llm or lexical)", backend))
 	}
-	path, err := cachePath(o.Caches.NLI, "nli-answers.sqlite", false)
+	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {
 		return fmt.Errorf("--cache: %w", err)
 	}
@@ -370,18 +453,13 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if base == "" {
 			base = llm.DefaultBaseURL
 		}
-		return nil, fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", base)
+		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
 	}
-	path, err := cachePath(o.Caches.LLM, "llm-answers.sqlite", true)
+	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
 		return nil, fmt.Errorf("--llm-cache: %w", err)
 	}
-	cfg.CachePath = path
-	if cfg.Retrying == nil {
-		cfg.Retrying = func(err error, attempt int, wait time.Duration) {
-			fmt.Fprintf(p.res.log, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
-		}
-	}
+	cfg.CachePath, cfg.Retry = path, p.res.retry
 	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, err
@@ -421,7 +499,7 @@ func (p *Pipeline) openAtomizer(o Options) error {
 		p.Atomizer = st.atomizer
 		revise = o.Revise != ReviseOff
 	default:
-		return fmt.Errorf("--atomizer: unknown atomizer %q (want llm or sentences)", o.Atomizer)
+		return optionErr("atomizer", fmt.Errorf("unknown atomizer %q (want llm or sentences)", o.Atomizer))
 	}
 	if !revise {
 		return nil
@@ -435,68 +513,178 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	return nil
 }
 
-// openRetriever opens the knowledge source of o.Retrieval, behind the
-// retrieval cache.
+// Retrieval source names, as Options.Retrieval.Source lists them.
+var retrievalSources = []string{"db", "wikipedia", "serper", "searxng"}
+
+// openRetriever opens the knowledge sources of o.Retrieval, each behind
+// the retrieval cache, merged by a retrieve.Multi.
 func (p *Pipeline) openRetriever(o Options) error {
 	ro := o.Retrieval
-	source := ro.Source
-	if source == "" || source == "auto" {
-		source = "none"
-		if ro.DB != "" {
-			source = "db"
+	names, err := sourceNames(ro)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	if ro.DB != "" && !slices.Contains(names, "db") {
+		return optionErr("db", fmt.Errorf("--db is given but --source %s lists no db (add it: --source db,%s)", ro.Source, strings.Join(names, ",")))
+	}
+	for name, k := range ro.KPerSource {
+		if !slices.Contains(names, name) {
+			return optionErr("k-per-source", fmt.Errorf("%s is not one of the sources (--source %s)", name, strings.Join(names, ",")))
+		}
+		if k < 1 {
+			return optionErr("k-per-source", fmt.Errorf("%s=%d: want at least 1", name, k))
 		}
 	}
-	var (
-		r    retrieve.Retriever
-		name string
-	)
-	switch source {
-	case "none":
-		return nil
-	case "db":
-		if ro.DB == "" {
-			return errors.New("--source db needs --db KB.db")
-		}
-		db, err := retrieve.OpenDocDB(ro.DB)
-		if err != nil {
-			return fmt.Errorf("--db: %w", err)
-		}
-		p.onClose(db.Close)
-		br := retrieve.NewBM25Retriever(db)
-		r, name = br, br.Source()
-	case "wikipedia":
-		if ro.DB != "" {
-			return errors.New("--db and --source wikipedia: choose one knowledge source")
-		}
-		w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
-		if ro.Wikipedia.UserAgent != "" {
-			w.UserAgent = ro.Wikipedia.UserAgent
-		}
-		if ro.Wikipedia.MinInterval != 0 {
-			w.MinInterval = ro.Wikipedia.MinInterval
-		}
-		r, name = w, w.Source()
-	default:
-		return fmt.Errorf("--source: %q is not auto, db or wikipedia", ro.Source)
+	query, err := retrieve.ParseQueryMode(ro.Query)
+	if err != nil {
+		return optionErr("query", err)
 	}
-	path, err := cachePath(o.Caches.Retrieval, "retrieval.sqlite", true)
+	web := slices.Contains(names, "serper") || slices.Contains(names, "searxng")
+	if ro.Pages.Fetch && !web {
+		return optionErr("fetch-pages", errors.New("pages are fetched for the results of serper and searxng; --source lists neither"))
+	}
+	var cache *retrieve.Cache
+	path, err := sqlcache.Resolve(defaultOn(o.Caches.Retrieval), sqlcache.Retrieval)
 	if err != nil {
 		return fmt.Errorf("--retrieval-cache: %w", err)
 	}
 	if path != "" {
-		cache, err := retrieve.OpenCache(path)
-		if err != nil {
+		if cache, err = retrieve.OpenCache(path); err != nil {
 			return fmt.Errorf("--retrieval-cache: %w", err)
 		}
 		p.onClose(cache.Close)
-		r = cache.Wrap(name, r)
 	}
-	p.Retriever = r
+	var fetcher *retrieve.PageFetcher
+	if ro.Pages.Fetch {
+		fetcher = retrieve.NewPageFetcher()
+		if ro.Pages.Timeout > 0 {
+			fetcher.Timeout = ro.Pages.Timeout
+		}
+		if ro.Pages.MaxBytes > 0 {
+			fetcher.MaxBytes = ro.Pages.MaxBytes
+		}
+		fetcher.AllowPrivate = ro.Pages.AllowPrivate
+		fetcher.Retry = p.res.retry
+	}
+	// withPages fetches the pages of a web source's results.
+	withPages := func(r retrieve.Retriever, name string) (retrieve.Retriever, string) {
+		if fetcher == nil {
+			return r, name
+		}
+		fp := &retrieve.FetchPages{Search: r, Fetcher: fetcher, Budget: ro.Pages.Budget}
+		return fp, fp.Source()
+	}
+	multi := &retrieve.Multi{SkipMissingTopics: ro.SkipMissingTopics, Warn: p.Warn}
+	for _, name := range names {
+		var (
+			r         retrieve.Retriever
+			cacheName string
+		)
+		switch name {
+		case "db":
+			if ro.DB == "" {
+				return optionErr("source", errors.New("db needs --db KB.db"))
+			}
+			db, err := retrieve.OpenDocDB(ro.DB)
+			if err != nil {
+				return fmt.Errorf("--db: %w", err)
+			}
+			p.onClose(db.Close)
+			br := retrieve.NewBM25Retriever(db)
+			r, cacheName = br, br.Source()
+		case "wikipedia":
+			w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
+			if ro.Wikipedia.UserAgent != "" {
+				w.UserAgent = ro.Wikipedia.UserAgent
+			}
+			if ro.Wikipedia.MinInterval != 0 {
+				w.MinInterval = ro.Wikipedia.MinInterval
+			}
+			w.Query, w.Retry = query, p.res.retry
+			r, cacheName = w, w.Source()
+		case "serper":
+			key := ro.Serper.APIKey
+			if key == "" {
+				key = os.Getenv(retrieve.SerperKeyEnv)
+			}
+			s, err := retrieve.NewSerper(ro.Serper.Endpoint, key)
+			if err != nil {
+				return optionErr("source", fmt.Errorf("serper: %w", err))
+			}
+			s.Query, s.Retry = query, p.res.retry
+			p.onSummary(func(w io.Writer) {
+				if n := s.Searches(); n > 0 {
+					fmt.Fprintf(w, "fr: serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
+				}
+			})
+			r, cacheName = withPages(s, s.Source())
+		case "searxng":
+			if ro.SearXNG.URL == "" {
+				return optionErr("searxng-url", errors.New("--source searxng needs --searxng-url URL (the instance, as http://localhost:8888)"))
+			}
+			s, err := retrieve.NewSearXNG(ro.SearXNG.URL)
+			if err != nil {
+				return optionErr("searxng-url", err)
+			}
+			s.Query, s.Retry = query, p.res.retry
+			p.onSummary(func(w io.Writer) {
+				if n := s.Searches(); n > 0 {
+					fmt.Fprintf(w, "fr: searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
+				}
+			})
+			r, cacheName = withPages(s, s.Source())
+		}
+		if cache != nil {
+			r = cache.Wrap(cacheName, r)
+		}
+		multi.Sources = append(multi.Sources, retrieve.Member{Name: name, Retriever: r, K: ro.KPerSource[name]})
+	}
+	if fetcher != nil {
+		p.onSummary(func(w io.Writer) {
+			if s := fetcher.Stats(); s.Fetched+s.Failed() > 0 {
+				fmt.Fprintf(w, "fr: pages: %s\n", s)
+			}
+		})
+	}
+	p.Retriever = multi
 	return nil
+}
+
+// sourceNames reads the list of sources; none gives an empty list.
+func sourceNames(ro RetrievalOptions) ([]string, error) {
+	switch strings.TrimSpace(ro.Source) {
+	case "", "auto":
+		if ro.DB != "" {
+			return []string{"db"}, nil
+		}
+		return nil, nil
+	case "none":
+		return nil, nil
+	}
+	var names []string
+	for _, name := range strings.Split(ro.Source, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case !slices.Contains(retrievalSources, name):
+			return nil, optionErr("source", fmt.Errorf("%q is not a source (want auto, none, or a list of %s)", name, strings.Join(retrievalSources, ", ")))
+		case slices.Contains(names, name):
+			return nil, optionErr("source", fmt.Errorf("%s is listed twice", name))
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // openVerifier opens FActScore's verifier.
 func (p *Pipeline) openVerifier(o Options) error {
+	p.Abstention = factscore.AbstentionGeneric
+	if o.FActScore.Abstention != "" {
+		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
+		if err != nil {
+			return optionErr("abstention", err)
+		}
+		p.Abstention = a
+	}
 	switch v := o.FActScore.Verifier; v {
 	case "":
 	case "llm":
@@ -504,12 +692,13 @@ func (p *Pipeline) openVerifier(o Options) error {
 		if err != nil {
 			return err
 		}
-		p.Verifier = &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
-		p.res.verifier = p.Verifier.Name()
+		v := &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
+		p.Verifier, p.res.verifier = v, v.Name()
+		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "fr: llm factscore verifier: %s\n", v.Stats()) })
 	case "nli":
 		th := o.FActScore.Threshold
 		if th < 0 || th >= 1 {
-			return fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+			return optionErr("threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
 		}
 		p.Threshold = th
 		backend := o.NLI.Backend
@@ -518,7 +707,7 @@ func (p *Pipeline) openVerifier(o Options) error {
 		}
 		p.res.verifier = "nli:" + backend
 	default:
-		return fmt.Errorf("--verifier: %q is not llm or nli", v)
+		return optionErr("verifier", fmt.Errorf("%q is not llm or nli", v))
 	}
 	return nil
 }
@@ -527,24 +716,10 @@ func (p *Pipeline) openVerifier(o Options) error {
 // "llm:MODEL", or "nli:" and the NLI backend's name.
 func (p *Pipeline) VerifierName() string { return p.res.verifier }
 
-// cachePath resolves a cache setting: "off" (or "none") gives "", "auto"
-// the named file in the cache directory, anything else is a file; ""
-// takes the default, auto when on is true, else off.
-func cachePath(setting, name string, on bool) (string, error) {
-	switch strings.ToLower(setting) {
-	case "":
-		if !on {
-			return "", nil
-		}
-	case "off", "none":
-		return "", nil
-	case "auto":
-	default:
-		return setting, nil
+// defaultOn is a cache setting whose default ("") is auto.
+func defaultOn(setting string) string {
+	if setting == "" {
+		return "auto"
 	}
-	p, err := cachedir.Path(name)
-	if err != nil {
-		return "", fmt.Errorf("%w (give a file or off)", err)
-	}
-	return p, nil
+	return setting
 }

@@ -70,6 +70,9 @@ type Pipeline struct {
 	// the record's own relations (as Given says).
 	Verifier  factscore.Verifier
 	Threshold float64
+	// Abstention tells FActScore's raw responses that declined to answer
+	// (the zero value: none does).
+	Abstention factscore.Abstention
 
 	// Warn, when set, receives warnings about single records.
 	Warn func(msg string)
@@ -251,10 +254,16 @@ func (p *Pipeline) Prepare(ctx context.Context, in *instance.Instance) (*instanc
 	}
 	out := *in
 	if len(out.Atoms) == 0 {
+		// A record that ends up without atoms cannot be scored (its
+		// precision would be 0/0): it is an invalid record, which a run
+		// may skip.
 		if p.Atomizer == nil {
-			return nil, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
+			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (see --atomizer)"}
 		}
 		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+		if errors.Is(err, atomize.ErrNoAtoms) {
+			return nil, &instance.FieldError{Field: "output", Msg: "the atomizer found no atoms in the response"}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,16 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // Record is one output line of `fr score`: the reference's fields and some
@@ -21,6 +28,20 @@ type Record struct {
 	K               float64 `json:"k"`
 	RecallK         float64 `json:"recall_k"`
 	F1K             float64 `json:"f1_k"`
+
+	// The reference's other measures (README, Output), p being P(true)
+	// clamped to [1e-6, 1 − 1e-6]; the record's input and output under
+	// the reference's names; and, only with timings on, the seconds the
+	// record took (atomizing, retrieval, NLI, inference).
+	NormEntropy    float64           `json:"norm_entropy"`
+	AvgNormEntropy float64           `json:"avg_norm_entropy"`
+	AvgProb        float64           `json:"avg_prob"`
+	AvgLogProb     float64           `json:"avg_logprob"`
+	AvgExpLogProb  float64           `json:"avg_explogprob"`
+	PerAtom        []score.AtomScore `json:"factuality_score_per_atom"`
+	Query          string            `json:"query"`
+	Response       string            `json:"response"`
+	ElapsedTime    *float64          `json:"elapsed_time,omitempty"`
 
 	// Present when the input is labeled.
 	GoldFactualityScore *float64 `json:"gold_factuality_score,omitempty"`
@@ -47,6 +68,56 @@ type Record struct {
 	// Line is the input line the record came from; a resumed run uses it to
 	// skip what is already done.
 	Line int `json:"line"`
+
+	// The record as it was scored: its response and, unless left out
+	// (WithoutInputs), its atoms (after atomizing), contexts (after
+	// retrieval) and the relations that became factors, between the
+	// network's variables. An output line is so also an input line: scored
+	// again, it gives the same results from its relations.
+	Output    string             `json:"output"`
+	Atoms     []instance.Atom    `json:"atoms,omitempty"`
+	Contexts  []instance.Context `json:"contexts,omitempty"`
+	Relations []graph.Relation   `json:"relations,omitempty"`
+
+	// Extra are the input record's fields this tool does not know, passed
+	// through unchanged after the others (leaving out any that has the
+	// name of a field above).
+	Extra []instance.Field `json:"-"`
+}
+
+// MarshalJSON writes the record's fields, then its Extra fields.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record // without this method
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	return instance.AppendFields(b, r.Extra, isRecordField)
+}
+
+// isRecordField reports whether name is the JSON name of a field of
+// Record.
+func isRecordField(name string) bool {
+	_, ok := recordFields()[name]
+	return ok
+}
+
+var recordFields = sync.OnceValue(func() map[string]bool {
+	names := make(map[string]bool)
+	t := reflect.TypeFor[Record]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+})
+
+// WithoutInputs returns the record without the scored record's atoms,
+// contexts and relations.
+func (r Record) WithoutInputs() Record {
+	r.Atoms, r.Contexts, r.Relations = nil, nil, nil
+	return r
 }
 
 // ModelName is a record's model_name for an NLI backend: its model, or the
@@ -80,6 +151,14 @@ func (a *Assessment) Record() Record {
 		K:               s.K,
 		RecallK:         s.RecallK,
 		F1K:             s.F1K,
+		NormEntropy:     s.NormEntropy,
+		AvgNormEntropy:  s.AvgNormEntropy,
+		AvgProb:         s.AvgProb,
+		AvgLogProb:      s.AvgLogProb,
+		AvgExpLogProb:   s.AvgExpLogProb,
+		PerAtom:         s.PerAtom,
+		Query:           a.Instance.Input,
+		Response:        a.Instance.Output,
 		Predictions:     s.Predictions,
 		Input:           a.Instance.Input,
 		Topic:           a.Instance.Topic,
@@ -88,6 +167,11 @@ func (a *Assessment) Record() Record {
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
 		Line:            a.Instance.Line,
+		Output:          a.Instance.Output,
+		Atoms:           a.Instance.Atoms,
+		Contexts:        a.Instance.Contexts,
+		Relations:       a.Relations,
+		Extra:           a.Instance.Extra,
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

@@ -178,3 +178,18 @@ func TopK(scores []float64, k int) []int {
 	}
 	return top
 }
+
+// NewBM25Lucene indexes docs like NewBM25 but with the idf of Lucene and
+// Elasticsearch, ln(1 + (N − n(t) + 0.5)/(n(t) + 0.5)), which is never
+// negative: a term found in most documents adds little instead of
+// lowering their scores below those of documents without it (with
+// rank_bm25's floor a mean idf below zero, as in a page whose pieces share
+// most of their words, ranks the pieces that match nothing first).
+func NewBM25Lucene(docs [][]string, k1, b float64) *BM25 {
+	m := NewBM25(docs, k1, b, 0)
+	for id, ps := range m.postings {
+		df := float64(len(ps))
+		m.idf[id] = math.Log(1 + (float64(m.n)-df+0.5)/(df+0.5))
+	}
+	return m
+}

@@ -56,7 +56,7 @@ func (r *BM25Retriever) Retrieve(ctx context.Context, topic, atom string, k int)
 	best := TopK(idx.bm25.Scores(pystr.Fields(query)), k)
 	out := make([]Passage, len(best))
 	for i, j := range best {
-		out[i] = Passage{Title: topic, Text: idx.passages[j]}
+		out[i] = Passage{Title: topic, Text: idx.passages[j], Source: "db"}
 	}
 	return out, nil
 }

@@ -337,6 +337,9 @@ func (b *Builder) finish(ctx context.Context) error {
 	}
 	rows.Close()
 	b.stats.EmptyDocuments = total - b.stats.Documents
+	if b.stats.Documents == 0 {
+		return fmt.Errorf("no document has any text (%d read): nothing to write", total)
+	}
 	for _, q := range []string{`DROP TABLE staging_pieces`, `DROP TABLE staging_titles`} {
 		if _, err := b.tx.ExecContext(ctx, q); err != nil {
 			return err
@@ -355,6 +358,11 @@ func (b *Builder) finish(ctx context.Context) error {
 	b.db = nil
 	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
 		return errors.New("file appeared while building; not overwritten")
+	}
+	// The staging file was made private (CreateTemp); the knowledge base is
+	// an ordinary file that others may read.
+	if err := os.Chmod(b.tmp, 0o644); err != nil {
+		return err
 	}
 	return os.Rename(b.tmp, b.path)
 }

@@ -2,46 +2,38 @@ package retrieve
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
-// Cache is a persistent store of retrieval results in an SQLite file. A
-// result is keyed by its source, k, topic and atom: the information in
-// FActScore's key (topic + "#" + query) plus the source and k, kept in
-// separate columns so that no two keys can run together.
+// Cache is a persistent store of retrieval results (a sqlcache file of
+// kind Retrieval). A result is keyed by its source, k, topic and atom: the
+// information in FActScore's key (topic + "#" + query) plus the source and
+// k, combined so that no two keys can run together.
 //
 // Only successful retrievals are stored; an error (a missing topic, a
-// network failure) is retried next time.
+// network failure) is retried next time, and so is an answer with a
+// passage that fell back for a passing reason (a page that timed out).
 type Cache struct {
-	db   *sql.DB
-	path string
+	store *sqlcache.Cache
 }
 
-// OpenCache opens or creates a cache file.
+// OpenCache opens or creates a cache file. A file that is not a retrieval
+// cache (a knowledge base given by mistake, say) gives an error naming it
+// and is left untouched.
 func OpenCache(path string) (*Cache, error) {
-	db, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?_busy_timeout=10000&_journal_mode=WAL")
+	store, err := sqlcache.Open(path, sqlcache.Retrieval)
 	if err != nil {
-		return nil, fmt.Errorf("retrieval cache %s: %w", path, err)
+		return nil, err
 	}
-	_, err = db.Exec(`CREATE TABLE IF NOT EXISTS retrievals (
-		source   TEXT    NOT NULL,
-		k        INTEGER NOT NULL,
-		topic    TEXT    NOT NULL,
-		atom     TEXT    NOT NULL,
-		passages TEXT    NOT NULL,
-		PRIMARY KEY (source, k, topic, atom))`)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("retrieval cache %s: %w", path, err)
-	}
-	return &Cache{db: db, path: path}, nil
+	return &Cache{store: store}, nil
 }
 
 // Close closes the cache file.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error { return c.store.Close() }
 
 // Wrap returns a retriever that answers from the cache when it can and
 // otherwise asks r and stores its answer. source names r's knowledge
@@ -58,23 +50,26 @@ type cached struct {
 }
 
 func (c *cached) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
-	var data string
-	err := c.cache.db.QueryRowContext(ctx,
-		`SELECT passages FROM retrievals WHERE source = ? AND k = ? AND topic = ? AND atom = ?`,
-		c.source, k, topic, atom).Scan(&data)
-	switch {
-	case err == nil:
+	key := sqlcache.Key(c.source, strconv.Itoa(k), topic, atom)
+	data, ok, err := c.cache.store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		var ps []Passage
-		if err := json.Unmarshal([]byte(data), &ps); err != nil {
-			return nil, fmt.Errorf("retrieval cache %s: corrupt entry: %w", c.cache.path, err)
+		if err := json.Unmarshal(data, &ps); err != nil {
+			return nil, fmt.Errorf("retrieval cache %s: corrupt entry: %w", c.cache.store.Path(), err)
 		}
 		return ps, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("retrieval cache %s: %w", c.cache.path, err)
 	}
 	ps, err := c.next.Retrieve(ctx, topic, atom, k)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range ps {
+		if p.transient {
+			return ps, nil // worth asking again next time
+		}
 	}
 	if ps == nil {
 		ps = []Passage{} // store "[]", not "null"
@@ -83,11 +78,8 @@ func (c *cached) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pas
 	if err != nil {
 		return nil, err
 	}
-	_, err = c.cache.db.ExecContext(ctx,
-		`INSERT OR REPLACE INTO retrievals (source, k, topic, atom, passages) VALUES (?, ?, ?, ?, ?)`,
-		c.source, k, topic, atom, string(enc))
-	if err != nil {
-		return nil, fmt.Errorf("retrieval cache %s: %w", c.cache.path, err)
+	if err := c.cache.store.Put(ctx, key, enc); err != nil {
+		return nil, err
 	}
 	return ps, nil
 }

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -208,6 +209,33 @@ func TestCache(t *testing.T) {
 	if src.calls != 7 || !reflect.DeepEqual(got, first) {
 		t.Errorf("after reopening: calls %d, %+v", src.calls, got)
 	}
+}
+
+// TestCacheRefusesKnowledgeBase: a knowledge base given as the retrieval
+// cache is refused, and neither gains a table nor changes journal mode:
+// its bytes stay as they were, and it still opens as a knowledge base.
+func TestCacheRefusesKnowledgeBase(t *testing.T) {
+	kb := writeFActScoreDB(t, testKB)
+	before, err := os.ReadFile(kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCache(kb); err == nil || !strings.Contains(err.Error(), kb) || !strings.Contains(err.Error(), "not a factreasoner-go cache") {
+		t.Fatalf("got %v", err)
+	}
+	if after, _ := os.ReadFile(kb); !bytes.Equal(before, after) {
+		t.Error("the knowledge base was modified")
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(kb + suffix); err == nil {
+			t.Errorf("%s left beside the knowledge base", suffix)
+		}
+	}
+	db, err := OpenDocDB(kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 }
 
 func TestFill(t *testing.T) {

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -96,17 +99,29 @@ func parseDocLine(raw []byte) (Document, error) {
 		Text  json.RawMessage `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
+		if fe, ok := instance.JSONError(raw, err).(*instance.FieldError); ok {
+			return Document{}, fmt.Errorf("%s: %s", fe.Field, fe.Msg)
+		}
 		return Document{}, fmt.Errorf("invalid JSON (want one {\"title\": ..., \"text\": ...} object per line): %w", err)
 	}
 	if rec.Title == nil || strings.TrimSpace(*rec.Title) == "" {
 		return Document{}, errors.New("title: missing or empty")
 	}
 	d := Document{Title: *rec.Title}
+	if t := bytes.TrimSpace(rec.Text); len(t) == 0 || string(t) == "null" {
+		return Document{}, errors.New("text: missing or null (want a string or an array of strings)")
+	}
 	var one string
 	if err := json.Unmarshal(rec.Text, &one); err == nil {
 		d.Pieces = []string{one}
-	} else if err := json.Unmarshal(rec.Text, &d.Pieces); err != nil || len(rec.Text) == 0 || string(rec.Text) == "null" {
+		return d, nil
+	}
+	var pieces []*string // a null piece is an error, not ""
+	if err := json.Unmarshal(rec.Text, &pieces); err != nil || slices.Contains(pieces, nil) {
 		return Document{}, errors.New("text: want a string or an array of strings")
+	}
+	for _, p := range pieces {
+		d.Pieces = append(d.Pieces, *p)
 	}
 	return d, nil
 }

@@ -57,6 +57,7 @@ func Fill(ctx context.Context, r Retriever, in *instance.Instance, k int) (int, 
 				Text:    truncateChars(p.Text, MaxContextChars),
 				Snippet: p.Snippet,
 				Link:    p.Link,
+				Source:  p.Source,
 			})
 		}
 		adds = append(adds, add)

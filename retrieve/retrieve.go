@@ -1,13 +1,17 @@
 // Package retrieve finds evidence passages (contexts) for atoms in a
 // knowledge source.
 //
-// Two sources are provided: a knowledge base in FActScore's SQLite format
-// (DocDB), searched as FActScore does (exact title lookup of the topic, then
-// BM25 over that document's passages; BM25Retriever), and Wikipedia through
-// the live MediaWiki API, as FactReasoner does (Wikipedia). Cache keeps the
-// answers of any source in an SQLite file. Build writes a DocDB from the
-// user's own documents, split into passages of at most 256 RoBERTa tokens.
-// Fill puts retrieved passages into a record as contexts.
+// The sources: a knowledge base in FActScore's SQLite format (DocDB),
+// searched as FActScore does (exact title lookup of the topic, then BM25
+// over that document's passages; BM25Retriever); Wikipedia through the live
+// MediaWiki API, as FactReasoner does (Wikipedia); Google results through
+// the Serper API, as FactReasoner's web retrieval (Serper); and a
+// self-hosted SearXNG metasearch instance (SearXNG). FetchPages replaces a
+// search result's snippet by the main text of its page (PageFetcher), and
+// Multi merges several sources. Cache keeps the answers of any source in an
+// SQLite file. Build writes a DocDB from the user's own documents, split
+// into passages of at most 256 RoBERTa tokens. Fill puts retrieved passages
+// into a record as contexts.
 package retrieve
 
 import "context"
@@ -18,6 +22,14 @@ type Passage struct {
 	Text    string `json:"text"`
 	Snippet string `json:"snippet,omitempty"`
 	Link    string `json:"link,omitempty"`
+	// Source names the knowledge source ("db", "wikipedia", "serper",
+	// "searxng"); Multi sets it when the source did not.
+	Source string `json:"source,omitempty"`
+
+	// transient marks a passage that is worse than it should be for a
+	// reason that may pass (a page that timed out fell back to its
+	// snippet): the answer it belongs to is not cached.
+	transient bool
 }
 
 // Retriever returns up to k passages for an atom about a topic, best first.

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,14 +12,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // Wikipedia defaults.
 const (
 	DefaultWikipediaEndpoint = "https://en.wikipedia.org/w/api.php"
-	// DefaultUserAgent follows the Wikimedia User-Agent policy: a name, a
-	// version and a way to reach the maintainers.
-	DefaultUserAgent = "factreasoner-go/0.1 (https://github.com/factreasoner/factreasoner-go; factuality assessment research tool)"
+	// Contact is how Wikimedia can reach the maintainers, as its
+	// User-Agent policy asks.
+	Contact = "https://github.com/factreasoner/factreasoner-go; factuality assessment research tool"
 	// DefaultMinInterval spaces the requests: at most 5 a second, in
 	// series, as Wikimedia's API etiquette asks of unauthenticated clients.
 	DefaultMinInterval = 200 * time.Millisecond
@@ -27,9 +32,15 @@ const (
 	maxQueryChars = 300
 	// pageMemory is how many page texts a Wikipedia source remembers; the
 	// atoms of one response tend to hit the same few pages.
-	pageMemory  = 256
-	maxAttempts = 4
+	pageMemory = 256
 )
+
+// DefaultUserAgent is the User-Agent sent when Wikipedia.UserAgent is
+// empty. It follows the Wikimedia User-Agent policy: a name, a version and
+// a way to reach the maintainers, "factreasoner-go/VERSION (Contact)".
+func DefaultUserAgent() string {
+	return version.UserAgent() + " (" + Contact + ")"
+}
 
 // Wikipedia retrieves from Wikipedia through the MediaWiki Action API, the
 // way FactReasoner does (LangChain's WikipediaRetriever): it searches for
@@ -39,23 +50,29 @@ const (
 // missing pages are skipped, so fewer than k passages may come back.
 //
 // Requests go out one at a time, at least MinInterval apart, with a
-// User-Agent; HTTP 429 and 5xx answers are retried after the server's
-// Retry-After or an exponential back-off.
+// User-Agent; failures are repeated as the retry policy says (HTTP 429 and
+// 5xx answers, network errors, and the API's maxlag error, after the
+// server's Retry-After or the policy's back-off).
 //
 // Create one with NewWikipedia and adjust the fields before first use.
 type Wikipedia struct {
 	// Endpoint is the api.php URL (DefaultWikipediaEndpoint for English
 	// Wikipedia; tests point it at a fake server).
 	Endpoint string
-	// UserAgent is sent with every request.
+	// UserAgent names the client to Wikimedia (with a contact, as its
+	// User-Agent policy asks). The tool's own product token,
+	// factreasoner-go/VERSION, is added after it unless it is there
+	// already. Empty means DefaultUserAgent().
 	UserAgent string
 	// MinInterval is the least time between two requests.
 	MinInterval time.Duration
 	// MaxChars caps a page's text, in characters (MaxContextChars).
 	MaxChars int
-	// RetryBase is the first back-off delay when the server gives no
-	// Retry-After; it doubles with each attempt.
-	RetryBase time.Duration
+	// Query says how the search is formed from the topic and the atom
+	// (QueryAtom, FactReasoner's way, by default).
+	Query QueryMode
+	// Retry is how failed requests are repeated; nil is retry.Default().
+	Retry *retry.Policy
 	// Client does the requests.
 	Client *http.Client
 
@@ -75,17 +92,19 @@ func NewWikipedia(endpoint string) *Wikipedia {
 	}
 	return &Wikipedia{
 		Endpoint:    endpoint,
-		UserAgent:   DefaultUserAgent,
 		MinInterval: DefaultMinInterval,
 		MaxChars:    MaxContextChars,
-		RetryBase:   time.Second,
 		Client:      &http.Client{Timeout: 60 * time.Second},
 	}
 }
 
 // Source names the source for caches.
 func (w *Wikipedia) Source() string {
-	return fmt.Sprintf("wikipedia:%s:%d", w.Endpoint, w.MaxChars)
+	name := fmt.Sprintf("wikipedia:%s:%d", w.Endpoint, w.MaxChars)
+	if w.Query != QueryAtom {
+		name += ":query=" + w.Query.String()
+	}
+	return name
 }
 
 type wikiPage struct {
@@ -96,13 +115,12 @@ type wikiPage struct {
 }
 
 // Retrieve searches Wikipedia for the atom and returns up to k pages. The
-// topic is not used: atoms are meant to stand alone.
+// topic is used only with QueryTopic: atoms are meant to stand alone.
 func (w *Wikipedia) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
-	query := strings.TrimSpace(atom)
+	query := w.Query.query(topic, atom, maxQueryChars)
 	if query == "" || k <= 0 {
 		return nil, nil
 	}
-	query = truncateChars(query, maxQueryChars)
 	var sr struct {
 		Query struct {
 			Search []struct {
@@ -129,7 +147,7 @@ func (w *Wikipedia) Retrieve(ctx context.Context, topic, atom string, k int) ([]
 		if p.skip || strings.TrimSpace(p.text) == "" {
 			continue
 		}
-		out = append(out, Passage{Title: p.title, Text: p.text, Link: p.link})
+		out = append(out, Passage{Title: p.title, Text: p.text, Link: p.link, Source: "wikipedia"})
 	}
 	return out, nil
 }
@@ -193,72 +211,89 @@ func (w *Wikipedia) page(ctx context.Context, title string) (*wikiPage, error) {
 	return p, nil
 }
 
+// userAgent is the User-Agent header sent.
+func (w *Wikipedia) userAgent() string {
+	switch {
+	case w.UserAgent == "":
+		return DefaultUserAgent()
+	case strings.Contains(w.UserAgent, version.Name+"/"):
+		return w.UserAgent
+	}
+	return w.UserAgent + " " + version.UserAgent()
+}
+
 // get does one API request, spaced and retried as the type's comment says,
 // and decodes the JSON answer into v.
 func (w *Wikipedia) get(ctx context.Context, params url.Values, v any) error {
 	params.Set("format", "json")
 	params.Set("formatversion", "2")
+	shown := redact.URL(w.Endpoint)
 	u, err := url.Parse(w.Endpoint)
 	if err != nil {
-		return fmt.Errorf("endpoint %q: %w", w.Endpoint, err)
+		return fmt.Errorf("endpoint %q: %w", shown, err)
 	}
 	u.RawQuery = params.Encode()
 	w.reqMu.Lock()
 	defer w.reqMu.Unlock()
-	delay := w.RetryBase
-	for attempt := 1; ; attempt++ {
-		if err := sleepCtx(ctx, time.Until(w.last.Add(w.MinInterval))); err != nil {
-			return err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("User-Agent", w.UserAgent)
-		req.Header.Set("Accept", "application/json")
-		resp, err := w.Client.Do(req)
-		w.last = time.Now()
-		if err != nil {
-			return err
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		retriable := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		if retriable && attempt < maxAttempts {
-			wait := delay
-			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-				wait = time.Duration(s) * time.Second
-			}
-			delay *= 2
-			if err := sleepCtx(ctx, wait); err != nil {
-				return err
-			}
-			continue
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: HTTP %s: %s", w.Endpoint, resp.Status, abbreviate(string(body)))
-		}
-		// The API reports its own errors (bad parameters, maxlag) in a 200.
-		var apiErr struct {
-			Error *struct {
-				Code string `json:"code"`
-				Info string `json:"info"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(body, &apiErr); err != nil {
-			return fmt.Errorf("%s: answer is not JSON: %w (%s)", w.Endpoint, err, abbreviate(string(body)))
-		}
-		if apiErr.Error != nil {
-			return fmt.Errorf("%s: API error %s: %s", w.Endpoint, apiErr.Error.Code, apiErr.Error.Info)
-		}
-		if err := json.Unmarshal(body, v); err != nil {
-			return fmt.Errorf("%s: unexpected answer: %w", w.Endpoint, err)
-		}
-		return nil
+	body, err := retry.Do(ctx, w.Retry, func(int) ([]byte, error) {
+		return w.attempt(ctx, u.String(), shown)
+	})
+	if err != nil {
+		return err
 	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: unexpected answer: %w", shown, err)
+	}
+	return nil
+}
+
+// attempt makes one request, MinInterval after the last, and returns the
+// answer's body; its error is marked for the retry policy.
+func (w *Wikipedia) attempt(ctx context.Context, u, shown string) ([]byte, error) {
+	if err := sleepCtx(ctx, time.Until(w.last.Add(w.MinInterval))); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, retry.Permanent(fmt.Errorf("%s: %w", shown, err))
+	}
+	req.Header.Set("User-Agent", w.userAgent())
+	req.Header.Set("Accept", "application/json")
+	resp, err := w.Client.Do(req)
+	w.last = time.Now()
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // it repeats the URL, query and all
+		}
+		return nil, fmt.Errorf("%s: %s", shown, redact.String(err.Error()))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the answer: %w", shown, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP %s: %s", shown, resp.Status, abbreviate(redact.String(string(body)))), resp)
+	}
+	// The API reports its own errors (bad parameters, maxlag) in a 200.
+	var apiErr struct {
+		Error *struct {
+			Code string `json:"code"`
+			Info string `json:"info"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &apiErr); err != nil {
+		return nil, retry.Permanent(fmt.Errorf("%s: answer is not JSON: %w (%s)", shown, err, abbreviate(redact.String(string(body)))))
+	}
+	if e := apiErr.Error; e != nil {
+		err := fmt.Errorf("%s: API error %s: %s", shown, e.Code, redact.String(e.Info))
+		if e.Code == "maxlag" { // the servers are lagging: come back later
+			return nil, retry.After(err, retry.ServerWait(resp.Header, time.Now()))
+		}
+		return nil, retry.Permanent(err)
+	}
+	return body, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

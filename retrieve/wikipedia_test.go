@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // fakeWiki is a minimal MediaWiki Action API: list=search and
@@ -119,7 +122,7 @@ func newFakeWiki(t *testing.T) (*fakeWiki, *Wikipedia) {
 	t.Cleanup(srv.Close)
 	w := NewWikipedia(srv.URL + "/w/api.php")
 	w.MinInterval = 30 * time.Millisecond
-	w.RetryBase = time.Millisecond
+	w.Retry = &retry.Policy{Retries: 3, MinWait: time.Millisecond, MaxWait: 4 * time.Millisecond}
 	return f, w
 }
 
@@ -160,7 +163,7 @@ func TestWikipedia(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.requests {
-		if ua := r.Header.Get("User-Agent"); ua != DefaultUserAgent {
+		if ua := r.Header.Get("User-Agent"); ua != DefaultUserAgent() || !strings.HasPrefix(ua, "factreasoner-go/") {
 			t.Errorf("request %d: User-Agent %q", i, ua)
 		}
 		if i > 0 {
@@ -210,21 +213,70 @@ func TestWikipediaErrors(t *testing.T) {
 	if _, err := w.Retrieve(ctx, "", "bad", 3); err == nil || !strings.Contains(err.Error(), "badvalue") {
 		t.Errorf("API error: %v", err)
 	}
-	// A server that keeps failing gives up after maxAttempts.
+	// A server that keeps failing gives up after the policy's retries.
 	f.mu.Lock()
 	f.broken = true
 	before := len(f.requests)
 	f.mu.Unlock()
-	if _, err := w.Retrieve(ctx, "", "anything", 3); err == nil || !strings.Contains(err.Error(), "500") {
+	if _, err := w.Retrieve(ctx, "", "anything", 3); err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "upstream trouble") || !strings.Contains(err.Error(), "after 4 attempts") {
 		t.Errorf("HTTP 500: %v", err)
 	}
-	if n := f.count(func(*http.Request) bool { return true }) - before; n != maxAttempts {
-		t.Errorf("%d attempts, want %d", n, maxAttempts)
+	if n := f.count(func(*http.Request) bool { return true }) - before; n != w.Retry.Retries+1 {
+		t.Errorf("%d attempts, want %d", n, w.Retry.Retries+1)
 	}
 	// Cancellation stops the wait.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := w.Retrieve(cctx, "", "anything", 3); err == nil {
 		t.Error("cancelled context: no error")
+	}
+}
+
+// TestWikipediaUserAgent: a User-Agent of the user's own (with a contact,
+// as Wikimedia asks) is followed by the tool's product token.
+func TestWikipediaUserAgent(t *testing.T) {
+	tests := []struct{ given, want string }{
+		{"", DefaultUserAgent()},
+		{"my-study/2 (me@example.org)", "my-study/2 (me@example.org) " + version.UserAgent()},
+		{"factreasoner-go/9 (me@example.org)", "factreasoner-go/9 (me@example.org)"},
+	}
+	for _, tt := range tests {
+		f, w := newFakeWiki(t)
+		w.UserAgent = tt.given
+		if _, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 1); err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		if ua := f.requests[0].UserAgent(); ua != tt.want {
+			t.Errorf("UserAgent %q: sent %q, want %q", tt.given, ua, tt.want)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// TestWikipediaMaxlag: the API's maxlag error is repeated after its
+// Retry-After; an endpoint's userinfo never shows in an error.
+func TestWikipediaMaxlag(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		n++
+		if n == 1 {
+			rw.Header().Set("Retry-After", "0")
+			json.NewEncoder(rw).Encode(map[string]any{"error": map[string]string{"code": "maxlag", "info": "Waiting for a database server: 5 seconds lagged."}})
+			return
+		}
+		json.NewEncoder(rw).Encode(map[string]any{"error": map[string]string{"code": "badvalue", "info": "no"}})
+	}))
+	defer srv.Close()
+	const secret = "hunter2hunter2"
+	w := NewWikipedia(strings.Replace(srv.URL, "http://", "http://bot:"+secret+"@", 1) + "/w/api.php")
+	w.MinInterval = 0
+	w.Retry = &retry.Policy{Retries: 3, MinWait: time.Millisecond}
+	_, err := w.Retrieve(context.Background(), "", "anything", 1)
+	if err == nil || !strings.Contains(err.Error(), "badvalue") || n != 2 {
+		t.Fatalf("after %d requests: %v", n, err)
+	}
+	if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "REDACTED@") {
+		t.Errorf("error shows the endpoint's userinfo: %v", err)
 	}
 }

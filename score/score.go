@@ -4,6 +4,7 @@
 package score
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -19,12 +20,14 @@ type Atom struct {
 	Gold  string
 }
 
-// Supported reports the predicted label: S iff P(true) > P(false), so an
-// atom at exactly 0.5 is not supported.
-func (a Atom) Supported() bool { return a.PTrue > 1-a.PTrue }
+// Supported reports the predicted label: S iff P(true) > 0.5 and the atom
+// is not uniform (SPEC §6). Tied evidence can leave floating-point noise
+// such as P(true) = 0.5000000000000002; such an atom is undecided, not
+// supported.
+func (a Atom) Supported() bool { return a.PTrue > 0.5 && !a.Uniform() }
 
 // Uniform reports whether the atom is undecided: P(true) rounded to 6
-// decimals is 0.5.
+// decimals is 0.5. An undecided atom is neither true nor false.
 func (a Atom) Uniform() bool { return math.Round(a.PTrue*1e6) == 5e5 }
 
 // K is the rule that sets K for F1@K.
@@ -79,18 +82,62 @@ func Median(counts []int) float64 {
 // Scores are the measures of one response.
 type Scores struct {
 	NumAtoms        int     `json:"num_atoms"`
-	NumTrueAtoms    int     `json:"num_true_atoms"`
-	NumFalseAtoms   int     `json:"num_false_atoms"`
-	NumUniformAtoms int     `json:"num_uniform_atoms"`
-	Precision       float64 `json:"factuality_score"` // Pr = #S / n
-	Entropy         float64 `json:"entropy"`          // Σ −p log10 p
-	AvgEntropy      float64 `json:"avg_entropy"`      // the E measure: entropy / n
+	NumTrueAtoms    int     `json:"num_true_atoms"`    // supported: P(true) > 0.5, not uniform
+	NumFalseAtoms   int     `json:"num_false_atoms"`   // P(true) < 0.5, not uniform
+	NumUniformAtoms int     `json:"num_uniform_atoms"` // P(true) rounds to 0.5 at 6 decimals
+	Precision       float64 `json:"factuality_score"`  // Pr = #S / n
+	Entropy         float64 `json:"entropy"`           // Σ −p log10 p
+	AvgEntropy      float64 `json:"avg_entropy"`       // the E measure: entropy / n
 	K               float64 `json:"k"`
 	RecallK         float64 `json:"recall_k"`
 	F1K             float64 `json:"f1_k"`
 	Predictions     string  `json:"predictions"` // " a0: S a1: NS ..." in byte-sorted id order
 
+	// The reference code's other measures. p is P(true) clamped to
+	// [1e-6, 1 − 1e-6].
+	NormEntropy    float64     `json:"norm_entropy"`     // Σ binary entropy of p in bits
+	AvgNormEntropy float64     `json:"avg_norm_entropy"` // norm_entropy / n
+	AvgProb        float64     `json:"avg_prob"`         // mean p
+	AvgLogProb     float64     `json:"avg_logprob"`      // mean ln p
+	AvgExpLogProb  float64     `json:"avg_explogprob"`   // exp(avg_logprob): the geometric mean of p
+	PerAtom        []AtomScore `json:"factuality_score_per_atom"`
+
 	Gold *Gold `json:"-"` // nil when no atom is labeled
+}
+
+// AtomScore is one atom's entry of factuality_score_per_atom: its P(true)
+// (the marginal, not clamped) and predicted label. It is written as the
+// reference writes it, {"a0": {"score": 0.93, "support": "S"}}.
+type AtomScore struct {
+	ID      string
+	Score   float64
+	Support string // "S" or "NS"
+}
+
+type atomScoreBody struct {
+	Score   float64 `json:"score"`
+	Support string  `json:"support"`
+}
+
+// MarshalJSON writes {"ID": {"score": Score, "support": Support}}.
+func (a AtomScore) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]atomScoreBody{a.ID: {a.Score, a.Support}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: an object with exactly one
+// key.
+func (a *AtomScore) UnmarshalJSON(b []byte) error {
+	var m map[string]atomScoreBody
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if len(m) != 1 {
+		return fmt.Errorf("an atom score is an object with one key (the atom id), not %d", len(m))
+	}
+	for id, body := range m {
+		*a = AtomScore{ID: id, Score: body.Score, Support: body.Support}
+	}
+	return nil
 }
 
 // Gold compares predictions with gold labels.
@@ -105,32 +152,51 @@ type Gold struct {
 	References      string  `json:"references"`
 }
 
-// entropy bounds: p is clamped to [entropyMin, 1 − entropyMin] so that the
-// entropy of a certainly false atom stays finite.
-const entropyMin = 1e-6
+// Labeled returns the number of labeled atoms.
+func (g *Gold) Labeled() int {
+	return g.TruePositive + g.TrueNegative + g.FalsePositive + g.FalseNegative
+}
+
+// Precision returns the predicted precision on the labeled atoms only,
+// #(predicted S among labeled) / #labeled: the number to set beside
+// FactualityScore, which counts the same atoms.
+func (g *Gold) Precision() float64 {
+	return float64(g.TruePositive+g.FalsePositive) / float64(g.Labeled())
+}
+
+// probMin bounds p: it is clamped to [probMin, 1 − probMin] before the
+// logarithms, so that a certainly true or false atom gives finite values.
+const probMin = 1e-6
 
 // Compute scores one response. k is the rule for K; for the median rule its
-// Value must be set.
+// Value must be set. The measures divided by n (precision, the averages)
+// are undefined without atoms; Compute leaves them 0, and a caller must not
+// report them as scores (the pipeline refuses a record without atoms).
 func Compute(atoms []Atom, k K) Scores {
-	s := Scores{NumAtoms: len(atoms)}
+	s := Scores{NumAtoms: len(atoms), PerAtom: make([]AtomScore, 0, len(atoms))}
 	sorted := append([]Atom(nil), atoms...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	var pred, ref strings.Builder
 	var g Gold
 	labeled := 0
+	var sumProb, sumLogProb float64
 	for _, a := range sorted {
 		switch {
+		case a.Uniform():
+			s.NumUniformAtoms++
 		case a.Supported():
 			s.NumTrueAtoms++
-		case !a.Uniform():
+		default:
 			s.NumFalseAtoms++
 		}
-		if a.Uniform() {
-			s.NumUniformAtoms++
-		}
-		p := min(max(a.PTrue, entropyMin), 1-entropyMin)
+		p := min(max(a.PTrue, probMin), 1-probMin)
 		s.Entropy += -p * math.Log10(p)
-		fmt.Fprintf(&pred, " %s: %s", a.ID, label(a.Supported()))
+		s.NormEntropy += -(p*math.Log(p) + (1-p)*math.Log(1-p)) / math.Ln2
+		sumProb += p
+		sumLogProb += math.Log(p)
+		l := label(a.Supported())
+		s.PerAtom = append(s.PerAtom, AtomScore{ID: a.ID, Score: a.PTrue, Support: l})
+		fmt.Fprintf(&pred, " %s: %s", a.ID, l)
 		if a.Gold == "" {
 			continue
 		}
@@ -158,6 +224,10 @@ func Compute(atoms []Atom, k K) Scores {
 	if n := float64(len(atoms)); n > 0 {
 		s.Precision = float64(s.NumTrueAtoms) / n
 		s.AvgEntropy = s.Entropy / n
+		s.AvgNormEntropy = s.NormEntropy / n
+		s.AvgProb = sumProb / n
+		s.AvgLogProb = sumLogProb / n
+		s.AvgExpLogProb = math.Exp(s.AvgLogProb)
 	}
 	s.K = k.For(len(atoms))
 	if s.K > 0 {

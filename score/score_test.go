@@ -1,7 +1,9 @@
 package score
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -10,7 +12,7 @@ func TestCompute(t *testing.T) {
 	mixed := []Atom{
 		{ID: "a0", PTrue: 0.9, Gold: "S"},
 		{ID: "a1", PTrue: 0.2, Gold: "NS"},
-		{ID: "a10", PTrue: 0.5000004, Gold: "S"}, // rounds to 0.5: uniform, and S since > 0.5
+		{ID: "a10", PTrue: 0.5000004, Gold: "S"}, // rounds to 0.5: uniform
 		{ID: "a2", PTrue: 1, Gold: "NS"},
 		{ID: "a3", PTrue: 0.5},
 	}
@@ -25,15 +27,18 @@ func TestCompute(t *testing.T) {
 		{"all undecided", uniform, K{Half: true}, Scores{NumAtoms: 4, NumUniformAtoms: 4,
 			Entropy: 4 * 0.1505149978319906, AvgEntropy: 0.1505149978319906, K: 2,
 			Predictions: " a0: NS a1: NS a2: NS a3: NS"}, nil},
-		{"mixed, K half", mixed, K{Half: true}, Scores{NumAtoms: 5, NumTrueAtoms: 3, NumFalseAtoms: 1, NumUniformAtoms: 2,
-			Precision: 0.6, Entropy: h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5),
+		// a10 rounds to 0.5: undecided, so neither true nor false, and
+		// predicted NS (SPEC §6; before the tie rule it counted as both
+		// true and uniform).
+		{"mixed, K half", mixed, K{Half: true}, Scores{NumAtoms: 5, NumTrueAtoms: 2, NumFalseAtoms: 1, NumUniformAtoms: 2,
+			Precision: 0.4, Entropy: h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5),
 			AvgEntropy: (h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5)) / 5,
-			K:          2, RecallK: 1, F1K: 2 * 0.6 / 1.6,
-			Predictions: " a0: S a1: NS a10: S a2: S a3: NS"},
-			&Gold{TrueAtoms: 2, FactualityScore: 0.5, TruePositive: 2, TrueNegative: 1, FalsePositive: 1,
+			K:          2, RecallK: 1, F1K: 2 * 0.4 / 1.4,
+			Predictions: " a0: S a1: NS a10: NS a2: S a3: NS"},
+			&Gold{TrueAtoms: 2, FactualityScore: 0.5, TruePositive: 1, TrueNegative: 1, FalsePositive: 1, FalseNegative: 1,
 				AvgBrier: (0.01 + 0.04 + 0.4999996*0.4999996 + 1) / 4, References: " a0: S a1: NS a10: S a2: NS"}},
-		{"mixed, K 10", mixed, K{Value: 10}, Scores{NumAtoms: 5, NumTrueAtoms: 3, NumFalseAtoms: 1, NumUniformAtoms: 2,
-			Precision: 0.6, K: 10, RecallK: 0.3, F1K: 2 * 0.6 * 0.3 / 0.9}, nil},
+		{"mixed, K 10", mixed, K{Value: 10}, Scores{NumAtoms: 5, NumTrueAtoms: 2, NumFalseAtoms: 1, NumUniformAtoms: 2,
+			Precision: 0.4, K: 10, RecallK: 0.2, F1K: 2 * 0.4 * 0.2 / 0.6}, nil},
 	}
 	for _, tc := range tests {
 		got := Compute(tc.atoms, tc.k)
@@ -154,5 +159,88 @@ func TestRanks(t *testing.T) {
 	// Spearman of a monotone but nonlinear relation is 1.
 	if r := correlation(ranks([]float64{1, 2, 3, 4}), ranks([]float64{1, 4, 9, 100})); math.Abs(r-1) > 1e-12 {
 		t.Errorf("spearman = %v", r)
+	}
+}
+
+// TestTies: an atom whose P(true) rounds to 0.5 at 6 decimals is
+// undecided and neither true nor false, whatever side of 0.5 the
+// floating-point noise puts it (SPEC §6); the three counts add up to n.
+// 0.5000000000000002 is what two supporting and two contradicting contexts
+// of equal strengths give (see pipeline's TestTiedEvidence).
+func TestTies(t *testing.T) {
+	atoms := []Atom{
+		{ID: "a0", PTrue: 0.5000000000000002, Gold: "S"},
+		{ID: "a1", PTrue: 0.4999999999999998, Gold: "NS"},
+		{ID: "a2", PTrue: 0.5},
+		{ID: "a3", PTrue: 0.500001}, // 500001 at 6 decimals: decided, true
+		{ID: "a4", PTrue: 0.499999}, // decided, false
+	}
+	s := Compute(atoms, K{Half: true})
+	if s.NumTrueAtoms != 1 || s.NumFalseAtoms != 1 || s.NumUniformAtoms != 3 {
+		t.Errorf("true/false/uniform = %d/%d/%d, want 1/1/3", s.NumTrueAtoms, s.NumFalseAtoms, s.NumUniformAtoms)
+	}
+	if s.NumTrueAtoms+s.NumFalseAtoms+s.NumUniformAtoms != s.NumAtoms {
+		t.Errorf("counts do not add up to %d", s.NumAtoms)
+	}
+	if want := " a0: NS a1: NS a2: NS a3: S a4: NS"; s.Predictions != want {
+		t.Errorf("predictions %q, want %q", s.Predictions, want)
+	}
+	if s.Precision != 0.2 {
+		t.Errorf("precision %v, want 1/5", s.Precision)
+	}
+	// The tied atoms are predicted NS: gold S is a false negative, gold NS
+	// a true negative.
+	if g := s.Gold; g.TruePositive != 0 || g.FalseNegative != 1 || g.TrueNegative != 1 || g.FalsePositive != 0 {
+		t.Errorf("gold %+v", *g)
+	}
+}
+
+// TestReferenceMeasures checks the reference code's extra measures by hand:
+// binary entropy in bits, the mean probability, the mean log-probability
+// and its exponential, over p clamped to [1e-6, 1 − 1e-6]; and the per-atom
+// entries, which keep the unclamped marginal.
+func TestReferenceMeasures(t *testing.T) {
+	atoms := []Atom{{ID: "a1", PTrue: 0.2}, {ID: "a0", PTrue: 0.9}, {ID: "a2", PTrue: 1}, {ID: "a3", PTrue: 0.5}}
+	s := Compute(atoms, K{Half: true})
+	h2 := func(p float64) float64 { return -(p*math.Log2(p) + (1-p)*math.Log2(1-p)) }
+	ps := []float64{0.9, 0.2, 0.999999, 0.5}
+	var ne, sp, sl float64
+	for _, p := range ps {
+		ne += h2(p)
+		sp += p
+		sl += math.Log(p)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"norm_entropy", s.NormEntropy, ne},
+		{"avg_norm_entropy", s.AvgNormEntropy, ne / 4},
+		{"avg_prob", s.AvgProb, sp / 4},
+		{"avg_logprob", s.AvgLogProb, sl / 4},
+		{"avg_explogprob", s.AvgExpLogProb, math.Exp(sl / 4)},
+	} {
+		if math.Abs(f.got-f.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
+		}
+	}
+	// An atom at 0.5 carries exactly one bit.
+	if u := Compute([]Atom{{ID: "a", PTrue: 0.5}}, K{Half: true}); u.NormEntropy != 1 || u.AvgNormEntropy != 1 || u.AvgExpLogProb != 0.5 {
+		t.Errorf("undecided atom: norm entropy %v, avg %v, explogprob %v; want 1, 1, 0.5", u.NormEntropy, u.AvgNormEntropy, u.AvgExpLogProb)
+	}
+	b, err := json.Marshal(s.PerAtom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"a0":{"score":0.9,"support":"S"}},{"a1":{"score":0.2,"support":"NS"}},{"a2":{"score":1,"support":"S"}},{"a3":{"score":0.5,"support":"NS"}}]`
+	if string(b) != want {
+		t.Errorf("factuality_score_per_atom\n got %s\nwant %s", b, want)
+	}
+	var back []AtomScore
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, s.PerAtom) {
+		t.Errorf("round trip: %v, %+v", err, back)
+	}
+	if err := json.Unmarshal([]byte(`[{"a0":{"score":1},"a1":{"score":0}}]`), &back); err == nil {
+		t.Error("an entry with two atoms was accepted")
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,9 +14,9 @@ import (
 
 func atomizeCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"},
 		&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
 	}
+	flags = append(flags, outputFlags()...)
 	for _, f := range llmFlags() {
 		switch f.Names()[0] {
 		case "nli-prompt":
@@ -35,7 +33,9 @@ func atomizeCommand() *cli.Command {
 		Description: "Writes the records of INPUT as FactReasoner jsonl, in input order, to stdout or -o OUT.\n" +
 			"A record without atoms gets atoms a0, a1, ... from its output: `original` as the atomizer\n" +
 			"wrote it, `text` as the reviser rewrote it to stand alone (the same text without --revise).\n" +
-			"Records that have atoms are written as they are. Progress and the LLM usage go to stderr.",
+			"Records that have atoms are written as they are. Progress and the LLM usage go to stderr.\n" +
+			"A record whose answer cannot be read stops the run, or with --skip-invalid is left out\n" +
+			"(and the run fails at the end).",
 		Flags:  flags,
 		Action: runAtomize,
 	}
@@ -51,22 +51,14 @@ func runAtomize(c *cli.Context) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, p.Close()) }()
-	var out io.Writer = c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}()
-		out = f
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer func() { err = errors.Join(err, closeOut()) }()
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr atomize")
-	var records, atomized, empty, skipped int
+	var records, atomized, empty, skipped, failed int
 	var skip func(*instance.Error)
 	if c.Bool("skip-invalid") {
 		skip = func(e *instance.Error) {
@@ -82,6 +74,10 @@ func runAtomize(c *cli.Context) (err error) {
 			case errors.Is(err, atomize.ErrNoAtoms):
 				fmt.Fprintf(c.App.ErrWriter, "fr atomize: %s:%d: %v; the record is written without atoms\n", input, in.Line, err)
 				empty++
+			case err != nil && c.Bool("skip-invalid") && pipeline.RecordFailure(err):
+				fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %s:%d: %v\n", input, in.Line, err)
+				failed++
+				return nil
 			case err != nil:
 				return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 			default:
@@ -95,7 +91,10 @@ func runAtomize(c *cli.Context) (err error) {
 		prog.update(records, in.Line)
 		return nil
 	})
-	prog.finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %d invalid skipped",
-		records, atomized, records-atomized-empty, empty, skipped))
-	return err
+	prog.finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
+		records-failed, atomized, records-atomized-empty-failed, empty, skippedSummary(pipeline.ScoreStats{Invalid: skipped, Failed: failed})))
+	if err != nil {
+		return err
+	}
+	return failedError(pipeline.ScoreStats{Failed: failed})
 }

@@ -20,26 +20,68 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "run several FactReasoner versions on the same input and compare them",
-		ArgsUsage: "INPUT",
+		ArgsUsage: "INPUT | OUTPUT...",
 		Description: "NLI for each distinct pair is computed once and shared by the versions.\n" +
 			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
 			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
-			"Pearson and Spearman correlations of precision with gold precision.",
+			"Pearson and Spearman correlations of precision with gold precision.\n\n" +
+			"The gold measures count labeled atoms only: MAE and the correlations compare a\n" +
+			"response's precision on its labeled atoms with its gold precision (the same atoms);\n" +
+			"atom F1, accuracy and Brier are pooled over all labeled atoms of the file (Brier is\n" +
+			"the mean of (P(true) − y)² over them, not a mean of per-response values). A value\n" +
+			"that does not exist (a correlation of constant values, a gold measure of unlabeled\n" +
+			"input) is null in json, n/a in markdown and an empty cell in csv.\n\n" +
+			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
+			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
+			"run (version and NLI backend) found in them.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 		}, pipelineFlags()...),
 		Action: runCompare,
 	}
 }
 
 func runCompare(c *cli.Context) error {
-	input, err := inputArg(c)
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return usagef("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
+	}
+	format := c.String("format")
+	if format != "markdown" && format != "json" && format != "csv" {
+		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
+	}
+	var paths []string
+	for _, a := range c.Args().Slice() {
+		p, err := inputPath(c, a)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	input := paths[0]
+	recorded, err := pipeline.IsOutputFile(input)
 	if err != nil {
 		return err
+	}
+	if recorded || c.NArg() > 1 {
+		for _, f := range []string{"versions", "threshold"} {
+			if c.IsSet(f) {
+				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
+			}
+		}
+		prog := newProgress(c.App.ErrWriter, "fr compare")
+		rows, st, err := pipeline.CompareRecorded(paths, fileOptions(c, prog))
+		if err != nil {
+			return err
+		}
+		prog.finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
+		return writeComparison(c.App.Writer, format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -49,20 +91,16 @@ func runCompare(c *cli.Context) error {
 		if strings.EqualFold(strings.TrimSpace(s), "factscore") {
 			th := c.Float64("threshold")
 			if th < 0 || th >= 1 {
-				return fmt.Errorf("--threshold %v: want a probability in [0, 1)", th)
+				return usagef("--threshold %v: want a probability in [0, 1)", th)
 			}
 			baseline = &pipeline.Baseline{Threshold: th}
 			continue
 		}
 		v, err := graph.ParseVersion(s)
 		if err != nil {
-			return fmt.Errorf("--versions: %w (or factscore)", err)
+			return usagef("--versions: %w (or factscore)", err)
 		}
 		versions = append(versions, v)
-	}
-	format := c.String("format")
-	if format != "markdown" && format != "json" && format != "csv" {
-		return fmt.Errorf("--format: unknown format %q (want markdown, json or csv)", format)
 	}
 	p, err := openPipeline(c, input)
 	if err != nil {
@@ -74,8 +112,11 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	prog.finish(fmt.Sprintf("%d records compared, %d invalid skipped", st.Scored, st.Invalid))
-	return writeComparison(c.App.Writer, format, rows)
+	prog.finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
+	if err := writeComparison(c.App.Writer, format, rows); err != nil {
+		return err
+	}
+	return failedError(st)
 }
 
 func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) error {
@@ -107,10 +148,11 @@ func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) err
 
 // comparisonCells is a row of the table: numbers formatted by num, and
 // missing where a value does not exist (NaN, or a gold measure of unlabeled
-// input).
+// input). An infinity is no value either: no measure of the table can be
+// one, so it is printed as missing rather than as "+Inf".
 func comparisonCells(r pipeline.Comparison, num func(float64) string, missing string) []string {
 	f := func(x float64) string {
-		if math.IsNaN(x) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return missing
 		}
 		return num(x)

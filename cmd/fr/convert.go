@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +20,7 @@ func convertCommand() *cli.Command {
 			Description: "Atoms are the human atomic facts of the relevant sentences whose label is S or NS,\n" +
 				"ids a0, a1, ... in order. Responses where the model abstained (no annotations) and\n" +
 				"responses with no such fact are left out and counted on stderr.",
-			Flags:  []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"}},
+			Flags:  outputFlags(),
 			Action: runConvertFActScore,
 		}},
 	}
@@ -32,24 +31,28 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := c.App.Writer
-	if o := c.String("output"); o != "" {
-		of, err := os.Create(o)
-		if err != nil {
-			return err
-		}
-		defer of.Close()
-		out = of
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := jsonl.NewWriter(out)
-	var written, abstained, empty int
-	err = instance.ReadLabeled(path, func(_ int, rec *instance.LabeledRecord) error {
-		switch in := rec.Instance(); {
+	var written, abstained, empty, invalid int
+	err = instance.ReadLabeled(path, func(line int, rec *instance.LabeledRecord) error {
+		in := rec.Instance()
+		switch {
 		case rec.Abstained():
 			abstained++
 		case len(in.Atoms) == 0:
 			empty++
 		default:
+			// Write only what fr score reads: an empty response or a fact
+			// without text would be refused there.
+			if err := in.Validate(); err != nil {
+				invalid++
+				fmt.Fprintf(c.App.ErrWriter, "fr convert: %s:%d: left out: %v\n", path, line, err)
+				return nil
+			}
 			written++
 			return w.Write(in)
 		}
@@ -58,6 +61,6 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out\n", written, abstained, empty)
+	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out, %d invalid left out\n", written, abstained, empty, invalid)
 	return nil
 }

@@ -112,3 +112,40 @@ func TestConvertFActScoreChatGPT(t *testing.T) {
 		t.Errorf("reading the output back: %d records, %v", len(ins), err)
 	}
 }
+
+// TestLabeledFormatErrors: a FactReasoner record inside a labeled file is
+// an error naming its line (not an abstention); a labeled record that
+// would convert to something fr score refuses (a fact without text, an
+// empty response) is left out with its line named; a value of the wrong
+// JSON type is named by its path and JSON types, not Go's.
+func TestLabeledFormatErrors(t *testing.T) {
+	ctx := context.Background()
+	good := `{"input": "Q", "output": "R.", "topic": "T", "annotations": [{"text": "R.", "is-relevant": true, "human-atomic-facts": [{"text": "F.", "label": "S"}]}]}`
+	fr := `{"input": "Q", "output": "R.", "atoms": [{"id": "a0", "text": "F."}]}`
+	in := writeFile(t, "mixed.jsonl", good+"\n"+fr+"\n")
+	if _, _, err := run(t, ctx, "factscore", "--gold", in); err == nil || !strings.Contains(err.Error(), in+":2: annotations: missing") {
+		t.Errorf("a FactReasoner record in a labeled file: %v", err)
+	}
+	if _, _, err := run(t, ctx, "convert", "factscore", in); err == nil || !strings.Contains(err.Error(), in+":2: annotations") {
+		t.Errorf("convert: %v", err)
+	}
+	emptyFact := strings.Replace(good, `{"text": "F.", "label": "S"}`, `{"text": " ", "label": "S"}, {"text": "G.", "label": "NS"}`, 1)
+	emptyOutput := strings.Replace(good, `"output": "R."`, `"output": ""`, 1)
+	in = writeFile(t, "bad.jsonl", good+"\n"+emptyFact+"\n"+emptyOutput+"\n")
+	out, stderr, err := run(t, ctx, "convert", "factscore", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "\n") != 1 || !strings.Contains(stderr, in+":2: left out: atoms[0].text") || !strings.Contains(stderr, in+":3: left out: output: empty response") ||
+		!strings.Contains(stderr, "1 responses written, 0 abstained, 0 without S/NS facts left out, 2 invalid left out") {
+		t.Errorf("convert of invalid records: stdout\n%s\nstderr\n%s", out, stderr)
+	}
+	// What convert writes, fr score reads.
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--retrieval-cache", "off", "--source", "none", writeFile(t, "conv.jsonl", strings.ReplaceAll(out, `"atoms"`, `"contexts": [{"id": "c0", "text": "F."}], "atoms"`))); err != nil {
+		t.Errorf("fr score on convert's output: %v", err)
+	}
+	typeErr := writeFile(t, "type.jsonl", strings.Replace(good, `"is-relevant": true`, `"is-relevant": "yes"`, 1)+"\n")
+	if _, _, err := run(t, ctx, "convert", "factscore", typeErr); err == nil || !strings.Contains(err.Error(), "annotations[0].is-relevant: expected boolean, got JSON string") || strings.Contains(err.Error(), "Go ") {
+		t.Errorf("a value of the wrong type: %v", err)
+	}
+}

@@ -18,23 +18,34 @@ func factscoreCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "INPUT is FactReasoner jsonl, or FActScore's labeled format (records with \"annotations\";\n" +
 			"detected automatically, its atoms are the human atomic facts labeled S or NS).\n\n" +
+			"A record without atoms is a raw response: one that declines to answer (--abstention)\n" +
+			"does not respond; the others are split into atoms by --atomizer (and --revise), as in\n" +
+			"fr score; contexts the record has are evidence for each of its atoms.\n\n" +
 			"Each atom is checked against its contexts (the record's, or for a record without any,\n" +
 			"--k passages retrieved from --db or --source wikipedia) by the verifier:\n" +
 			"  llm  FActScore's prompt (\"... True or False?\") and its answer-parsing rule\n" +
 			"  nli  supported iff some context entails the atom with probability above --threshold\n" +
 			"An atom with no context at all is not supported. A response's FActScore is\n" +
-			"supported / facts, times exp(1 − γ/facts) when facts < γ (--gamma; 0 disables).\n" +
+			"supported / facts, times exp(1 − γ/facts) when facts < γ (--gamma, default 10; 0 disables).\n" +
 			"--gold computes the same from human labels instead: S / (S + NS + IR) for the labeled\n" +
-			"format, S / (S + NS) for FactReasoner jsonl; abstained responses do not respond.\n\n" +
+			"format, S / (S + NS) for FactReasoner jsonl, with γ = 0 unless --gamma is given (the\n" +
+			"paper's human scores carry no length penalty).\n\n" +
+			"A response responds unless it abstained (the labeled format's null annotations;\n" +
+			"FactReasoner records always respond), as the paper's \"% responding\". A responding\n" +
+			"response with no facts (every sentence irrelevant, or a record without atoms) is\n" +
+			"reported with 0 facts and left out of the mean scores.\n\n" +
 			"Writes one JSON line per record (its decisions and score) and, as the last line of\n" +
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
-			"facts_per_response, responses, responded, gamma, verifier.",
+			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
+			"count), gamma, verifier.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
-			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, Usage: "length-penalty γ (0: none)"},
+			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
+			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
 		}, append(nliFlags(), retrieverFlags()...)...),
 		Action: runFActScore,
 	}
@@ -63,16 +74,20 @@ func runFActScore(c *cli.Context) error {
 	}
 	gamma := c.Int("gamma")
 	if gamma < 0 {
-		return fmt.Errorf("--gamma %d: want 0 or more", gamma)
+		return usagef("--gamma %d: want 0 or more", gamma)
 	}
 	gold := c.Bool("gold")
+	if gold && !c.IsSet("gamma") {
+		gamma = 0 // human scores carry no length penalty
+	}
 	o := nliOptions(c)
 	if !gold {
 		if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 			return err
 		}
 		o.Caches.Retrieval = c.String("retrieval-cache")
-		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold")}
+		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold"),
+			Abstention: factscore.Abstention(c.String("abstention"))}
 	} else {
 		o = pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // nothing to open
 	}
@@ -83,13 +98,10 @@ func runFActScore(c *cli.Context) error {
 	defer p.Close()
 	w := jsonl.NewWriter(c.App.Writer)
 	prog := newProgress(c.App.ErrWriter, "fr factscore")
-	n := 0
-	s, err := p.FActScoreFile(c.Context, input, gamma, gold, func(rec pipeline.FActScoreRecord) error {
-		n++
-		prog.update(n, rec.Line)
+	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.finish(fmt.Sprintf("%d records, %d responded", s.Responses, s.Responded))
+	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
 	if err != nil {
 		return err
 	}
@@ -97,5 +109,10 @@ func runFActScore(c *cli.Context) error {
 	if !gold {
 		name = p.VerifierName()
 	}
-	return w.Write(factscoreSummary{Summary: s, Verifier: name})
+	// The summary covers the records written; failed ones make the run
+	// fail after it.
+	if err := w.Write(factscoreSummary{Summary: s, Verifier: name}); err != nil {
+		return err
+	}
+	return failedError(st)
 }

@@ -326,3 +326,49 @@ func TestResumeOtherRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenFirstLine: a jsonl file whose first line is broken is still
+// jsonl: the first line is reported with its number and, with
+// --skip-invalid, every valid record after it is scored.
+func TestBrokenFirstLine(t *testing.T) {
+	path := writeFile(t, "in.jsonl", "\xEF\xBB\xBF"+`{"input": "Q?", "output": `+"\n"+record(1, nil)+"\n"+record(2, nil)+"\n")
+	out, stderr, err := run(t, context.Background(), "score", "--nli", "given", "--skip-invalid", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, `"line":2`) || !strings.Contains(out, `"line":3`) {
+		t.Errorf("%d lines written:\n%s", n, out)
+	}
+	if !strings.Contains(stderr, path+":1: invalid JSON") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", path); err == nil || !strings.HasPrefix(err.Error(), path+":1: invalid JSON") {
+		t.Errorf("without --skip-invalid: %v", err)
+	}
+}
+
+// TestAtomlessRecord: a record that ends up without atoms (none given and
+// no atomizer, or an atomizer that finds none) cannot be scored: an
+// invalid record naming its line and field, skipped and counted under
+// --skip-invalid like any other.
+func TestAtomlessRecord(t *testing.T) {
+	noAtoms := `{"input": "Q?", "output": "Nothing here.", "contexts": [{"id": "c0", "text": "Evidence."}]}`
+	path := writeFile(t, "in.jsonl", record(1, nil)+"\n"+noAtoms+"\n"+record(2, nil)+"\n")
+	ctx := context.Background()
+	if _, _, err := run(t, ctx, "score", "--nli", "given", path); err == nil || !strings.Contains(err.Error(), path+":2: atoms: the record has no atoms") {
+		t.Errorf("without --skip-invalid: %v", err)
+	}
+	out, stderr, err := run(t, ctx, "score", "--nli", "given", "--skip-invalid", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "\n") != 2 || !strings.Contains(stderr, "skipping invalid record: "+path+":2: atoms") || !strings.Contains(stderr, "1 invalid skipped") {
+		t.Errorf("--skip-invalid: stdout\n%s\nstderr\n%s", out, stderr)
+	}
+	// The sentence splitter finds no atom in a response of punctuation.
+	blank := `{"input": "Q?", "output": "…", "contexts": [{"id": "c0", "text": "Evidence."}]}`
+	path = writeFile(t, "blank.jsonl", blank+"\n")
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--atomizer", "sentences", path); err == nil || !strings.Contains(err.Error(), path+":1: output: the atomizer found no atoms") {
+		t.Errorf("atomizer finds none: %v", err)
+	}
+}

@@ -21,10 +21,12 @@ func inspectCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "For each atom: its id, P(true), predicted and gold label, its text, and the\n" +
 			"relations that move it (context id, title or first words, type, probability),\n" +
-			"strongest first. --atom shows one atom, or one context with every relation it is an end of.",
+			"strongest first. --atom shows one atom, or one context with every relation it is an end of.\n" +
+			"An output line of fr score is shown as it was scored (its version, relations and marginals).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
+			&cli.BoolFlag{Name: "contexts", Usage: "after the atoms, explain every context too (what supports or contradicts it, FR3's context–context relations included)"},
 			&cli.IntFlag{Name: "line", Usage: "inspect only the record that starts on this input line"},
 			&cli.StringFlag{Name: "dot", Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
 		}, pipelineFlags()...),
@@ -55,13 +57,22 @@ func runInspect(c *cli.Context) error {
 		if line > 0 && in.Line != line {
 			return nil
 		}
-		a, err := p.Assess(c.Context, in, version)
+		var a *pipeline.Assessment
+		var err error
+		if pipeline.IsRecorded(in) {
+			a, err = pipeline.AssessmentOf(in) // an output line: as it was scored
+		} else {
+			a, err = p.Assess(c.Context, in, version)
+		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
 		}
 		last = a
 		ex := a.Explain(only)
 		found = found || len(ex) > 0
+		if only == "" && c.Bool("contexts") {
+			ex = append(ex, a.ExplainContexts()...)
+		}
 		writeInspection(w, a, ex)
 		return nil
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,12 +41,15 @@ func kbCommand() *cli.Command {
 }
 
 func runKBBuild(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() == 0 {
-		return errors.New("kb build: no DOCS given (see fr kb build --help)")
+		return usagef("kb build: no DOCS given (see fr kb build --help)")
 	}
 	opts := retrieve.BuildOptions{MaxTokens: c.Int("max-tokens"), Overwrite: c.Bool("force")}
 	if opts.MaxTokens < 1 {
-		return fmt.Errorf("--max-tokens %d: want at least 1", opts.MaxTokens)
+		return usagef("--max-tokens %d: want at least 1", opts.MaxTokens)
 	}
 	if path := c.String("tokenizer"); path != "" {
 		tok, err := retrieve.LoadHFTokenizer(path)

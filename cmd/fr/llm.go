@@ -5,8 +5,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/retry"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // llmFlags configure the LLM stages: the endpoint (as OpenAI's clients take
@@ -21,11 +25,14 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-model", Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
 		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Usage: "most LLM requests in flight at once"},
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
-		&cli.IntFlag{Name: "llm-retries", Value: 5, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error"},
+		&cli.IntFlag{Name: "llm-retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error (every HTTP client of the run)"},
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
-		&cli.StringFlag{Name: "llm-cache", DefaultText: "llm-answers.sqlite in the cache directory",
-			Usage: "SQLite file of LLM answers reused by later runs; off disables (cache directory: $FACTREASONER_CACHE, else ~/.cache/factreasoner-go)"},
+		&cli.IntFlag{Name: "llm-reask", Value: 2, Usage: "times an answer that cannot be read is asked again, with a reminder of the format, before the record fails"},
+		&cli.StringFlag{Name: "llm-cache", Value: "auto",
+			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto (" + sqlcache.LLM.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
+		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability,
+			Usage: "probability of an --nli llm label whose answer came without log probabilities (above 0.5, below 1); 0 makes such an answer an error"},
 		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: llm or sentences (one atom per sentence, no model)"},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
@@ -43,12 +50,14 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Seed:        c.Int("llm-seed"),
 			Concurrency: c.Int("llm-concurrency"),
 			Timeout:     c.Duration("llm-timeout"),
-			Retries:     c.Int("llm-retries"),
+			Reasks:      c.Int("llm-reask"),
 		},
-		LLMPrompt: c.String("nli-prompt"),
-		Atomizer:  c.String("atomizer"),
-		Caches:    pipeline.Caches{LLM: c.String("llm-cache")},
-		Log:       c.App.ErrWriter,
+		Retry:               &retry.Policy{Retries: c.Int("llm-retries")},
+		LLMPrompt:           c.String("nli-prompt"),
+		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
+		Atomizer:            c.String("atomizer"),
+		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
+		Log:                 c.App.ErrWriter,
 	}
 	if c.IsSet("revise") {
 		o.Revise = pipeline.ReviseOff
@@ -57,4 +66,13 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		}
 	}
 	return o
+}
+
+// fixedProbability maps --nli-fixed-probability, where 0 turns the rule
+// off, to the pipeline's option, where a negative value does.
+func fixedProbability(p float64) float64 {
+	if p == 0 {
+		return -1
+	}
+	return p
 }

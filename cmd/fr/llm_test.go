@@ -95,12 +95,12 @@ func TestScoreLLM(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"fr: llm judge at " + srv.BaseURL() + "/chat/completions: 6 answers (0 from cache), 6 requests",
-		"fr: llm nli: 6 answers: 1 entailment, 1 contradiction, 4 neutral (0 of them named no valid label"} {
+		"fr: llm nli: 6 answers: 1 entailment, 1 contradiction, 4 neutral; probability from token log probabilities for 6, fixed 0.9 (no log probabilities) for 0; 0 re-asks, 0 answers unreadable"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cacheDir, "llm-answers.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(cacheDir, "llm-cache.sqlite")); err != nil {
 		t.Errorf("default cache file: %v", err)
 	}
 

@@ -11,22 +11,40 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/internal/version"
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	err := newApp().Run(os.Args)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fr:", err)
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(err))
 }
 
 func newApp() *cli.App {
-	return &cli.App{
-		Name:  "fr",
-		Usage: "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
+	app := &cli.App{
+		Name:    "fr",
+		Usage:   "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
+		Version: version.String(),
 		// Each command lives in its own file of this package.
-		Commands:        commands(),
-		HideHelpCommand: true,
+		Commands:     commands(),
+		OnUsageError: onUsageError,
+		// main reports errors and sets the exit status.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	setup(app.Commands)
+	return app
+}
+
+// setup gives every command the common behaviour: a bad flag is a usage
+// error, and temporary files (standard input) are removed at the end.
+func setup(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		c.Before, c.After = withTemp, removeTemp
+		setup(c.Subcommands)
 	}
 }
 
@@ -40,6 +58,7 @@ func commands() []*cli.Command {
 		inspectCommand(),
 		kbCommand(),
 		modelsCommand(),
+		reportCommand(),
 		retrieveCommand(),
 		scoreCommand(),
 		uaiCommand(),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 func modelsCommand() *cli.Command {
@@ -15,7 +16,9 @@ func modelsCommand() *cli.Command {
 		Name:  "models",
 		Usage: "fetch and list NLI models (ONNX cross-encoders) from a Hugging Face–compatible hub",
 		Description: "Models are kept in the cache directory ($FACTREASONER_CACHE, else ~/.cache/factreasoner-go) under models/OWNER/NAME. " +
-			"The hub is $HF_ENDPOINT (default https://huggingface.co); $HF_TOKEN is sent for private or gated repositories.",
+			"The hub is $HF_ENDPOINT (default https://huggingface.co). For private or gated repositories the token is $HF_TOKEN, " +
+			"else the token file of `hf auth login` ($HF_TOKEN_PATH, else $HF_HOME/token, HF_HOME defaulting to ~/.cache/huggingface). " +
+			"With HF_HUB_OFFLINE=1 nothing is downloaded: pull only confirms a model already pulled.",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "pull",
@@ -37,16 +40,22 @@ func modelsCommand() *cli.Command {
 }
 
 func modelsPull(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() != 1 {
-		return fmt.Errorf("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
+		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
 	}
 	repo := c.Args().First()
 	store, err := pipeline.ModelStore()
 	if err != nil {
 		return err
 	}
-	client := hub.NewClientFromEnv()
-	client.UserAgent = "factreasoner-go (fr models pull)"
+	client, err := hub.NewClientFromEnv()
+	if err != nil {
+		return err
+	}
+	client.Retry = &retry.Policy{Retries: retry.DefaultRetries, Notify: retry.Printer(c.App.ErrWriter, "fr: ")}
 	last := ""
 	client.Progress = func(file string, done, total int64) {
 		pct := ""

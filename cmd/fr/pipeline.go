@@ -9,6 +9,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // pipelineFlags are the flags shared by score, compare and inspect.
@@ -31,24 +32,16 @@ func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
 			"given, onnx (an MNLI cross-encoder, see --nli-model), remote (the cross-encoder on an inference server, see --nli-endpoint), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
-		&cli.StringFlag{Name: "cache", Usage: "persistent NLI cache for text backends: an SQLite `FILE`, auto (nli-answers.sqlite in the cache directory) or off"},
+		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
-}
-
-// inputArg returns the single INPUT argument.
-func inputArg(c *cli.Context) (string, error) {
-	if c.NArg() != 1 {
-		return "", fmt.Errorf("%s: want exactly one INPUT file, got %d arguments (see fr %s --help)", c.Command.Name, c.NArg(), c.Command.Name)
-	}
-	return c.Args().First(), nil
 }
 
 // versionArg parses the --version flag of score and inspect.
 func versionArg(c *cli.Context) (graph.Version, error) {
 	v, err := graph.ParseVersion(c.String("version"))
 	if err != nil {
-		return 0, fmt.Errorf("--version: %w", err)
+		return 0, usagef("--version: %w", err)
 	}
 	return v, nil
 }
@@ -61,7 +54,11 @@ func openPipeline(c *cli.Context, input string) (*pipeline.Pipeline, error) {
 		return nil, err
 	}
 	if o.K.Name == "median" {
-		if o.K.Value, err = pipeline.MedianAtoms(input); err != nil {
+		var fo pipeline.FileOptions
+		if c.Bool("skip-invalid") {
+			fo.Invalid = func(*instance.Error) {} // reported by the run
+		}
+		if o.K.Value, err = pipeline.MedianAtoms(input, fo); err != nil {
 			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
@@ -74,14 +71,14 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 	o := nliOptions(c)
 	o.Graph = graph.Options{UsePriors: c.Bool("use-priors"), AtomPrior: c.Float64("atom-prior"), ContextPrior: c.Float64("context-prior")}
 	if err := o.Graph.Validate(); err != nil {
-		return o, err
+		return o, usagef("--atom-prior, --context-prior: %w", err)
 	}
 	var err error
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
-		return o, fmt.Errorf("--k: %w", err)
+		return o, usagef("--k: %w", err)
 	}
 	if o.Solver, err = newSolver(c); err != nil {
-		return o, err
+		return o, asUsage(err)
 	}
 	if o.Retrieval, err = retrievalOptions(c, "retrieve-k"); err != nil {
 		return o, err
@@ -97,12 +94,28 @@ func nliOptions(c *cli.Context) pipeline.Options {
 	return o
 }
 
-// fileOptions are the options of a run over a file: invalid records are
-// reported and skipped with --skip-invalid, progress goes to stderr.
+// fileOptions are the options of a run over a file: with --skip-invalid,
+// invalid records and records that fail (an LLM answer that cannot be
+// read) are reported and skipped; progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
 	o := pipeline.FileOptions{Progress: prog.update}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
+		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
 	}
 	return o
+}
+
+// skippedSummary says how many records a run skipped, for its summary.
+func skippedSummary(st pipeline.ScoreStats) string {
+	return fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+}
+
+// failedError is the error of a run that skipped failed records: it did
+// not do all its work, so it must not exit 0.
+func failedError(st pipeline.ScoreStats) error {
+	if st.Failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d records failed (see above) and were not written; run the same command again (with -o, to resume) once the cause is fixed", st.Failed)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
@@ -48,7 +49,8 @@ func TestFActScoreGoldChatGPT(t *testing.T) {
 	if s["responded"] != 157.0 || s["responses"] != 183.0 || s["respond_ratio"] != 157.0/183 {
 		t.Errorf("respond ratio %v (%v/%v), want 157/183", s["respond_ratio"], s["responded"], s["responses"])
 	}
-	if s["init_score"] != fs || s["verifier"] != "gold" || s["gamma"] != 10.0 {
+	// --gold without --gamma: no length penalty, as the paper's human scores.
+	if s["init_score"] != fs || s["verifier"] != "gold" || s["gamma"] != 0.0 || s["scored"] != 157.0 {
 		t.Errorf("summary %v", s)
 	}
 	// The first record: Lanny Flaherty, 35 facts, 7 supported.
@@ -165,7 +167,7 @@ func TestKBBuildAndRetrieveFlaherty(t *testing.T) {
 		}
 	}
 	// The default retrieval cache went to the cache directory.
-	if _, err := os.Stat(filepath.Join(os.Getenv("FACTREASONER_CACHE"), "retrieval.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(os.Getenv("FACTREASONER_CACHE"), "retrieval-cache.sqlite")); err != nil {
 		t.Errorf("retrieval cache: %v", err)
 	}
 }
@@ -232,7 +234,7 @@ func TestRetrieveWikipedia(t *testing.T) {
 		t.Errorf("contexts %+v", rec.Contexts)
 	}
 	for _, a := range agents {
-		if a != "test-agent/1 (test@example.org)" {
+		if a != "test-agent/1 (test@example.org) "+version.UserAgent() {
 			t.Errorf("User-Agent %q", a)
 		}
 	}
@@ -253,9 +255,26 @@ func TestKBBuildErrors(t *testing.T) {
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, noTitle); err == nil || !strings.Contains(err.Error(), ":1: title") {
 		t.Errorf("no title: %v", err)
 	}
+	for _, text := range []string{`null`, `[null]`, `[1]`, `{}`} {
+		nullText := writeTemp(t, "docs.jsonl", `{"title": "A", "text": `+text+`}`+"\n")
+		if _, _, err := run(t, ctx, "kb", "build", "-o", kb, nullText); err == nil || !strings.Contains(err.Error(), ":1: text") {
+			t.Errorf("text %s: %v", text, err)
+		}
+	}
+	// Nothing to write is an error, and no file.
+	empty := writeTemp(t, "docs.jsonl", `{"title": "A", "text": ""}`+"\n"+`{"title": "B", "text": ["  "]}`+"\n")
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, empty); err == nil || !strings.Contains(err.Error(), "no document has any text") {
+		t.Errorf("empty knowledge base: %v", err)
+	}
+	if _, err := os.Stat(kb); err == nil {
+		t.Error("an empty build left a file")
+	}
 	good := writeTemp(t, "docs.jsonl", `{"title": "A", "text": ["one", "two"]}`+"\n")
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := os.Stat(kb); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("knowledge base mode %v, want 0644 (%v)", st.Mode(), err)
 	}
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("existing output: %v", err)
@@ -350,15 +369,23 @@ func TestFActScoreLabeledWithKB(t *testing.T) {
 	if s["responses"] != 2.0 || s["responded"] != 1.0 || s["respond_ratio"] != 0.5 {
 		t.Errorf("summary %v", s)
 	}
-	// Gold on the same file: 1 of 3 facts (IR counts), γ = 10 → penalty
-	// exp(1 − 10/3).
+	// Gold on the same file: 1 of 3 facts (IR counts), no length penalty
+	// by default with --gold; --gamma 10 gives the penalty exp(1 − 10/3).
 	out, _, err = run(t, ctx, "factscore", "--gold", in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s = lastJSONLine(t, out)
-	if got, want := s["factscore"].(float64), math.Exp(1-10.0/3)/3; math.Abs(got-want) > 1e-15 || s["init_score"] != 1.0/3 {
-		t.Errorf("gold summary %v, want factscore %v", s, want)
+	if s["factscore"] != 1.0/3 || s["init_score"] != 1.0/3 || s["gamma"] != 0.0 {
+		t.Errorf("gold summary %v, want factscore 1/3, γ 0", s)
+	}
+	out, _, err = run(t, ctx, "factscore", "--gold", "--gamma", "10", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = lastJSONLine(t, out)
+	if got, want := s["factscore"].(float64), math.Exp(1-10.0/3)/3; math.Abs(got-want) > 1e-15 || s["init_score"] != 1.0/3 || s["gamma"] != 10.0 {
+		t.Errorf("gold summary with --gamma 10: %v, want factscore %v", s, want)
 	}
 	// Atoms without contexts need a knowledge source.
 	if _, _, err := run(t, ctx, "factscore", "--verifier", "nli", in); err == nil || !strings.Contains(err.Error(), "no knowledge source is configured") || !strings.Contains(err.Error(), in+":1:") {

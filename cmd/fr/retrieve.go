@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 func retrieveCommand() *cli.Command {
@@ -21,16 +21,19 @@ func retrieveCommand() *cli.Command {
 		Usage:     "find contexts for the atoms of each record",
 		ArgsUsage: "INPUT",
 		Description: "For every atom that lists no contexts, retrieves up to --k passages from the knowledge\n" +
-			"source and adds them as contexts c_<atom>_<rank> (rank 0 = best). Writes FactReasoner jsonl,\n" +
+			"sources and adds them as contexts c_<atom>_<rank> (rank 0 = best). Writes FactReasoner jsonl,\n" +
 			"one record per input record in input order, to stdout or -o OUT.\n\n" +
-			"Sources: --db KB.db, a knowledge base in FActScore's format (the record's topic is looked\n" +
-			"up by exact title, its passages ranked by BM25 for topic + \" \" + atom, as FActScore);\n" +
-			"--source wikipedia, the live Wikipedia API (a search for the atom, then the top pages'\n" +
-			"plain text, cut to 4000 characters, as FactReasoner).",
+			"Sources (--source, several at once as db,wikipedia,serper, merged in that order without\n" +
+			"duplicates): db, a knowledge base --db KB.db in FActScore's format (the record's topic is\n" +
+			"looked up by exact title, its passages ranked by BM25 for topic + \" \" + atom, as FActScore);\n" +
+			"wikipedia, the live Wikipedia API (a search for the atom, then the top pages' plain text, cut\n" +
+			"to 4000 characters, as FactReasoner); serper, Google results through the Serper API\n" +
+			"($SERPER_API_KEY; title, link and snippet, as FactReasoner's web retrieval); searxng, a\n" +
+			"SearXNG instance's JSON API (--searxng-url). --fetch-pages adds the main text of each web\n" +
+			"result's page, cut to 4000 characters around the passage that best matches the atom.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (default stdout)"},
-		}, retrieverFlags()...),
+		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
 }
@@ -41,12 +44,21 @@ func retrieveCommand() *cli.Command {
 func retrieverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "db", Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
-		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge source: auto (db when --db is given, else none), db, wikipedia"},
+		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge sources, comma-separated and merged in that order: db, wikipedia, serper, searxng; auto (db when --db is given, else none) or none"},
+		&cli.StringFlag{Name: "k-per-source", Usage: "passages per atom of single sources, as `serper=5,wikipedia=3` (the others take the command's k)"},
+		&cli.StringFlag{Name: "query", Value: "atom", Usage: "query of the web sources (wikipedia, serper, searxng): atom (the atom's text, as FactReasoner) or topic (topic + \" \" + atom, as FActScore); db always uses topic + atom"},
 		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Usage: "MediaWiki api.php URL for --source wikipedia"},
-		&cli.StringFlag{Name: "wikipedia-user-agent", Value: retrieve.DefaultUserAgent, Usage: "User-Agent for Wikipedia (Wikimedia asks for a contact)"},
+		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)",
+			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks; factreasoner-go/VERSION is added after it"},
 		&cli.DurationFlag{Name: "wikipedia-interval", Value: retrieve.DefaultMinInterval, Usage: "least time between two Wikipedia requests"},
-		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "SQLite `FILE` caching retrieval results; auto: retrieval.sqlite in the cache directory ($" + cachedir.EnvVar + "); none: no cache"},
-		&cli.StringFlag{Name: "missing-topic", Value: "error", Usage: "when a record's topic is not a title of the knowledge base (or it has none): error (stop, as FActScore), or skip (warn and leave its atoms without contexts)"},
+		&cli.StringFlag{Name: "serper-endpoint", Value: retrieve.DefaultSerperEndpoint, Usage: "Serper search URL for --source serper (the key is read from $" + retrieve.SerperKeyEnv + ")"},
+		&cli.StringFlag{Name: "searxng-url", Usage: "SearXNG instance for --source searxng, as `http://localhost:8888` (its settings.yml must list json under search.formats)"},
+		&cli.BoolFlag{Name: "fetch-pages", Usage: "use the main text of each serper or searxng result's page (robots.txt honoured; the snippet alone when the page fails)"},
+		&cli.DurationFlag{Name: "page-timeout", Value: retrieve.DefaultPageTimeout, Usage: "time limit of one page with --fetch-pages"},
+		&cli.DurationFlag{Name: "fetch-budget", Value: retrieve.DefaultFetchBudget, Usage: "time limit of all the pages of one search with --fetch-pages"},
+		&cli.BoolFlag{Name: "fetch-private", Usage: "let --fetch-pages read pages on loopback and private network addresses (refused by default)"},
+		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto (" + sqlcache.Retrieval.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
+		&cli.StringFlag{Name: "missing-topic", Value: "error", Usage: "when a record's topic is not a title of the knowledge base (or it has none): error (stop, as FActScore), or skip (warn, and take contexts from the other sources only, or none)"},
 	}
 }
 
@@ -61,17 +73,40 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 			UserAgent:   c.String("wikipedia-user-agent"),
 			MinInterval: c.Duration("wikipedia-interval"),
 		},
-		TopK: c.Int(kFlag),
+		Serper:  pipeline.SerperOptions{Endpoint: c.String("serper-endpoint")},
+		SearXNG: pipeline.SearXNGOptions{URL: c.String("searxng-url")},
+		Pages: pipeline.PageOptions{
+			Fetch:        c.Bool("fetch-pages"),
+			Timeout:      c.Duration("page-timeout"),
+			Budget:       c.Duration("fetch-budget"),
+			AllowPrivate: c.Bool("fetch-private"),
+		},
+		Query: c.String("query"),
+		TopK:  c.Int(kFlag),
 	}
 	if o.TopK < 1 {
-		return o, fmt.Errorf("--%s %d: want at least 1", kFlag, o.TopK)
+		return o, usagef("--%s %d: want at least 1", kFlag, o.TopK)
+	}
+	if o.Pages.Timeout <= 0 || o.Pages.Budget <= 0 {
+		return o, usagef("--page-timeout and --fetch-budget: want durations above 0")
+	}
+	if spec := c.String("k-per-source"); spec != "" {
+		o.KPerSource = map[string]int{}
+		for _, item := range strings.Split(spec, ",") {
+			name, num, ok := strings.Cut(strings.TrimSpace(item), "=")
+			k, err := strconv.Atoi(strings.TrimSpace(num))
+			if !ok || err != nil || k < 1 {
+				return o, usagef("--k-per-source: %q is not SOURCE=K with K at least 1", item)
+			}
+			o.KPerSource[strings.TrimSpace(name)] = k
+		}
 	}
 	switch p := c.String("missing-topic"); p {
 	case "error":
 	case "skip":
 		o.SkipMissingTopics = true
 	default:
-		return o, fmt.Errorf("--missing-topic: %q is not error or skip", p)
+		return o, usagef("--missing-topic: %q is not error or skip", p)
 	}
 	return o, nil
 }
@@ -92,17 +127,13 @@ func runRetrieve(c *cli.Context) error {
 	}
 	defer p.Close()
 	if p.Retriever == nil {
-		return errors.New("retrieve: no knowledge source (give --db KB.db or --source wikipedia)")
+		return usagef("retrieve: no knowledge source (give --db KB.db, or --source wikipedia, serper or searxng)")
 	}
-	var out io.Writer = c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("output: %w", err)
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := jsonl.NewWriter(out)
 	prog := newProgress(c.App.ErrWriter, "fr retrieve")
 	var records, atoms, noAtoms, skipped int

@@ -22,7 +22,9 @@ func scoreCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
+			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
+			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}
@@ -56,9 +58,15 @@ func runScore(c *cli.Context) error {
 		}
 	}
 	prog := newProgress(c.App.ErrWriter, "fr score")
-	st, err := p.ScoreFile(c.Context, input, version, out, done, fileOptions(c, prog))
-	prog.finish(fmt.Sprintf("%d records scored, %d invalid skipped, %d already done", st.Scored, st.Invalid, st.Done))
-	return err
+	o := fileOptions(c, prog)
+	o.OmitInputs = !c.Bool("output-inputs")
+	o.Timings = c.Bool("timings")
+	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
+	prog.finish(fmt.Sprintf("%d records scored, %s, %d already done", st.Scored, skippedSummary(st), st.Done))
+	if err != nil {
+		return err
+	}
+	return failedError(st)
 }
 
 // progress reports long work on stderr at most once a second.

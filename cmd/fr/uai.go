@@ -28,12 +28,15 @@ func uaiCommand() *cli.Command {
 }
 
 func runUAISolve(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() != 1 {
-		return fmt.Errorf("uai solve: want exactly one MODEL file, got %d arguments (see fr uai solve --help)", c.NArg())
+		return usagef("uai solve: want exactly one MODEL file, got %d arguments (see fr uai solve --help)", c.NArg())
 	}
 	solver, err := newSolver(c)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	path := c.Args().First()
 	net, err := uai.ReadFile(path)

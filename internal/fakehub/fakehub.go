@@ -3,8 +3,9 @@
 // /api/models/<repo>/revision/<rev>?blobs=true, files at
 // /<repo>/resolve/<commit>/<path> (Git LFS files through a redirect to
 // /cdn/, as huggingface.co sends them to its CDN), byte ranges honoured.
-// It can cut connections, list wrong hashes, demand a token and answer
-// garbage.
+// It can cut connections, list wrong hashes, demand a token, answer
+// garbage, serve a hostile file list, send more bytes than it lists and
+// echo the Authorization header in its error bodies.
 package fakehub
 
 import (
@@ -44,8 +45,18 @@ type Hub struct {
 	BadHash map[string]bool
 	// Garbage makes the file-list endpoint answer HTML.
 	Garbage bool
+	// Listing, when it has a repository's name, is served as that
+	// repository's file list instead of the real one: a hostile hub.
+	Listing map[string]string
+	// Trailer lists bytes sent after a file's content, beyond the size
+	// the list gives.
+	Trailer map[string][]byte
+	// EchoAuth makes error bodies repeat the request's Authorization
+	// header, as some servers do.
+	EchoAuth bool
 
 	requests []string // "path range"
+	agents   []string // User-Agent of each request
 	URL      string
 }
 
@@ -59,7 +70,8 @@ func New(t testing.TB) *Hub {
 // Start starts a hub with no repositories and returns it with the function
 // that stops it.
 func Start() (*Hub, func()) {
-	h := &Hub{Repos: map[string]*Repo{}, CutAfter: map[string][]int{}, BadHash: map[string]bool{}}
+	h := &Hub{Repos: map[string]*Repo{}, CutAfter: map[string][]int{}, BadHash: map[string]bool{},
+		Listing: map[string]string{}, Trailer: map[string][]byte{}}
 	srv := httptest.NewServer(h)
 	h.URL = srv.URL
 	return h, srv.Close
@@ -103,6 +115,13 @@ func (h *Hub) Requests() []string {
 	return append([]string(nil), h.requests...)
 }
 
+// UserAgents returns the User-Agent header of each request so far.
+func (h *Hub) UserAgents() []string {
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	return append([]string(nil), h.agents...)
+}
+
 // SHA256 is the hex sha256 of b.
 func SHA256(b []byte) string {
 	s := sha256.Sum256(b)
@@ -122,8 +141,13 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Mu.Lock()
 	defer h.Mu.Unlock()
 	h.requests = append(h.requests, r.URL.Path+" "+r.Header.Get("Range"))
+	h.agents = append(h.agents, r.UserAgent())
 	if h.Token != "" && r.Header.Get("Authorization") != "Bearer "+h.Token && !strings.HasPrefix(r.URL.Path, "/cdn/") {
-		http.Error(w, `{"error":"Invalid credentials in Authorization header"}`, http.StatusUnauthorized)
+		msg := `{"error":"Invalid credentials in Authorization header"}`
+		if h.EchoAuth {
+			msg = fmt.Sprintf(`{"error":"Invalid credentials in Authorization header", "received": {"Authorization": %q}}`, r.Header.Get("Authorization"))
+		}
+		http.Error(w, msg, http.StatusUnauthorized)
 		return
 	}
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/api/models/"); ok {
@@ -172,6 +196,11 @@ func (h *Hub) split(rest string) (*Repo, string, bool) {
 
 func (h *Hub) serveInfo(w http.ResponseWriter, rest string) {
 	name, rev, ok := strings.Cut(rest, "/revision/")
+	if body, hostile := h.Listing[name]; hostile && ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(body))
+		return
+	}
 	repo := h.Repos[name]
 	if !ok || repo == nil || (rev != "main" && rev != repo.Commit) {
 		http.Error(w, `{"error":"Repository not found"}`, http.StatusNotFound)
@@ -216,7 +245,7 @@ func (h *Hub) serveFile(w http.ResponseWriter, r *http.Request, repo *Repo, p st
 		start = n
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", n, len(b)-1, len(b)))
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)-start))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)-start+len(h.Trailer[p])))
 	if start > 0 {
 		w.WriteHeader(http.StatusPartialContent)
 	}
@@ -231,4 +260,5 @@ func (h *Hub) serveFile(w http.ResponseWriter, r *http.Request, repo *Repo, p st
 		return
 	}
 	w.Write(b[start:])
+	w.Write(h.Trailer[p])
 }

@@ -58,6 +58,9 @@ type Reply struct {
 	// logprobs, Tokenize(Content, -0.01) is used.
 	Tokens     []Token
 	NoLogprobs bool // answer without a logprobs field even when asked
+	// FinishReason is sent as the choice's finish_reason; "stop" when
+	// empty ("length" says the answer was cut off at max_tokens).
+	FinishReason string
 
 	Delay time.Duration // wait before answering
 	Hang  bool          // never answer (until the client gives up)
@@ -210,10 +213,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 }
 
 func completion(req Request, rep Reply) map[string]any {
+	finish := rep.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
 	choice := map[string]any{
 		"index":         0,
 		"message":       map[string]any{"role": "assistant", "content": rep.Content},
-		"finish_reason": "stop",
+		"finish_reason": finish,
 	}
 	if req.Logprobs && !rep.NoLogprobs {
 		toks := rep.Tokens

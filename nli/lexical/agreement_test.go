@@ -81,19 +81,24 @@ func goldenPairs(t testing.TB) ([]nli.Pair, []nli.Label) {
 
 // wantConfusion is the lexical backend's recorded confusion matrix on the
 // golden pairs, rows the LLM's label, columns the lexical label, both in the
-// order entailment, contradiction, neutral. A change to the method that
-// changes a single verdict shows up here (and in docs/lexical-agreement.md).
+// order entailment, contradiction, neutral. For coverage-v1 these pairs are
+// held out: its rules were fixed (commit 501b7fc) before it was first run
+// on them, and this is what that first run gave; a rule changed after
+// looking at it would make the numbers in-sample. A change to the method
+// that changes a single verdict shows up here (and in
+// docs/lexical-agreement.md).
 var wantConfusion = [3][3]int{
-	{9, 0, 5},
+	{10, 0, 4},
 	{0, 1, 0},
-	{0, 0, 531},
+	{12, 0, 519},
 }
 
 var reportOrder = [3]nli.Label{nli.Entailment, nli.Contradiction, nli.Neutral}
 
 // TestLexicalAgreement measures the lexical backend against the LLM labels
-// of IBM's FR2 run on the Flaherty file (546 pairs) and checks the numbers
-// recorded in docs/lexical-agreement.md.
+// of IBM's FR2 run on the Flaherty file (546 pairs), data its rules were
+// not designed on, and checks the numbers recorded in
+// docs/lexical-agreement.md.
 func TestLexicalAgreement(t *testing.T) {
 	pairs, gold := goldenPairs(t)
 	res, err := lexical.New().Classify(context.Background(), pairs)
@@ -194,12 +199,11 @@ func ratio(a, b int) string {
 	return fmt.Sprintf("%d/%d = %.3f", a, b, float64(a)/float64(b))
 }
 
-// TestLexicalGoogleSnippets runs the backend on data it was not designed
-// on, which has no NLI labels: the 68 distinct Google snippets of
+// TestLexicalGoogleSnippets runs the backend on more data it was not
+// designed on, which has no NLI labels: the 68 distinct Google snippets of
 // flaherty_google.json × its 26 atoms. It records how many verdicts of each
 // label come out (a change to the method shows up here) and, with -v, lists
-// the non-neutral ones for reading by hand (docs/lexical-agreement.md says
-// what that reading found).
+// the non-neutral ones for reading by hand.
 func TestLexicalGoogleSnippets(t *testing.T) {
 	ins, err := instance.ReadFile(refdata.Path(t, "factreasoner", "flaherty_google.json"))
 	if err != nil {
@@ -227,7 +231,7 @@ func TestLexicalGoogleSnippets(t *testing.T) {
 			t.Logf("%-8s %-4s %-13s %.2f %s\n\tpremise: %s", pairs[i].PremiseID, pairs[i].HypothesisID, r.Label, r.Probability, pairs[i].Hypothesis, pairs[i].Premise)
 		}
 	}
-	if want := [3]int{nli.Neutral: 1717, nli.Entailment: 41, nli.Contradiction: 10}; len(seen) != 68 || count != want {
+	if want := [3]int{nli.Neutral: 1687, nli.Entailment: 68, nli.Contradiction: 13}; len(seen) != 68 || count != want {
 		t.Errorf("%d snippets, verdicts (neutral, entailment, contradiction) %v; want 68 and %v", len(seen), count, want)
 	}
 }

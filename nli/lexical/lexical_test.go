@@ -23,46 +23,43 @@ const (
 		"She did not win the Nobel Prize in Literature. She won the Nobel Prize in Physics in 1903."
 )
 
-// TestLexicalVerdicts checks the method's rules on hand-made pairs.
+// TestLexicalVerdicts checks the method's rules on hand-made pairs. They
+// were written with the rules, so they show that the rules are implemented
+// as documented, not how well the method does (see
+// docs/lexical-agreement.md for that).
 func TestLexicalVerdicts(t *testing.T) {
 	E, C, N := nli.Entailment, nli.Contradiction, nli.Neutral
-	long := strings.Repeat("The weather in the valley was mild that year and the harvest was good. ", 12)
+	filler := strings.Repeat("The weather in the valley was mild that year and the harvest was good. ", 12)
 	tests := []struct {
 		name       string
 		premise    string
 		hypothesis string
 		want       nli.Label
 	}{
-		{"all words in one sentence", curie, "Marie Curie was a physicist.", E},
-		{"plural and -ed stemming", curie, "Marie Curie was born in Warsaw.", E},
-		{"a content word missing", curie, "Marie Curie was a biologist.", N},
-		{"pronoun refers to the passage's subject", lovelace, "Ada Lovelace recognised applications of the machine beyond calculation.", E},
-		{"surname after the full name", lovelace, "Ada Lovelace had children with William King.", E},
-		{"pronoun, but the passage is about someone else", "Charles Babbage designed engines. She wrote notes on the Analytical Engine.",
+		{"every content word in one window", curie, "Marie Curie was a physicist.", E},
+		{"-ed stemming, subject named in another sentence", curie, "Marie Curie was born in Warsaw.", E},
+		{"a content word missing: coverage 2/3", curie, "Marie Curie was a biologist.", N},
+		{"the subject anywhere, the rest in one window", lovelace, "Ada Lovelace recognised applications of the machine beyond calculation.", E},
+		{"the subject not named", "Charles Babbage designed engines. She wrote notes on the Analytical Engine.",
 			"Ada Lovelace wrote notes on the Analytical Engine.", N},
-		{"other name must be a phrase", lovelace, "Ada Lovelace worked on the Babbage Engine.", N},
-		{"name elsewhere, words elsewhere: no window holds both", "Marie Curie was a physicist. " + long + "Warsaw is a city.",
-			"Marie Curie was a physicist in Warsaw.", N},
-		{"negation in the premise", curie, "Marie Curie won the Nobel Prize in Literature.", C},
-		{"negation in both", curie, "Marie Curie did not win the Nobel Prize in Literature.", E},
-		{"negation in the hypothesis only", lovelace, "Ada Lovelace was not a mathematician.", C},
+		{"words far apart: no window holds them", "Marie Curie studied physics. " + filler + "Warsaw and Paris are cities.",
+			"Marie Curie studied physics in Warsaw and Paris.", N},
+		{"negated in the premise, to the end of its clause", curie, "Marie Curie won the Nobel Prize in Literature.", C},
+		{"negated in both", curie, "Marie Curie did not win the Nobel Prize in Literature.", E},
+		{"negated in the hypothesis only", lovelace, "Ada Lovelace was not a mathematician.", C},
+		{"a word asserted elsewhere in the window is not negated", curie, "Marie Curie won the Nobel Prize in Physics in 1903.", E},
 		{"full date agrees", curie, "Marie Curie was born on November 7, 1867.", E},
-		{"year agrees with a full date", curie, "Marie Curie was born in 1867.", E},
-		{"decade agrees", curie, "Marie Curie was born in the 1860s.", E},
+		{"year agrees", curie, "Marie Curie was born in 1867.", E},
+		{"decade agrees with a year", curie, "Marie Curie was born in the 1860s.", E},
 		{"day conflicts", curie, "Marie Curie was born on November 8, 1867.", C},
 		{"year conflicts", curie, "Marie Curie was born in 1870.", C},
-		{"date with a different anchor is not compared", curie, "Marie Curie won the Nobel Prize in Physics in 1903.", E},
-		{"year after its anchor conflicts", curie, "Marie Curie won the Nobel Prize in Physics in 1911.", C},
-		{"lifespan gives birth", lovelace, "Ada Lovelace was born in 1815.", E},
-		{"lifespan gives death", lovelace, "Ada Lovelace died on 27 November 1852.", E},
-		{"lifespan birth conflicts", lovelace, "Ada Lovelace was born in 1852.", C},
-		{"lifespan death conflicts", lovelace, "Ada Lovelace died in December 1852.", C},
+		{"month conflicts", curie, "Marie Curie was born in December 1867.", C},
 		{"number word agrees", lovelace, "Ada Lovelace had 3 children.", E},
 		{"number conflicts", lovelace, "Ada Lovelace had four children.", C},
-		{"'Born' inside a title is no birth", "Tom Sizemore appeared in Natural Born Killers (1994).", "Tom Sizemore was born in 1964.", N},
+		{"a quantity with nothing comparable is unsupported", "Marie Curie had children.", "Marie Curie had two children.", N},
 		{"scaled number", "The film grossed $110 million worldwide.", "The film grossed 110 million worldwide.", E},
 		{"scaled number conflicts", "The film grossed $110 million worldwide.", "The film grossed 120 million worldwide.", C},
-		{"irregular past tense", curie, "Marie Curie won the Nobel Prize in Physics.", E},
+		{"n't is a negation", "Marie Curie didn't paint.", "Marie Curie painted.", C},
 		{"a passage against a shorter copy of itself", lovelace, strings.TrimSuffix(lovelace, "Lovelace had three children with William King."), E},
 		{"a passage against another passage", curie, lovelace, N},
 		{"no content words", curie, "She was.", N},
@@ -166,16 +163,16 @@ func TestLexicalCancel(t *testing.T) {
 }
 
 func TestLexicalIdentity(t *testing.T) {
-	if got := lexical.New().Identity(); got != (nli.Identity{Backend: "lexical", Model: lexical.Model}) || got.String() != "lexical:overlap-v1" {
+	if got := lexical.New().Identity(); got != (nli.Identity{Backend: "lexical", Model: lexical.Model}) || got.String() != "lexical:coverage-v1" {
 		t.Errorf("identity %v", got)
 	}
 }
 
 func ExampleClassifier() {
-	premise := "Ada Lovelace (10 December 1815 – 27 November 1852) was an English mathematician and writer."
+	premise := "Ada Lovelace, an English mathematician, had three children."
 	res, _ := lexical.New().Classify(context.Background(), []nli.Pair{
 		{Premise: premise, Hypothesis: "Ada Lovelace was a mathematician."},
-		{Premise: premise, Hypothesis: "Ada Lovelace was born in 1816."},
+		{Premise: premise, Hypothesis: "Ada Lovelace had four children."},
 		{Premise: premise, Hypothesis: "Ada Lovelace was a painter."},
 	})
 	for _, r := range res {
@@ -184,7 +181,7 @@ func ExampleClassifier() {
 	// Output:
 	// entailment 0.90
 	// contradiction 0.80
-	// neutral 0.77
+	// neutral 0.72
 }
 
 // FuzzLexical: any texts give a valid distribution whose largest value is

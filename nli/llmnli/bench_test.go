@@ -17,7 +17,7 @@ func BenchmarkParseV2(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if a := ParseV2(content, tokens); !a.Valid {
+		if _, err := ParseV2(content, tokens); err != nil {
 			b.Fatal("invalid")
 		}
 	}

@@ -6,23 +6,31 @@
 // Two prompts: V1 asks for the bare label, and p = exp(mean log probability
 // of the answer's tokens); V2 asks for brief reasoning and then the label in
 // square brackets, and p = exp(mean log probability of the tokens between
-// the last '[' and the ']' after it). Requests use temperature 0.
+// the last '[' and the ']' after it). Requests use temperature 0. Answers
+// are read with ReadLabel, which also accepts the other shapes chat models
+// write ("Answer: contradiction", "**Entailment**", a citation after the
+// label).
 //
-// An answer that names no valid label is taken as neutral with probability
-// 0 (so that, where two directions of a pair compete, a garbled answer never
-// outweighs a real one) and counted in Stats. An answer that names a label
-// but comes without log probabilities for it is an error: the server does
-// not return them (see the README's "Using an LLM endpoint" for servers that do), and
-// a made-up probability would silently change every factor.
+// An answer that names no label is asked again with a reminder of the
+// format, as often as the client's llm.Config.Reasks allows, and then is
+// an *llm.UnreadableAnswerError. It is never taken as neutral, and never
+// cached.
+//
+// An answer whose label comes without log probabilities (a server that
+// does not return them) gets a fixed probability, Options.FixedProbability
+// (DefaultFixedProbability, 0.9, unless set). Stats say how many answers
+// took their probability from which rule.
 package llmnli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
 
+	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
@@ -57,103 +65,197 @@ func (p Prompt) maxTokens() int {
 	return 16
 }
 
+// DefaultFixedProbability is the probability of a label read from an
+// answer without log probabilities. It says "probably", not "certainly":
+// labels read with their log probabilities are near 1 at temperature 0 (the
+// median of the 15 relations of IBM's recorded Flaherty run is 0.9997), so
+// a relation whose probability was not measured weighs less than one that
+// was, and never outweighs it where two compete (FR3's two directions). It
+// equals the default context prior, the trust FactReasoner puts in a
+// retrieved passage.
+const DefaultFixedProbability = 0.9
+
+// Options adjust a Classifier.
+type Options struct {
+	Prompt Prompt // V1 when zero
+	// FixedProbability is the probability given to a label read from an
+	// answer that came without log probabilities for it. Zero means
+	// DefaultFixedProbability; a negative value makes such an answer an
+	// error instead. Otherwise it must be above 0.5 (a label believed less
+	// than its opposite is no evidence for it) and below 1.
+	FixedProbability float64
+}
+
 // Classifier is the llm NLI backend. It is safe for concurrent use.
 type Classifier struct {
 	client *llm.Client
 	prompt Prompt
+	fixed  float64 // the fixed rule's probability; negative: an error
 
-	answers, noLabel atomic.Int64
-	byLabel          [3]atomic.Int64
+	answers, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
+	byLabel                                              [3]atomic.Int64
 }
 
-// New returns a classifier asking client's model with the given prompt.
-func New(client *llm.Client, p Prompt) *Classifier {
-	return &Classifier{client: client, prompt: p}
+// New returns a classifier asking client's model as opts say.
+func New(client *llm.Client, opts Options) (*Classifier, error) {
+	p := opts.Prompt
+	switch p {
+	case 0:
+		p = V1
+	case V1, V2:
+	default:
+		return nil, fmt.Errorf("llmnli: unknown prompt %d", int(p))
+	}
+	fixed := opts.FixedProbability
+	switch {
+	case fixed == 0:
+		fixed = DefaultFixedProbability
+	case fixed < 0:
+		fixed = -1
+	case !(fixed > 0.5 && fixed < 1):
+		return nil, fmt.Errorf("llmnli: fixed probability %v is not above 0.5 and below 1", fixed)
+	}
+	return &Classifier{client: client, prompt: p, fixed: fixed}, nil
 }
 
 // Identity names the backend, the model and the prompt (answers to
-// different prompts must not share a cache entry).
+// different prompts must not share a cache entry), and the rule for
+// answers without log probabilities when it is not the default (a result
+// cached under one fixed probability must not be reused under another).
 func (c *Classifier) Identity() nli.Identity {
-	return nli.Identity{Backend: "llm", Model: c.client.Model() + " (nli prompt " + c.prompt.String() + ")"}
+	m := c.client.Model() + " (nli prompt " + c.prompt.String()
+	switch {
+	case c.fixed < 0:
+		m += ", log probabilities required"
+	case c.fixed != DefaultFixedProbability:
+		m += fmt.Sprintf(", p %g without log probabilities", c.fixed)
+	}
+	return nli.Identity{Backend: "llm", Model: m + ")"}
+}
+
+// reminder asks again for an answer that named no label.
+func (p Prompt) reminder() string {
+	if p == V2 {
+		return reminderPrefix + " End your answer with the label in square brackets: [entailment], [contradiction] or [neutral]."
+	}
+	return reminderPrefix + " Answer with exactly one word: entailment, contradiction or neutral."
+}
+
+// reminderPrefix opens every LLM stage's reminder (atomize.ReminderPrefix;
+// this package does not import atomize).
+const reminderPrefix = "Your last answer could not be read."
+
+func (p Prompt) parse(content string, tokens []llm.Token) (Answer, error) {
+	if p == V2 {
+		return ParseV2(content, tokens)
+	}
+	return ParseV1(content, tokens)
 }
 
 // Classify asks about every pair, as many at once as the client allows.
 func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
+	read := func(r *llm.Response) error {
+		if c.prompt == V2 && r.FinishReason == "length" {
+			// v2's label comes last: a label in reasoning cut off
+			// before its end is not the answer.
+			return errors.New("the answer was cut off at the token limit before its final [label]")
+		}
+		_, err := c.prompt.parse(r.Content, r.Tokens)
+		return err
+	}
 	out := make([]nli.Result, len(pairs))
 	err := c.client.Each(ctx, len(pairs), func(i int) llm.Request {
 		return llm.Request{
 			Messages:  c.prompt.messages(pairs[i].Premise, pairs[i].Hypothesis),
 			MaxTokens: c.prompt.maxTokens(),
 			Logprobs:  true,
+			Read:      read,
+			Reminder:  c.prompt.reminder(),
+			Stage:     "nli",
+			Item:      "pair " + pairs[i].PremiseID + " → " + pairs[i].HypothesisID,
 		}
 	}, func(i int, r *llm.Response) error {
 		res, err := c.result(r)
 		if err != nil {
-			return fmt.Errorf("pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
+			return fmt.Errorf("nli: pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
 		}
 		out[i] = res
 		return nil
 	})
 	if err != nil {
+		var ue *llm.UnreadableAnswerError
+		if errors.As(err, &ue) {
+			c.reasks.Add(int64(ue.Attempts - 1))
+			c.unreadable.Add(1)
+		}
 		return nil, err
 	}
 	return out, nil
 }
 
 func (c *Classifier) result(r *llm.Response) (nli.Result, error) {
-	var a Answer
-	if c.prompt == V2 {
-		a = ParseV2(r.Content, r.Tokens)
+	a, err := c.prompt.parse(r.Content, r.Tokens)
+	if err != nil { // Read accepted it: cannot happen
+		return nli.Result{}, err
+	}
+	c.reasks.Add(int64(r.Reasks))
+	p := a.Probability
+	if math.IsNaN(p) {
+		if c.fixed < 0 {
+			what := "no token log probabilities"
+			if r.Tokens != nil {
+				what = "token log probabilities that do not cover the label"
+			}
+			return nli.Result{}, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see the README, \"Using an LLM endpoint\", for servers that return them)",
+				c.client.Model(), c.client.Endpoint(), llmanswer.Clip(r.Content, 80), what)
+		}
+		p = c.fixed
+		c.fixedRule.Add(1)
 	} else {
-		a = ParseV1(r.Content, r.Tokens)
+		c.fromLogprobs.Add(1)
 	}
 	c.answers.Add(1)
-	if !a.Valid {
-		c.noLabel.Add(1)
-		c.byLabel[nli.Neutral].Add(1)
-		return nli.Result{Label: nli.Neutral, Probability: 0}, nil
-	}
-	if math.IsNaN(a.Probability) {
-		what := "no token log probabilities"
-		if r.Tokens != nil {
-			what = "token log probabilities that do not cover the label"
-		}
-		return nli.Result{}, fmt.Errorf("model %s at %s answered %q with %s; the llm NLI backend needs them (logprobs: true; see the README, \"Using an LLM endpoint\", for servers that return them)",
-			c.client.Model(), c.client.Endpoint(), clip(r.Content), what)
-	}
 	c.byLabel[a.Label].Add(1)
-	return nli.Result{Label: a.Label, Probability: a.Probability}, nil
+	return nli.Result{Label: a.Label, Probability: p}, nil
 }
 
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 80 {
-		return "…" + s[len(s)-80:]
-	}
-	return s
-}
-
-// Stats counts the answers parsed so far.
+// Stats counts the answers read so far, and how.
 type Stats struct {
-	Answers       int64
+	Answers       int64 // answers read, one per pair
 	Entailment    int64
 	Contradiction int64
-	Neutral       int64 // valid neutral answers and answers with no label
-	NoLabel       int64 // answers that named no valid label
+	Neutral       int64
+	// FromLogprobs answers took their probability from their tokens' log
+	// probabilities (SPEC §7); Fixed answers came without them and got
+	// FixedProbability.
+	FromLogprobs, Fixed int64
+	// FixedProbability is the fixed rule's probability; negative when the
+	// classifier refuses answers without log probabilities.
+	FixedProbability float64
+	Reasks           int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
+	Unreadable       int64 // pairs whose answer stayed unreadable
 }
 
 // Stats returns the counts so far.
 func (c *Classifier) Stats() Stats {
 	return Stats{
-		Answers:       c.answers.Load(),
-		Entailment:    c.byLabel[nli.Entailment].Load(),
-		Contradiction: c.byLabel[nli.Contradiction].Load(),
-		Neutral:       c.byLabel[nli.Neutral].Load(),
-		NoLabel:       c.noLabel.Load(),
+		Answers:          c.answers.Load(),
+		Entailment:       c.byLabel[nli.Entailment].Load(),
+		Contradiction:    c.byLabel[nli.Contradiction].Load(),
+		Neutral:          c.byLabel[nli.Neutral].Load(),
+		FromLogprobs:     c.fromLogprobs.Load(),
+		Fixed:            c.fixedRule.Load(),
+		FixedProbability: c.fixed,
+		Reasks:           c.reasks.Load(),
+		Unreadable:       c.unreadable.Load(),
 	}
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%d answers: %d entailment, %d contradiction, %d neutral (%d of them named no valid label and were taken as neutral)",
-		s.Answers, s.Entailment, s.Contradiction, s.Neutral, s.NoLabel)
+	rule := fmt.Sprintf("fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
+	if s.FixedProbability < 0 {
+		rule = "none other allowed"
+	}
+	return fmt.Sprintf("%d answers: %d entailment, %d contradiction, %d neutral; probability from token log probabilities for %d, %s; %d re-asks, %d answers unreadable after re-asking",
+		s.Answers, s.Entailment, s.Contradiction, s.Neutral, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
 }

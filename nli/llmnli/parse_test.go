@@ -2,8 +2,11 @@ package llmnli
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
@@ -19,26 +22,23 @@ type parseCase struct {
 	name    string
 	content string
 	tokens  []llm.Token
-	valid   bool
+	valid   bool // false: an error expected
 	label   nli.Label
 	// want is the expected probability, computed by hand from the
 	// constructed log probabilities: exp(mean of the listed values).
-	want []float64 // nil: NaN expected (valid) or 0 (invalid)
+	want []float64 // nil: NaN expected (valid)
 }
 
-func checkParse(t *testing.T, parse func(string, []llm.Token) Answer, tests []parseCase) {
+func checkParse(t *testing.T, parse func(string, []llm.Token) (Answer, error), tests []parseCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := parse(tt.content, tt.tokens)
-			if a.Valid != tt.valid || a.Label != tt.label {
-				t.Fatalf("got valid=%v label=%v, want valid=%v label=%v", a.Valid, a.Label, tt.valid, tt.label)
+			a, err := parse(tt.content, tt.tokens)
+			if (err == nil) != tt.valid || a.Label != tt.label {
+				t.Fatalf("got label=%v err=%v, want valid=%v label=%v", a.Label, err, tt.valid, tt.label)
 			}
 			switch {
 			case !tt.valid:
-				if a.Probability != 0 {
-					t.Errorf("probability %v for an invalid answer, want 0", a.Probability)
-				}
 			case tt.want == nil:
 				if !math.IsNaN(a.Probability) {
 					t.Errorf("probability %v, want NaN (no log probabilities)", a.Probability)
@@ -58,7 +58,8 @@ func checkParse(t *testing.T, parse func(string, []llm.Token) Answer, tests []pa
 }
 
 // TestParseV1: p = exp(mean log probability of the answer's tokens), end
-// token excluded.
+// token excluded, when the answer is the label alone (SPEC §7); for an
+// answer that says more, the label's tokens.
 func TestParseV1(t *testing.T) {
 	checkParse(t, ParseV1, []parseCase{
 		{name: "label over three tokens", content: "entailment",
@@ -76,17 +77,24 @@ func TestParseV1(t *testing.T) {
 		{name: "one token with leading space", content: " neutral",
 			tokens: []llm.Token{tk(" neutral", -0.05)},
 			valid:  true, label: nli.Neutral, want: []float64{-0.05}},
-		{name: "label in a sentence", content: "The answer is entailment",
+		{name: "label in a sentence: its own tokens", content: "The answer is entailment",
 			tokens: []llm.Token{tk("The", -1), tk(" answer", -0.5), tk(" is", -0.25), tk(" entail", -0.125), tk("ment", -0.0625)},
-			valid:  true, label: nli.Entailment, want: []float64{-1, -0.5, -0.25, -0.125, -0.0625}},
+			valid:  true, label: nli.Entailment, want: []float64{-0.125, -0.0625}},
+		{name: "label first, then an explanation: its own tokens", content: "Neutral. The premise says nothing of it.",
+			tokens: []llm.Token{tk("Neutral", -0.2), tk(".", -0.5), tk(" The premise says nothing of it.", -2)},
+			valid:  true, label: nli.Neutral, want: []float64{-0.2}},
+		{name: "labels in a think block do not count, nor do their tokens", content: "<think>entailment?</think>\nneutral",
+			tokens: []llm.Token{tk("<think>", -1), tk("entailment", -1), tk("?</think>\n", -1), tk("neutral", -0.3)},
+			valid:  true, label: nli.Neutral, want: []float64{-0.3}},
 		{name: "hidden reasoning tokens before the answer are excluded", content: "contradiction",
 			tokens: []llm.Token{tk("<think>", -1), tk("no", -2), tk("</think>", -1), tk("contra", -0.2), tk("diction", -0.4)},
 			valid:  true, label: nli.Contradiction, want: []float64{-0.2, -0.4}},
 		{name: "server trimmed the answer's leading newline", content: "entailment",
 			tokens: []llm.Token{tk("\n", -0.9), tk("entailment", -0.01)},
 			valid:  true, label: nli.Entailment, want: []float64{-0.01}},
-		{name: "two different labels name none", content: "entailment or neutral",
-			tokens: []llm.Token{tk("entailment", -0.1), tk(" or", -0.1), tk(" neutral", -0.1)}},
+		{name: "two different labels: the last wins, as the reference", content: "entailment or neutral",
+			tokens: []llm.Token{tk("entailment", -0.4), tk(" or", -0.1), tk(" neutral", -0.2)},
+			valid:  true, label: nli.Neutral, want: []float64{-0.2}},
 		{name: "no label", content: "I cannot tell.",
 			tokens: []llm.Token{tk("I", -0.1), tk(" cannot", -0.1), tk(" tell", -0.1), tk(".", -0.1)}},
 		{name: "a word that contains a label is not one", content: "neutrality",
@@ -135,12 +143,21 @@ func TestParseV2(t *testing.T) {
 			tokens: []llm.Token{tk("Gleich ", -1), {Text: "\\xe2\\x80", Bytes: []byte{0xe2, 0x80}, Logprob: -1},
 				{Text: "\\x94", Bytes: []byte{0x94}, Logprob: -1}, tk(" ja.\n[", -1), tk("entail", -0.6), tk("ment", -0.2), tk("]", -1)},
 			valid: true, label: nli.Entailment, want: []float64{-0.6, -0.2}},
-		{name: "no brackets", content: "entailment",
-			tokens: []llm.Token{tk("entailment", -0.1)}},
+		{name: "no brackets: the label alone", content: "entailment",
+			tokens: []llm.Token{tk("entailment", -0.1)}, valid: true, label: nli.Entailment, want: []float64{-0.1}},
+		{name: "a citation after the label does not count", content: pre + "[entailment] [1]",
+			tokens: with(tk("[", -1), tk("entail", -0.3), tk("ment", -0.1), tk("]", -1), tk(" [1]", -1)),
+			valid:  true, label: nli.Entailment, want: []float64{-0.3, -0.1}},
+		{name: "Answer: without brackets, the label's tokens", content: pre + "Answer: contradiction",
+			tokens: with(tk("Answer", -1), tk(":", -1), tk(" contra", -0.1), tk("diction", -0.3)),
+			valid:  true, label: nli.Contradiction, want: []float64{-0.1, -0.3}},
+		{name: "leading space the tokens left out", content: "  [neutral]",
+			tokens: []llm.Token{tk("[", -1), tk("neutral", -0.6), tk("]", -1)},
+			valid:  true, label: nli.Neutral, want: []float64{-0.6}},
 		{name: "unknown word in the brackets", content: pre + "[maybe]",
 			tokens: with(tk("[maybe]", -0.1))},
 		{name: "empty brackets", content: pre + "[]", tokens: with(tk("[]", -0.1))},
-		{name: "last bracket never closed, an earlier label does not count", content: "[neutral] hmm\n[entail",
+		{name: "cut off in the last label: an earlier label does not count", content: "[neutral] hmm\n[entail",
 			tokens: []llm.Token{tk("[neutral]", -0.1), tk(" hmm\n[", -0.1), tk("entail", -0.1)}},
 		{name: "missing logprobs: no tokens", content: pre + "[contradiction]", tokens: nil,
 			valid: true, label: nli.Contradiction},
@@ -150,5 +167,85 @@ func TestParseV2(t *testing.T) {
 		{name: "a null log probability outside the label does not matter", content: pre + "[neutral]",
 			tokens: append([]llm.Token{tk("The premise says so.\n", nan)}, tk("[", nan), tk("neutral", -0.25), tk("]", nan)),
 			valid:  true, label: nli.Neutral, want: []float64{-0.25}},
+	})
+}
+
+// TestReadLabelCorpus runs the NLI corpus of answer shapes
+// (testdata/llm-answers/nli): every answer names the label of its want
+// file, read from a span of the answer that spells it (so that its tokens'
+// probabilities are the label's), or is refused.
+func TestReadLabelCorpus(t *testing.T) {
+	for _, c := range answercorpus.Load(t, "nli") {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := ReadLabel(c.Answer)
+			if c.Unreadable {
+				if err == nil {
+					t.Fatalf("read %v from an answer that must be refused", r.Label)
+				}
+				if !strings.Contains(err.Error(), c.Why) {
+					t.Errorf("error %q lacks %q", err, c.Why)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Want) != 1 || r.Label.String() != c.Want[0] {
+				t.Fatalf("got %v, want %q", r.Label, c.Want)
+			}
+			if span := strings.ToLower(c.Answer[r.Start:r.End]); !strings.Contains(span, c.Want[0]) {
+				t.Errorf("read from %q", c.Answer[r.Start:r.End])
+			}
+		})
+	}
+}
+
+// TestFakeShapes: every answer shape the test endpoint (internal/fakellm)
+// writes reads back as the label it was written from.
+func TestFakeShapes(t *testing.T) {
+	for _, l := range []nli.Label{nli.Entailment, nli.Contradiction, nli.Neutral} {
+		for n := range fakellm.LabelShapes {
+			answer := fakellm.LabelAnswer(n, l.String())
+			if r, err := ReadLabel(answer); err != nil || r.Label != l {
+				t.Errorf("shape %d %q: %v, %v", n, answer, r.Label, err)
+			}
+		}
+	}
+	if r, err := ReadLabel(fakellm.UnreadableLabel); err == nil {
+		t.Errorf("read %v", r.Label)
+	}
+}
+
+// FuzzReadLabel: no answer makes ReadLabel (and the probability that
+// follows from its tokens) panic; the span it reads from lies in the
+// answer and spells the label; and a label read round-trips through the
+// v2 shape: "reasoning\n[label]" reads as the same label.
+func FuzzReadLabel(f *testing.F) {
+	for _, c := range answercorpus.Load(f, "nli") {
+		f.Add(c.Answer)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		r, err := ReadLabel(answer)
+		if err != nil {
+			return
+		}
+		if r.Start < 0 || r.End > len(answer) || r.Start > r.End ||
+			!strings.Contains(strings.ToLower(answer[r.Start:r.End]), r.Label.String()) {
+			t.Fatalf("label %v read from [%d, %d) of %q", r.Label, r.Start, r.End, answer)
+		}
+		var toks []llm.Token
+		for _, ft := range fakellm.Tokenize(answer, -0.5) {
+			toks = append(toks, tk(ft.Text, *ft.Logprob))
+		}
+		for _, parse := range []func(string, []llm.Token) (Answer, error){ParseV1, ParseV2} {
+			a, err := parse(answer, toks)
+			if err != nil || a.Label != r.Label || math.Abs(a.Probability-math.Exp(-0.5)) > 1e-9 {
+				t.Fatalf("parse: %+v, %v", a, err)
+			}
+		}
+		again, err := ReadLabel("Reasoning.\n[" + r.Label.String() + "]")
+		if err != nil || again.Label != r.Label {
+			t.Fatalf("round trip: %v became %v, %v", r.Label, again.Label, err)
+		}
 	})
 }

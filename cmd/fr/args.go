@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// Exit statuses, as most command-line tools use them.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the work failed
+	exitUsage   = 2 // a bad flag or argument
+)
+
+// usageError is a mistake in the command line: a bad flag or argument.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// asUsage marks err, when not nil, as a usage error.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// exitStatus is the status fr exits with after err.
+func exitStatus(err error) int {
+	var oe *pipeline.OptionError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, new(usageError)), errors.As(err, &oe):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// onUsageError reports a flag that cannot be parsed in one line on stderr,
+// instead of the command's whole help on stdout, where it would land in
+// redirected output.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usagef("%v (see %s --help)", err, c.Command.HelpName)
+}
+
+// inputArg returns the single INPUT argument as a path: "-" is standard
+// input, copied to a temporary file (the commands read their input more
+// than once: to check a resumed output, to compute K over the file).
+func inputArg(c *cli.Context) (string, error) {
+	if err := flagsBeforeArgs(c); err != nil {
+		return "", err
+	}
+	if c.NArg() != 1 {
+		return "", usagef("%s: want exactly one INPUT file, got %d arguments (see %s --help)", c.Command.Name, c.NArg(), c.Command.HelpName)
+	}
+	return inputPath(c, c.Args().First())
+}
+
+// flagsBeforeArgs refuses flags given after the arguments, which the flag
+// parser would take as more arguments.
+func flagsBeforeArgs(c *cli.Context) error {
+	for _, a := range c.Args().Slice()[min(1, c.NArg()):] {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return usagef("%s: flag %s comes after the arguments: put flags before them (%s [flags] %s)", c.Command.Name, a, c.Command.HelpName, c.Command.ArgsUsage)
+		}
+	}
+	return nil
+}
+
+// tempKey keys the temporary files of a command in its context.
+type tempKey struct{}
+
+// withTemp gives a command a place to note temporary files, removed by
+// removeTemp when the command ends.
+func withTemp(c *cli.Context) error {
+	c.Context = context.WithValue(c.Context, tempKey{}, new([]string))
+	return nil
+}
+
+func removeTemp(c *cli.Context) error {
+	if dirs, ok := c.Context.Value(tempKey{}).(*[]string); ok {
+		for _, d := range *dirs {
+			os.RemoveAll(d)
+		}
+	}
+	return nil
+}
+
+// inputPath is the path of an input argument: "-" copies standard input to
+// a temporary file named "stdin", so that messages say where a record came
+// from.
+func inputPath(c *cli.Context, arg string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	dir, err := os.MkdirTemp("", "fr-stdin-")
+	if err != nil {
+		return "", err
+	}
+	if dirs, ok := c.Context.Value(tempKey{}).(*[]string); ok {
+		*dirs = append(*dirs, dir)
+	}
+	path := filepath.Join(dir, "stdin")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	in := c.App.Reader
+	if in == nil {
+		in = os.Stdin
+	}
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		return "", fmt.Errorf("reading standard input: %w", err)
+	}
+	return path, f.Close()
+}
+
+// outputFlags are -o and --force of the commands that write a new output
+// file (fr score's -o resumes instead; see its flags).
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
+		&cli.BoolFlag{Name: "force", Usage: "replace an existing -o FILE"},
+	}
+}
+
+// openOutput returns where a command of outputFlags writes: stdout, or the
+// -o file, which must not exist unless --force is given (a device or pipe,
+// such as /dev/stdout, is written as it is). close closes the file.
+func openOutput(c *cli.Context) (w io.Writer, close func() error, err error) {
+	path := c.String("output")
+	if path == "" {
+		return c.App.Writer, func() error { return nil }, nil
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case !st.Mode().IsRegular():
+			flags = os.O_WRONLY
+		case c.Bool("force"):
+			flags = os.O_WRONLY | os.O_TRUNC
+		default:
+			return nil, nil, usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
+		}
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}

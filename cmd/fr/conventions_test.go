@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// runStdin runs the command line with stdin as standard input.
+func runStdin(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	app := newApp()
+	app.Reader, app.Writer, app.ErrWriter = strings.NewReader(stdin), &out, &errw
+	err := app.RunContext(context.Background(), append([]string{"fr"}, args...))
+	return out.String(), errw.String(), err
+}
+
+// TestExitStatus: 0 for success, 2 for a mistake in the command line (an
+// unknown flag, a bad value, flags after the input, missing arguments), 1
+// for work that fails; a usage mistake prints nothing on stdout.
+func TestExitStatus(t *testing.T) {
+	example := "../../testdata/example.jsonl"
+	tests := []struct {
+		args   []string
+		status int
+		msg    string
+	}{
+		{[]string{"score", "--nli", "given", example}, exitOK, ""},
+		{[]string{"score", "--nope", example}, exitUsage, "flag provided but not defined: -nope"},
+		{[]string{"score", example, "--version", "3"}, exitUsage, "put flags before"},
+		{[]string{"score", "--k", "many", example}, exitUsage, "--k"},
+		{[]string{"score", "--version", "9", example}, exitUsage, "--version"},
+		{[]string{"score", "--nli", "oracle", example}, exitUsage, "--nli: unknown backend"},
+		{[]string{"score", "--atom-prior", "1.5", example}, exitUsage, "atom prior"},
+		{[]string{"score"}, exitUsage, "want exactly one INPUT"},
+		{[]string{"compare", "--format", "xml", example}, exitUsage, "--format"},
+		{[]string{"factscore", "--verifier", "oracle", example}, exitUsage, "--verifier"},
+		{[]string{"score", "no-such-file.jsonl"}, exitFailure, "no such file"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-retries", "0", "--llm-cache", "off", example}, exitFailure, "127.0.0.1:1"},
+	}
+	for _, tc := range tests {
+		out, _, err := run(t, context.Background(), tc.args...)
+		if got := exitStatus(err); got != tc.status || (err != nil && !strings.Contains(err.Error(), tc.msg)) {
+			t.Errorf("%v: status %d (%v), want %d and %q", tc.args, got, err, tc.status, tc.msg)
+		}
+		if tc.status == exitUsage && out != "" {
+			t.Errorf("%v: a usage error wrote to stdout:\n%s", tc.args, out)
+		}
+	}
+}
+
+// TestHelpAndVersion: fr --version prints the program's version (the
+// commands' --version is the graph version); fr help score is fr score
+// --help.
+func TestHelpAndVersion(t *testing.T) {
+	out, _, err := run(t, context.Background(), "--version")
+	if err != nil || !strings.HasPrefix(out, "fr version ") {
+		t.Errorf("fr --version: %q, %v", out, err)
+	}
+	help, _, err := run(t, context.Background(), "help", "score")
+	if err != nil || !strings.Contains(help, "fr score [command options]") || !strings.Contains(help, "--output-inputs") {
+		t.Errorf("fr help score (%v):\n%s", err, help)
+	}
+	flagHelp, _, _ := run(t, context.Background(), "score", "--help")
+	if flagHelp != help {
+		t.Error("fr help score differs from fr score --help")
+	}
+}
+
+// TestStdin: "-" reads the input from standard input, for the commands
+// that read it more than once too (K median, a resumed output).
+func TestStdin(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/example.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := run(t, context.Background(), "score", "--nli", "lexical", "--k", "median", "../../testdata/example.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := runStdin(t, string(data), "score", "--nli", "lexical", "--k", "median", "-")
+	if err != nil || got != want {
+		t.Errorf("score - (%v):\n%s\nwant\n%s", err, got, want)
+	}
+	_, _, err = runStdin(t, "{broken\n", "score", "--nli", "lexical", "-")
+	if err == nil || !strings.Contains(err.Error(), "stdin:1: invalid JSON") {
+		t.Errorf("broken stdin: %v", err)
+	}
+	cmp, _, err := runStdin(t, string(data), "compare", "--nli", "lexical", "--format", "csv", "-")
+	if err != nil || strings.Count(cmp, "\n") != 4 {
+		t.Errorf("compare - (%v):\n%s", err, cmp)
+	}
+}
+
+// TestOutputFlag: -o of the commands that write a new file refuses to
+// replace an existing file without --force; a device is written as it is.
+func TestOutputFlag(t *testing.T) {
+	in := "../../testdata/example.jsonl"
+	out := writeFile(t, "out.jsonl", "precious\n")
+	ctx := context.Background()
+	_, _, err := run(t, ctx, "atomize", "--atomizer", "sentences", "-o", out, in)
+	if exitStatus(err) != exitUsage || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("existing -o: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious\n" {
+		t.Errorf("the existing file was changed: %q", b)
+	}
+	if _, _, err := run(t, ctx, "atomize", "--atomizer", "sentences", "--force", "-o", out, in); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != 3 {
+		t.Errorf("--force wrote %q", b)
+	}
+	if _, _, err := run(t, ctx, "atomize", "--atomizer", "sentences", "-o", os.DevNull, in); err != nil {
+		t.Errorf("-o %s: %v", os.DevNull, err)
+	}
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "-o", os.DevNull, in); err != nil {
+		t.Errorf("score -o %s: %v", os.DevNull, err)
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/report"
+)
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write a self-contained HTML report of fr score output files",
+		ArgsUsage: "RUN.jsonl [RUN2.jsonl ...]",
+		Description: "Writes one HTML file (to stdout or -o FILE) that opens offline in a browser: per response the\n" +
+			"text with its atoms coloured by P(true), the evidence of each atom and context, and the network;\n" +
+			"a summary with precision, F1@K and entropy and, with gold labels, a reliability diagram, ECE,\n" +
+			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side.\n" +
+			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
+			"that was scored.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file (refused if it exists, unless --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the -o file and the --plots files if they exist"},
+			&cli.StringFlag{Name: "plots", Usage: "also write the summary plots as SVG and PNG files into this directory"},
+			&cli.StringFlag{Name: "input", Usage: "the input file the runs were scored from, for output lines that do not record their atoms and contexts"},
+			&cli.StringFlag{Name: "layout", Value: "auto", Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
+			&cli.StringFlag{Name: "title", Usage: "the report's title"},
+			&cli.IntFlag{Name: "excerpt", Value: 600, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
+		},
+		Action: runReport,
+	}
+}
+
+func runReport(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return errors.New("report: give at least one output file of fr score (see fr report --help)")
+	}
+	var layout report.Layouter
+	switch c.String("layout") {
+	case "auto":
+		layout = report.AutoLayout()
+	case "graphviz", "dot":
+		layout = &report.Graphviz{}
+	case "built-in", "builtin":
+		layout = report.Builtin{}
+	default:
+		return fmt.Errorf("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
+	}
+	out, force := c.String("output"), c.Bool("force")
+	if out == "" && c.App.Writer == os.Stdout {
+		if st, err := os.Stdout.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return errors.New("report: give -o FILE or redirect stdout: the report is an HTML file")
+		}
+	}
+	if out != "" && !force {
+		// Fail before the work, not after it; the write checks again.
+		if _, err := os.Stat(out); err == nil {
+			return fmt.Errorf("%s already exists (use --force to replace it)", out)
+		}
+	}
+	start := time.Now()
+	var inputs *report.Inputs
+	if path := c.String("input"); path != "" {
+		var err error
+		if inputs, err = report.ReadInputs(path); err != nil {
+			return fmt.Errorf("--input: %w", err)
+		}
+	}
+	var runs []*report.Run
+	for _, path := range c.Args().Slice() {
+		run, err := report.ReadRun(c.Context, path, inputs)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+	}
+	if c.Int("excerpt") < 1 {
+		return fmt.Errorf("--excerpt %d: want at least 1", c.Int("excerpt"))
+	}
+	rep, err := report.New(runs, report.Options{Title: c.String("title"), ExcerptRunes: c.Int("excerpt")})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr report: %d runs, %d responses read in %.1fs\n", len(runs), len(rep.Lines), time.Since(start).Seconds())
+	for i, run := range runs {
+		if !run.Relations {
+			fmt.Fprintf(c.App.ErrWriter, "fr report: warning: %s does not record the relations of every response (nli_backend %s): their evidence is not shown\n", rep.Names()[i], run.Backend)
+		}
+	}
+	var size int64
+	write := func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		err := rep.WriteHTML(c.Context, cw, layout)
+		size = cw.n
+		return err
+	}
+	if out == "" {
+		err = write(c.App.Writer)
+	} else {
+		err = report.WriteFile(out, force, func(f *os.File) error { return write(f) })
+	}
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%w (use --force to replace it)", err)
+	}
+	if err != nil {
+		return err
+	}
+	where := "stdout"
+	if out != "" {
+		where = out
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr report: wrote %s (%s, networks laid out by %s) in %.1fs\n", where, megabytes(size), layout.Name(), time.Since(start).Seconds())
+	if dir := c.String("plots"); dir != "" {
+		paths, err := rep.WritePlots(dir, force)
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("--plots: %w (use --force to replace it)", err)
+		}
+		if err != nil {
+			return fmt.Errorf("--plots: %w", err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "fr report: wrote %s\n", strings.Join(paths, ", "))
+	}
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func megabytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

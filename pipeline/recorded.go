@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+// Recorded is a result read back from an output line of ScoreFile: the
+// run that wrote it and the scores of its marginals.
+type Recorded struct {
+	Version          string // FR1, FR2, FR3
+	NLI              string // backend:model
+	Scores           score.Scores
+	Marginals        []Marginal
+	ContextMarginals []Marginal
+	Solver           inference.Report
+	k                score.K
+	identity         nli.Identity
+}
+
+// IsRecorded reports whether a record is an output line of ScoreFile (it
+// carries marginals and a version).
+func IsRecorded(in *instance.Instance) bool {
+	var m, v bool
+	for _, f := range in.Extra {
+		m = m || f.Name == "marginals"
+		v = v || f.Name == "version"
+	}
+	return m && v
+}
+
+// IsOutputFile reports whether the first record of a file is an output
+// line of ScoreFile.
+func IsOutputFile(path string) (bool, error) {
+	first := false
+	errStop := errors.New("stop")
+	err := instance.Scan(path, nil, func(in *instance.Instance) error {
+		first = IsRecorded(in)
+		return errStop
+	})
+	if err != nil && err != errStop {
+		return false, err
+	}
+	return first, nil
+}
+
+// ReadRecorded reads the result an output line holds. The scores are
+// computed again from its marginals, K and gold labels (the atoms' labels,
+// else its "references"), as ScoreFile computed them.
+func ReadRecorded(in *instance.Instance) (*Recorded, error) {
+	var out struct {
+		Version          string
+		Backend          string
+		Model            string
+		Marginals        []Marginal
+		ContextMarginals []Marginal
+		K                *float64
+		References       string
+		Solver           inference.Report
+	}
+	fields := map[string]any{"version": &out.Version, "nli_backend": &out.Backend, "model_name": &out.Model,
+		"marginals": &out.Marginals, "context_marginals": &out.ContextMarginals, "k": &out.K,
+		"references": &out.References, "solver": &out.Solver}
+	for _, f := range in.Extra {
+		if dst, ok := fields[f.Name]; ok {
+			if err := json.Unmarshal(f.Value, dst); err != nil {
+				if fe, ok := instance.JSONError(f.Value, err).(*instance.FieldError); ok {
+					return nil, &instance.FieldError{Field: strings.TrimSuffix(f.Name+"."+fe.Field, "."), Msg: fe.Msg}
+				}
+				return nil, &instance.FieldError{Field: f.Name, Msg: "not what fr score writes there"}
+			}
+		}
+	}
+	switch {
+	case out.Version == "" || out.Marginals == nil:
+		return nil, &instance.FieldError{Field: "marginals", Msg: "not an output line of fr score (no version and marginals)"}
+	case out.K == nil:
+		return nil, &instance.FieldError{Field: "k", Msg: "missing"}
+	}
+	gold := make(map[string]string)
+	for _, a := range in.Atoms {
+		gold[a.ID] = a.Label
+	}
+	if len(in.Atoms) == 0 { // written without its inputs
+		f := strings.Fields(out.References) // " a0: S a1: NS"
+		for i := 0; i+1 < len(f); i += 2 {
+			gold[strings.TrimSuffix(f[i], ":")] = f[i+1]
+		}
+	}
+	atoms := make([]score.Atom, len(out.Marginals))
+	for i, m := range out.Marginals {
+		p := m.Probabilities[1]
+		if math.IsNaN(p) || p < 0 || p > 1 {
+			return nil, &instance.FieldError{Field: fmt.Sprintf("marginals[%d].probabilities", i), Msg: fmt.Sprintf("P(true) %v is not a probability", p)}
+		}
+		atoms[i] = score.Atom{ID: m.Variable, PTrue: p, Gold: gold[m.Variable]}
+	}
+	nliName := out.Backend
+	if out.Model != "" && out.Model != out.Backend {
+		nliName += ":" + out.Model
+	}
+	k := score.K{Value: *out.K, Name: fmt.Sprint(*out.K)}
+	id := nli.Identity{Backend: out.Backend}
+	if out.Model != out.Backend {
+		id.Model = out.Model
+	}
+	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
+		Solver: out.Solver, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+}
+
+// AssessmentOf rebuilds the assessment an output line of ScoreFile records,
+// without scoring anything again: its network from its relations, its
+// marginals as recorded. The line must carry its inputs (atoms, contexts,
+// relations: written without --output-inputs=false).
+func AssessmentOf(in *instance.Instance) (*Assessment, error) {
+	r, err := ReadRecorded(in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := graph.ParseVersion(r.Version)
+	if err != nil {
+		return nil, &instance.FieldError{Field: "version", Msg: err.Error()}
+	}
+	if len(in.Atoms) == 0 {
+		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (--output-inputs=false): nothing to rebuild the network from"}
+	}
+	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(in, v), NLI: r.identity, Scores: r.Scores}
+	a.Pairs = graph.Pairs(a.Nodes)
+	a.Relations = graph.GivenRelations(in, a.Nodes)
+	if a.Network, err = graph.Build(a.Nodes, a.Relations, graph.DefaultOptions()); err != nil {
+		return nil, err
+	}
+	recorded := make(map[string][2]float64, len(r.Marginals)+len(r.ContextMarginals))
+	for _, m := range append(append([]Marginal(nil), r.Marginals...), r.ContextMarginals...) {
+		recorded[m.Variable] = m.Probabilities
+	}
+	a.Solution = &inference.Result{Marginals: make([][]float64, len(a.Network.Variables)), LogZ: math.NaN(), Report: r.Solver}
+	for i, v := range a.Network.Variables {
+		m, ok := recorded[v.Name]
+		if !ok {
+			return nil, &instance.FieldError{Field: "marginals", Msg: fmt.Sprintf("no marginal recorded for variable %q of the %s network", v.Name, r.Version)}
+		}
+		a.Solution.Marginals[i] = []float64{m[0], m[1]}
+	}
+	return a, nil
+}
+
+// CompareRecorded summarizes the results recorded in output files of
+// ScoreFile, without scoring anything again: one row per run (version and
+// NLI backend) in the order they first appear. Rows are named by version,
+// and by NLI backend, then file, where that is needed to tell them apart.
+func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, error) {
+	type run struct {
+		version, nli, file string
+		scores             []score.Scores
+	}
+	var runs []*run
+	index := make(map[[3]string]*run)
+	var st ScoreStats
+	for _, path := range paths {
+		err := instance.Scan(path, o.skip(&st.Invalid), func(in *instance.Instance) error {
+			r, err := ReadRecorded(in)
+			if err != nil {
+				var fe *instance.FieldError
+				if errors.As(err, &fe) {
+					return &instance.Error{File: path, Line: in.Line, Field: fe.Field, Err: errors.New(fe.Msg)}
+				}
+				return fmt.Errorf("%s:%d: %w", path, in.Line, err)
+			}
+			k := [3]string{r.Version, r.NLI, path}
+			ru, ok := index[k]
+			if !ok {
+				ru = &run{version: r.Version, nli: r.NLI, file: path}
+				index[k] = ru
+				runs = append(runs, ru)
+			}
+			ru.scores = append(ru.scores, r.Scores)
+			st.Scored++
+			if o.Progress != nil {
+				o.Progress(st.Scored, in.Line)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, st, err
+		}
+	}
+	names := make([]string, len(runs))
+	count := func(name func(*run) string, n string) int {
+		c := 0
+		for _, r := range runs {
+			if name(r) == n {
+				c++
+			}
+		}
+		return c
+	}
+	byVersion := func(r *run) string { return r.version }
+	byNLI := func(r *run) string { return r.version + " · " + r.nli }
+	for i, r := range runs {
+		switch {
+		case count(byVersion, r.version) == 1:
+			names[i] = r.version
+		case count(byNLI, byNLI(r)) == 1:
+			names[i] = byNLI(r)
+		default:
+			names[i] = byNLI(r) + " · " + filepath.Base(r.file)
+		}
+	}
+	rows := make([]Comparison, len(runs))
+	for i, r := range runs {
+		rows[i] = summarize(names[i], r.scores)
+	}
+	return rows, st, nil
+}

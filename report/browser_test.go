@@ -1,0 +1,308 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/report"
+)
+
+// browserEnv turns the browser tests off when set to "off". They fail,
+// rather than skip, when no browser is found otherwise: scripts/test
+// installs chromium and sets it to "on".
+const browserEnv = "FACTREASONER_BROWSER_TESTS"
+
+// findBrowser returns the path of a Chromium-family browser.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(browserEnv) == "off" {
+		t.Skip(browserEnv + "=off: browser tests are off")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("no chromium on the PATH: install Debian's chromium package (scripts/test does), or set %s=off to skip the browser tests", browserEnv)
+	return ""
+}
+
+// browserPage is a headless browser on one page that records what the
+// page asks of the network and the errors it logs.
+type browserPage struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	requests []string
+	errors   []string
+}
+
+func openBrowser(t *testing.T) *browserPage {
+	exe := findBrowser(t)
+	// Not t.TempDir: the browser's helper processes may still write there
+	// for a moment after it is closed, which fails TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "fr-report-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // chromium refuses to run as root without it
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1400, 1000),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		chromedp.Cancel(bctx) // closes the browser and waits for it
+		cancelBrowser()
+		cancelAlloc()
+		cancel()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
+	b := &browserPage{ctx: bctx}
+	chromedp.ListenTarget(bctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			b.requests = append(b.requests, ev.Request.URL)
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				msg = d.Exception.Description
+			}
+			b.errors = append(b.errors, fmt.Sprintf("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, msg))
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeWarning || ev.Type == runtime.APITypeAssert {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				b.errors = append(b.errors, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
+			}
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.LevelError || ev.Entry.Level == log.LevelWarning {
+				b.errors = append(b.errors, fmt.Sprintf("log %s (%s): %s %s", ev.Entry.Level, ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	})
+	if err := chromedp.Run(bctx, network.Enable(), log.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return b
+}
+
+// run runs actions, failing the test with what the page logged when they
+// do not complete within 20 seconds.
+func (b *browserPage) run(t *testing.T, what string, actions ...chromedp.Action) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		b.mu.Lock()
+		logged := strings.Join(b.errors, "\n")
+		b.mu.Unlock()
+		t.Fatalf("%s: %v; the page logged:\n%s", what, err, logged)
+	}
+}
+
+// checkQuiet asserts that the page logged no error and asked the network
+// for nothing but the report file itself.
+func (b *browserPage) checkQuiet(t *testing.T, page string) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.errors {
+		t.Errorf("the page logged: %s", e)
+	}
+	if len(b.requests) == 0 {
+		t.Error("no request recorded at all: the network recorder is not working")
+	}
+	for _, u := range b.requests {
+		if strings.HasPrefix(u, "data:") {
+			continue
+		}
+		if before, _, _ := strings.Cut(u, "#"); before != page {
+			t.Errorf("the page requested %s; a report loads nothing", u)
+		}
+	}
+}
+
+// evidenceRelation is one relation shown in the evidence panel.
+type evidenceRelation struct {
+	Source, Target, Type, Probability string
+}
+
+// TestBrowserEvidence opens the example report in headless Chromium,
+// clicks an atom and then a context of the FR3 run, and checks that the
+// evidence panel shows exactly their relations as the input states them,
+// that the page logs no error and loads nothing from the network; it saves
+// a screenshot of each step (in FACTREASONER_SCREENSHOTS when set).
+func TestBrowserEvidence(t *testing.T) {
+	for _, layout := range []struct {
+		name string
+		l    func(t *testing.T) report.Layouter
+	}{
+		{"builtin", func(*testing.T) report.Layouter { return report.Builtin{} }},
+		{"graphviz", func(t *testing.T) report.Layouter { return &report.Graphviz{Path: findDot(t)} }},
+	} {
+		t.Run(layout.name, func(t *testing.T) {
+			b := openBrowser(t)
+			path := writeExampleHTML(t, t.TempDir(), layout.l(t))
+			page := (&url.URL{Scheme: "file", Path: path}).String()
+			shots := os.Getenv("FACTREASONER_SCREENSHOTS")
+			if shots == "" {
+				shots = t.TempDir()
+			}
+			var rows int
+			b.run(t, "opening the report",
+				chromedp.Navigate(page),
+				chromedp.WaitVisible(`table.list tbody tr`, chromedp.ByQuery),
+				chromedp.Evaluate(`document.querySelectorAll('table.list tbody tr').length`, &rows))
+			if rows != 3 {
+				t.Errorf("the list shows %d responses, want 3", rows)
+			}
+
+			// The Ada Lovelace record: its relations are in the input.
+			rec := exampleRecord(t, 3)
+			const run = 2 // FR3 · given
+			b.run(t, "opening the response", chromedp.Click(`tr[data-line="3"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#detail .chip[data-run="2"][data-id="a0"]`, chromedp.ByQuery))
+			b.run(t, "clicking atom a0", chromedp.Click(`#detail .chip[data-run="2"][data-id="a0"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#evidence li`, chromedp.ByQuery))
+			got := evidence(t, b)
+			want := expectedEvidence(rec, func(source, target string) bool { return target == "a0" })
+			if !slices.Equal(got, want) {
+				t.Errorf("evidence of a0:\ngot  %v\nwant %v", got, want)
+			}
+			var heading, gold string
+			b.run(t, "reading the panel", chromedp.Text(`#evidence h3`, &heading, chromedp.ByQuery), chromedp.Text(`#evidence .gold`, &gold, chromedp.ByQuery))
+			if !strings.Contains(heading, "Atom a0") || gold != rec.Atoms[0].Label {
+				t.Errorf("panel heading %q, gold %q; want atom a0 with gold %q", heading, gold, rec.Atoms[0].Label)
+			}
+			screenshot(t, b, filepath.Join(shots, "report-"+layout.name+"-atom.png"))
+
+			// A context of FR3: the context–context relation into it and
+			// the relations from it.
+			b.run(t, "clicking context c_a0_0", chromedp.Click(fmt.Sprintf(`.net[data-run="%d"] .node[data-id="c_a0_0"]`, run), chromedp.ByQuery),
+				chromedp.WaitVisible(`#evidence li[data-target="a0"]`, chromedp.ByQuery))
+			got = evidence(t, b)
+			want = expectedEvidence(rec, func(source, target string) bool { return source == "c_a0_0" || target == "c_a0_0" })
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("evidence of c_a0_0:\ngot  %v\nwant %v", got, want)
+			}
+			screenshot(t, b, filepath.Join(shots, "report-"+layout.name+"-context.png"))
+
+			// Back to the list through the browser's history.
+			b.run(t, "going back", chromedp.NavigateBack(), chromedp.WaitVisible(`table.list tbody tr`, chromedp.ByQuery))
+			b.checkQuiet(t, page)
+		})
+	}
+}
+
+// TestBrowserMissingContext: a context one run lacks shows as such in the
+// other run's column of the table and in the panel, without a script error.
+func TestBrowserMissingContext(t *testing.T) {
+	b := openBrowser(t)
+	var buf bytes.Buffer
+	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := (&url.URL{Scheme: "file", Path: path}).String()
+	var note, rel string
+	b.run(t, "showing c_extra in both runs", chromedp.Navigate(page+"#line-3"),
+		chromedp.WaitVisible(`#detail details summary`, chromedp.ByQuery),
+		chromedp.Click(`#detail details summary`, chromedp.ByQuery),
+		chromedp.Click(`#detail .cell[data-run="0"][data-node="12"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#evidence .note`, chromedp.ByQuery),
+		chromedp.Text(`#evidence`, &note, chromedp.ByQuery),
+		chromedp.Click(`#detail .cell[data-run="1"][data-node="12"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#evidence li[data-source="c_extra"]`, chromedp.ByQuery),
+		chromedp.Text(`#evidence li[data-source="c_extra"]`, &rel, chromedp.ByQuery))
+	if !strings.Contains(note, "Context c_extra") || !strings.Contains(note, "Not a variable of this run") {
+		t.Errorf("run 0's panel for c_extra: %q", note)
+	}
+	if !strings.Contains(rel, "contradiction 0.750000 to a5") {
+		t.Errorf("run 1's relation from c_extra: %q", rel)
+	}
+	b.checkQuiet(t, page)
+}
+
+// evidence reads the relations the panel shows.
+func evidence(t *testing.T, b *browserPage) []string {
+	t.Helper()
+	var rels []evidenceRelation
+	b.run(t, "reading the evidence", chromedp.Evaluate(`Array.from(document.querySelectorAll('#evidence li')).map(li => ({
+		Source: li.dataset.source, Target: li.dataset.target,
+		Type: li.querySelector('.type').textContent, Probability: li.querySelector('.prob').textContent}))`, &rels))
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = fmt.Sprintf("%s->%s %s %s", r.Source, r.Target, r.Type, r.Probability)
+	}
+	return out
+}
+
+// expectedEvidence lists the record's relations that keep accepts, as
+// the panel writes them, strongest first. In this record no atom or context
+// is a duplicate and every relation becomes a factor, so the relations of
+// the input are those of the network.
+func expectedEvidence(rec *instance.Instance, keep func(source, target string) bool) []string {
+	var rels []instance.Relation
+	for _, r := range rec.Relations {
+		if keep(r.Source, r.Target) {
+			rels = append(rels, r)
+		}
+	}
+	sort.SliceStable(rels, func(i, j int) bool { return rels[i].Probability > rels[j].Probability })
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = fmt.Sprintf("%s->%s %s %.6f", r.Source, r.Target, r.Type, r.Probability)
+	}
+	return out
+}
+
+func screenshot(t *testing.T, b *browserPage, path string) {
+	t.Helper()
+	var png []byte
+	b.run(t, "taking a screenshot", chromedp.FullScreenshot(&png, 100))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}

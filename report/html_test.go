@@ -1,0 +1,253 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/report"
+)
+
+func exampleHTML(t *testing.T, l report.Layouter) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := exampleReport(t).WriteHTML(context.Background(), &b, l); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// loads matches whatever makes a browser fetch something: an element that
+// loads a resource, a URL in CSS, a script API that goes to the network.
+var loads = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b(src|srcset|href|xlink:href|action|poster|data|background|manifest)\s*=\s*["']?\s*(https?:|//|ftp:)`),
+	regexp.MustCompile(`(?i)url\(\s*["']?\s*(https?:|//)`),
+	regexp.MustCompile(`(?i)@import`),
+	regexp.MustCompile(`(?i)<(link|iframe|img|object|embed|audio|video|source|base|frame)\b`),
+	regexp.MustCompile(`(?i)<script[^>]*\bsrc\s*=`),
+	regexp.MustCompile(`\b(fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon|importScripts|Worker)\s*\(|new\s+(XMLHttpRequest|WebSocket|EventSource|Worker|Image)\b|\bimport\s*\(`),
+	regexp.MustCompile(`(?i)http-equiv\s*=\s*["']?refresh`),
+}
+
+// TestHTMLLoadsNothing: the file holds nothing that makes a browser ask the
+// network for anything. (TestBrowserEvidence records every request a real
+// browser makes as well.)
+func TestHTMLLoadsNothing(t *testing.T) {
+	for _, l := range []report.Layouter{report.Builtin{}, &report.Graphviz{Path: findDot(t)}} {
+		page := string(exampleHTML(t, l))
+		// The data holds the contexts' links as text for the evidence
+		// panel, where they become links a reader may follow; they are
+		// no load.
+		code := regexp.MustCompile(`(?s)<script type="application/json" id="fr-data">.*?</script>`).ReplaceAllString(page, "")
+		if len(code) == len(page) {
+			t.Fatal("no data block found")
+		}
+		for _, re := range loads {
+			if m := re.FindString(code); m != "" {
+				t.Errorf("%s: the page loads something: %q", l.Name(), m)
+			}
+		}
+		if n := strings.Count(page, "</script>"); n != 2 {
+			t.Errorf("%d </script> tags, want 2 (the data and the script): something closes a script early", n)
+		}
+		for _, want := range []string{"<style>", "<svg class=\"plot\"", "function select("} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %q: not self-contained", want)
+			}
+		}
+	}
+	// The self-test: the patterns catch what they are meant to.
+	for _, bad := range []string{`<img src="https://x/y.png">`, `<link rel=stylesheet href="//cdn/x.css">`, `background: url('http://x')`, `fetch("data.json")`, `<script src="a.js"></script>`} {
+		caught := false
+		for _, re := range loads {
+			caught = caught || re.MatchString(bad)
+		}
+		if !caught {
+			t.Errorf("the check misses %s", bad)
+		}
+	}
+}
+
+func TestHTMLDeterministic(t *testing.T) {
+	for _, l := range []report.Layouter{report.Builtin{}, &report.Graphviz{Path: findDot(t)}} {
+		a, b := exampleHTML(t, l), exampleHTML(t, l)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two writes of the same report differ", l.Name())
+		}
+	}
+}
+
+// pageData mirrors the parts of the page's data the tests read.
+type pageData struct {
+	Runs []struct {
+		Name      string
+		Relations bool
+	}
+	Layout    string
+	Responses []struct {
+		Line int
+		S    []string
+		A    [][4]any
+		C    [][4]any
+		Tx   []string
+		R    []*struct {
+			Pr    float64
+			P     []*float64
+			Al    map[string]int
+			Rel   [][4]float64
+			Known bool
+			G     struct {
+				W, H float64
+				I    []int
+				N    [][3]float64
+				E    []string
+			}
+		}
+	}
+}
+
+func readPageData(t *testing.T, page []byte) pageData {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="fr-data">(.*?)</script>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatal("no data block")
+	}
+	var d pageData
+	if err := json.Unmarshal(m[1], &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestHTMLData checks the page's data against the runs: every response,
+// the response text whole, P(true) to 6 decimals, uniform atoms at exactly
+// 0.5, the relations by node, one laid-out node per variable.
+func TestHTMLData(t *testing.T) {
+	rep := exampleReport(t)
+	d := readPageData(t, exampleHTML(t, report.Builtin{}))
+	if len(d.Runs) != 4 || len(d.Responses) != 3 || d.Layout != "built-in" {
+		t.Fatalf("%d runs, %d responses, layout %q", len(d.Runs), len(d.Responses), d.Layout)
+	}
+	if !d.Runs[2].Relations || d.Runs[3].Relations {
+		t.Errorf("runs: %+v", d.Runs)
+	}
+	for k, r := range d.Responses {
+		base := rep.Runs[0].Results[k]
+		if strings.Join(r.S, "") != base.Output {
+			t.Errorf("line %d: the sentences do not add up to the response", r.Line)
+		}
+		ids := make([]string, 0, len(r.A)+len(r.C))
+		for _, a := range r.A {
+			ids = append(ids, a[0].(string))
+		}
+		for _, c := range r.C {
+			ids = append(ids, c[0].(string))
+		}
+		for i, x := range r.R {
+			res := rep.Runs[i].Results[k]
+			variables, related := 0, make(map[string]bool)
+			for _, rel := range res.Relations {
+				related[rel.Source], related[rel.Target] = true, true
+			}
+			for n, id := range ids {
+				want, ok := res.PTrue[id]
+				if !ok {
+					if x.P[n] != nil {
+						t.Errorf("line %d run %d: %s is merged but has P %v", r.Line, i, id, *x.P[n])
+					}
+					continue
+				}
+				if related[id] {
+					variables++
+				}
+				if x.P[n] == nil || *x.P[n] != float64(int64(want*1e6+0.5))/1e6 {
+					t.Errorf("line %d run %d: P(%s) = %v, want %.6f", r.Line, i, id, x.P[n], want)
+				}
+			}
+			if len(x.G.N) != variables || len(x.G.I) != variables || len(x.G.E) != len(x.Rel) {
+				t.Errorf("line %d run %d: %d laid-out nodes for %d related variables, %d paths for %d relations", r.Line, i, len(x.G.N), variables, len(x.G.E), len(x.Rel))
+			}
+			if x.Known != res.RelationsKnown || len(x.Rel) != len(res.Relations) {
+				t.Errorf("line %d run %d: %d relations (known %v), want %d", r.Line, i, len(x.Rel), x.Known, len(res.Relations))
+			}
+			for j, rel := range x.Rel {
+				want := res.Relations[j]
+				if ids[int(rel[0])] != want.Source || ids[int(rel[1])] != want.Target || []string{"entailment", "contradiction", "equivalence"}[int(rel[2])] != want.Type || rel[3] != want.Probability {
+					t.Errorf("line %d run %d: relation %v, want %+v", r.Line, i, rel, want)
+				}
+			}
+		}
+	}
+	// Line 1 with the records' own relations (none): every atom undecided,
+	// at exactly 0.5, which the page's script tests.
+	for n := range d.Responses[0].A {
+		if p := d.Responses[0].R[1].P[n]; p == nil || *p != 0.5 {
+			t.Errorf("line 1 FR2: atom %d P %v, want 0.5", n, p)
+		}
+	}
+}
+
+// moreContextsReport is FR2 on the example twice, the second time with a
+// context more in the Ada Lovelace record (retrieved while scoring, say)
+// and a relation from it to a5.
+func moreContextsReport(t *testing.T) *report.Report {
+	t.Helper()
+	dir := t.TempDir()
+	fr2 := readExampleRuns(t)[1]
+	a := plannedSchema(t, fr2, dir)
+	lines := rawLines(t, a)
+	l := lines[2] // the Ada Lovelace record
+	var ctxs []map[string]any
+	json.Unmarshal(l["contexts"], &ctxs)
+	ctxs = append(ctxs, map[string]any{"id": "c_extra", "title": "Extra", "text": "Ada Lovelace did not build computers."})
+	l["contexts"] = rawJSON(t, ctxs)
+	var rels []map[string]any
+	json.Unmarshal(l["relations"], &rels)
+	rels = append(rels, map[string]any{"source": "c_extra", "target": "a5", "type": "contradiction", "probability": 0.75})
+	l["relations"] = rawJSON(t, rels)
+	l["num_relations"] = rawJSON(t, len(rels))
+	var cm []map[string]any
+	json.Unmarshal(l["context_marginals"], &cm)
+	cm = append(cm, map[string]any{"variable": "c_extra", "probabilities": []float64{0.2, 0.8}})
+	l["context_marginals"] = rawJSON(t, cm)
+	b := filepath.Join(dir, "more.jsonl")
+	writeLines(t, b, lines)
+	var runs []*report.Run
+	for _, p := range []string{a, b} {
+		run, err := report.ReadRun(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	rep, err := report.New(runs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestHTMLMoreContexts: when one run of a record has a context the other
+// lacks, the page has it, and the relation from it points at it.
+func TestHTMLMoreContexts(t *testing.T) {
+	var buf bytes.Buffer
+	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	d := readPageData(t, buf.Bytes())
+	r := d.Responses[2]
+	if len(r.C) != 7 || r.C[6][0] != "c_extra" {
+		t.Fatalf("contexts %v", r.C)
+	}
+	last := r.R[1].Rel[len(r.R[1].Rel)-1]
+	if int(last[0]) != len(r.A)+6 || int(last[1]) != 5 || last[3] != 0.75 {
+		t.Errorf("the relation from c_extra is %v", last)
+	}
+	if r.R[0].P[len(r.A)+6] != nil || *r.R[1].P[len(r.A)+6] != 0.8 {
+		t.Error("P(true) of c_extra is wrong in one of the runs")
+	}
+}

@@ -1,0 +1,293 @@
+package retrieve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
+	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retry"
+)
+
+// fastRetry repeats failures twice, at once.
+func fastRetry() *retry.Policy {
+	return &retry.Policy{Retries: 2, MinWait: time.Millisecond, MaxWait: 2 * time.Millisecond}
+}
+
+// testFetcher is a fetcher for loopback fakes, with small bounds.
+func testFetcher() *PageFetcher {
+	f := NewPageFetcher()
+	f.AllowPrivate = true
+	f.Retry = fastRetry()
+	f.MaxBytes = 1 << 20
+	f.Timeout = 2 * time.Second
+	return f
+}
+
+var article = []string{
+	"Lanny Flaherty was an American actor, born on July 27, 1942, in Pontotoc, Mississippi.",
+	"He served in the United States Army before studying at Mississippi State University and the University of Southern Mississippi.",
+	"Flaherty appeared in films such as Lonesome Dove, Natural Born Killers and Signs, and on stage in New York for more than four decades.",
+	"He died on February 18, 2024, in New York City, at the age of 81.",
+}
+
+// hostileSite serves a good article among hostile pages.
+func hostileSite(t *testing.T) *fakesearch.Site {
+	site := fakesearch.NewSite(t)
+	// The group for factreasoner-go is the one that applies to it: /private/
+	// is disallowed to other robots only.
+	site.SetRobots("User-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /no-bots/\n\nUser-agent: *\nDisallow: /private/\n")
+	site.Page("/article", "text/html; charset=utf-8", fakesearch.BoilerplatePage("Actor Lanny Flaherty dies at 81", article...))
+	site.Page("/notes.txt", "text/plain; charset=iso-8859-1", "Caf\xe9 notes: Lanny Flaherty was born in 1942.\n")
+	site.Page("/no-bots/article", "text/html", fakesearch.BoilerplatePage("Hidden", article...))
+	site.Handle("/huge", fakesearch.Huge(3<<20, true))
+	site.Handle("/huge-streamed", fakesearch.Huge(3<<20, false))
+	site.Handle("/binary", fakesearch.BinaryAsHTML())
+	site.Handle("/paper.pdf", fakesearch.PDF())
+	site.Handle("/loop1", fakesearch.Redirect("/loop2"))
+	site.Handle("/loop2", fakesearch.Redirect("/loop1"))
+	site.Handle("/moved", fakesearch.Redirect("/article"))
+	site.Handle("/moved-to-no-bots", fakesearch.Redirect("/no-bots/article"))
+	site.Handle("/slow", fakesearch.Slow(time.Minute, "<p>too late</p>"))
+	site.Handle("/gone", fakesearch.Status(http.StatusNotFound))
+	site.Handle("/broken", fakesearch.Status(http.StatusServiceUnavailable))
+	site.Page("/empty", "text/html", "<html><body><script>var x = 1;</script></body></html>")
+	return site
+}
+
+// TestPageFetcherHostilePages: each hostile page fails with its reason and
+// is not read past the bounds; good pages give their main text.
+func TestPageFetcherHostilePages(t *testing.T) {
+	site := hostileSite(t)
+	f := testFetcher()
+	f.Timeout = 1500 * time.Millisecond
+	ctx := context.Background()
+	tests := []struct {
+		path      string
+		reason    PageFailure // "" for a page that is read
+		temporary bool
+	}{
+		{"/article", "", false},
+		{"/moved", "", false},
+		{"/notes.txt", "", false},
+		{"/huge", FailSize, false},
+		{"/huge-streamed", FailSize, false},
+		{"/binary", FailType, false},
+		{"/paper.pdf", FailType, false},
+		{"/loop1", FailRedirects, false},
+		{"/slow", FailTimeout, true},
+		{"/no-bots/article", FailRobots, false},
+		{"/moved-to-no-bots", FailRobots, false},
+		{"/private/x", FailStatus, false}, // allowed to us, and not there
+		{"/gone", FailStatus, false},
+		{"/broken", FailStatus, true},
+		{"/empty", FailNoText, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimPrefix(tt.path, "/"), func(t *testing.T) {
+			start := time.Now()
+			text, err := f.Text(ctx, site.URL+tt.path, "When was Lanny Flaherty born?")
+			if tt.reason == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(text, "1942") {
+					t.Errorf("text %q", text)
+				}
+				return
+			}
+			var pe *PageError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (text %q), want a PageError", err, text)
+			}
+			if pe.Reason != tt.reason || pe.Temporary != tt.temporary {
+				t.Errorf("reason %q temporary %v, want %q %v (%v)", pe.Reason, pe.Temporary, tt.reason, tt.temporary, err)
+			}
+			if !strings.Contains(err.Error(), site.URL+tt.path) {
+				t.Errorf("error %q does not name the page", err)
+			}
+			if tt.reason == FailTimeout && time.Since(start) > 10*time.Second {
+				t.Errorf("the slow page held the fetcher %v", time.Since(start))
+			}
+		})
+	}
+	// The disallowed pages were never requested, only robots.txt, once.
+	for _, p := range []string{"/no-bots/article"} {
+		if n := site.Hits(p); n != 0 {
+			t.Errorf("%s requested %d times", p, n)
+		}
+	}
+	if n := site.Hits("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt requested %d times, want once", n)
+	}
+	// Permanent failures are not repeated; a 503 is, as the policy says.
+	if n := site.Hits("/gone") + site.Hits("/private/x"); n != 2 {
+		t.Errorf("/gone requested %d times", n)
+	}
+	if n := site.Hits("/broken"); n != 3 {
+		t.Errorf("/broken requested %d times, want 3 (2 retries)", n)
+	}
+	for _, ua := range site.UserAgents() {
+		if !strings.HasPrefix(ua, version.UserAgent()) {
+			t.Errorf("User-Agent %q", ua)
+		}
+	}
+	s := f.Stats()
+	if s.Fetched != 3 || s.Failed() != 12 || s.Fallbacks[FailRobots] != 2 || s.Fallbacks[FailType] != 2 || s.Fallbacks[FailSize] != 2 || s.Fallbacks[FailStatus] != 3 {
+		t.Errorf("stats %+v", s)
+	}
+	if msg := s.String(); !strings.HasPrefix(msg, "3 pages fetched, 12 fell back to the snippet (") || !strings.Contains(msg, "2 disallowed by robots.txt") {
+		t.Errorf("stats line %q", msg)
+	}
+}
+
+// TestPageFetcherRobotsWildcard: the rules for every robot apply when no
+// group names factreasoner-go; a robots.txt that answers 500 disallows
+// everything for now (not remembered), and one that answers 404 allows all.
+func TestPageFetcherRobotsWildcard(t *testing.T) {
+	site := fakesearch.NewSite(t)
+	site.SetRobots("User-agent: *\nDisallow: /private/\nAllow: /private/open\n")
+	site.Page("/private/secret", "text/plain", "secret")
+	site.Page("/private/open", "text/plain", "open")
+	f := testFetcher()
+	ctx := context.Background()
+	var pe *PageError
+	if _, err := f.Text(ctx, site.URL+"/private/secret", ""); !errors.As(err, &pe) || pe.Reason != FailRobots {
+		t.Errorf("secret: %v", err)
+	}
+	if text, err := f.Text(ctx, site.URL+"/private/open", ""); err != nil || text != "open" {
+		t.Errorf("open: %q %v", text, err)
+	}
+	if site.Hits("/private/secret") != 0 {
+		t.Error("a disallowed page was requested")
+	}
+
+	down := fakesearch.NewSite(t)
+	down.Handle("/robots.txt", fakesearch.Status(http.StatusInternalServerError))
+	down.Page("/page", "text/plain", "text")
+	for i := 0; i < 2; i++ {
+		if _, err := f.Text(ctx, down.URL+"/page", ""); !errors.As(err, &pe) || pe.Reason != FailRobots || !pe.Temporary {
+			t.Errorf("robots.txt 500: %v", err)
+		}
+	}
+	if n := down.Hits("/robots.txt"); n != 6 {
+		t.Errorf("robots.txt requested %d times, want 3 per page (not remembered)", n)
+	}
+	if down.Hits("/page") != 0 {
+		t.Error("a page was requested while its robots.txt failed")
+	}
+
+	none := fakesearch.NewSite(t)
+	none.Page("/page", "text/plain", "text")
+	if text, err := f.Text(ctx, none.URL+"/page", ""); err != nil || text != "text" {
+		t.Errorf("no robots.txt: %q %v", text, err)
+	}
+}
+
+// TestPageFetcherBoilerplate: readability keeps the article and drops the
+// navigation, sidebar and footer around it.
+func TestPageFetcherBoilerplate(t *testing.T) {
+	site := hostileSite(t)
+	text, err := testFetcher().Text(context.Background(), site.URL+"/article", "Lanny Flaherty was born in 1942")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range article {
+		if !strings.Contains(text, p) {
+			t.Errorf("article paragraph missing: %q\ntext: %q", p, text)
+		}
+	}
+	for _, b := range fakesearch.Boilerplate {
+		if strings.Contains(text, b) {
+			t.Errorf("boilerplate kept: %q\ntext: %q", b, text)
+		}
+	}
+	if strings.Contains(text, "  ") || strings.Contains(text, "\n") {
+		t.Errorf("whitespace not collapsed: %q", text)
+	}
+}
+
+// TestPageFetcherCharset: text/plain is decoded with its declared charset.
+func TestPageFetcherCharset(t *testing.T) {
+	site := hostileSite(t)
+	text, err := testFetcher().Text(context.Background(), site.URL+"/notes.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "Café notes: Lanny Flaherty was born in 1942." {
+		t.Errorf("text %q", text)
+	}
+}
+
+// TestPageFetcherPrivateAddress: by default a page on a loopback address
+// is refused before anything is sent.
+func TestPageFetcherPrivateAddress(t *testing.T) {
+	site := hostileSite(t)
+	f := NewPageFetcher()
+	f.Retry = fastRetry()
+	_, err := f.Text(context.Background(), site.URL+"/article", "")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Reason != FailAddress {
+		t.Fatalf("error %v, want %q", err, FailAddress)
+	}
+	if n := site.Hits("/robots.txt") + site.Hits("/article"); n != 0 {
+		t.Errorf("%d requests reached the site", n)
+	}
+	for _, link := range []string{"ftp://example.org/x", "file:///etc/passwd", "not a url"} {
+		if _, err := f.Text(context.Background(), link, ""); !errors.As(err, &pe) || pe.Reason != FailURL {
+			t.Errorf("%s: %v", link, err)
+		}
+	}
+}
+
+// TestPageFetcherCanceled: a caller that stops gets its context's error,
+// not a fallback.
+func TestPageFetcherCanceled(t *testing.T) {
+	site := hostileSite(t)
+	f := testFetcher()
+	f.Timeout = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := f.Text(ctx, site.URL+"/slow", ""); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if s := f.Stats(); s.Failed() != 0 {
+		t.Errorf("a canceled fetch was counted: %+v", s)
+	}
+}
+
+// TestPageFetcherExcerpt: a long page is cut to MaxChars around the
+// passage that matches the atom.
+func TestPageFetcherExcerpt(t *testing.T) {
+	site := fakesearch.NewSite(t)
+	var paras []string
+	for i := 0; i < 60; i++ {
+		paras = append(paras, "The estate's gardens were laid out in the formal style, with hedges, gravel walks and fountains that the family kept for generations.")
+	}
+	paras[45] = "The astronomer Caroline Herschel discovered eight comets between 1786 and 1797 from the garden."
+	site.Page("/long", "text/html", fakesearch.BoilerplatePage("Gardens", paras...))
+	f := testFetcher()
+	f.MaxChars = 600
+	text, err := f.Text(context.Background(), site.URL+"/long", "Caroline Herschel discovered comets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(text)); n > 600 || n < 400 {
+		t.Errorf("excerpt of %d characters", n)
+	}
+	if !strings.Contains(text, paras[45]) {
+		t.Errorf("the matching paragraph is not in the excerpt: %q", text)
+	}
+	// Another atom's excerpt of the same page, from the remembered text.
+	other, err := f.Text(context.Background(), site.URL+"/long", "formal hedges and gravel walks")
+	if err != nil || other == text || !strings.HasPrefix(other, "Gardens") && !strings.HasPrefix(other, paras[0]) {
+		t.Errorf("second excerpt %q (%v)", other, err)
+	}
+	if n := site.Hits("/long"); n != 1 {
+		t.Errorf("the page was fetched %d times", n)
+	}
+}

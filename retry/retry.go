@@ -1,0 +1,292 @@
+// Package retry is the one retry policy of the tool's HTTP clients (the
+// LLM endpoint, the model hub, Wikipedia, and every client added later):
+// which failures are repeated, how long to wait between attempts, and how
+// far a server's own Retry-After is believed. The waiting and counting are
+// github.com/cenkalti/backoff's; this package sets its parameters once and
+// adds the HTTP rules.
+//
+// A failed attempt is repeated unless its error is marked Permanent, up to
+// Policy.Retries times. The wait before a repeat grows exponentially from
+// MinWait to MaxWait, randomized by ±50% so that parallel clients spread
+// out; when the error carries a wait the server asked for (After, as
+// ForStatus makes from a Retry-After or retry-after-ms header), that wait
+// is used instead, capped at MaxServerWait.
+//
+// The HTTP rules: 408, 425, 429 and 5xx answers (except 501) are repeated,
+// other statuses are not; network errors and timeouts are repeated; TLS
+// certificate errors are not.
+package retry
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+)
+
+// Defaults of a Policy's zero fields, and of Default.
+const (
+	DefaultRetries       = 5
+	DefaultMinWait       = time.Second
+	DefaultMaxWait       = time.Minute
+	DefaultMaxServerWait = 5 * time.Minute
+)
+
+// Policy says how failed requests are repeated. Share one *Policy between
+// the clients of a run: its Notify calls are then serialised across all of
+// them. A Policy must not be copied after first use.
+type Policy struct {
+	// Retries is how many times a failed attempt is repeated: 0 never.
+	Retries int
+	// MinWait is the wait before the first repeat (default
+	// DefaultMinWait); each further wait doubles, up to MaxWait (default
+	// DefaultMaxWait), and each is randomized by ±50%.
+	MinWait, MaxWait time.Duration
+	// MaxServerWait caps a wait the server asks for (default
+	// DefaultMaxServerWait): a server asking for an hour gets
+	// MaxServerWait, then the next attempt.
+	MaxServerWait time.Duration
+	// Notify, when set, is told of every failed attempt that will be
+	// repeated: its error, its number (1 for the first attempt) and the
+	// wait before the next. Calls are serialised: Notify is never called
+	// twice at once, by however many goroutines and clients share the
+	// Policy, so it may write to a shared writer without a lock of its own.
+	Notify func(err error, attempt int, wait time.Duration)
+
+	mu sync.Mutex // serialises Notify
+}
+
+// Printer returns a Notify function that writes each notice to w as one
+// line after prefix: "prefix ERROR; attempt N failed, retrying in WAIT".
+func Printer(w io.Writer, prefix string) func(err error, attempt int, wait time.Duration) {
+	return func(err error, attempt int, wait time.Duration) {
+		fmt.Fprintf(w, "%s%v; attempt %d failed, retrying in %v\n", prefix, err, attempt, wait.Round(time.Millisecond))
+	}
+}
+
+// Default returns a policy with DefaultRetries retries and the default
+// waits.
+func Default() *Policy {
+	return &Policy{Retries: DefaultRetries}
+}
+
+func (p *Policy) minWait() time.Duration {
+	if p.MinWait > 0 {
+		return p.MinWait
+	}
+	return DefaultMinWait
+}
+
+func (p *Policy) maxWait() time.Duration {
+	w := p.MaxWait
+	if w <= 0 {
+		w = DefaultMaxWait
+	}
+	return max(w, p.minWait())
+}
+
+func (p *Policy) maxServerWait() time.Duration {
+	if p.MaxServerWait > 0 {
+		return p.MaxServerWait
+	}
+	return DefaultMaxServerWait
+}
+
+// Do calls op until it succeeds, fails with an error marked Permanent, the
+// retries are spent, or ctx is done, waiting between attempts as the policy
+// says. op gets the attempt's number, 1 for the first. A nil policy is
+// Default().
+//
+// The error returned is op's last error, followed by "(after N attempts)"
+// when there were several; it still wraps op's error (errors.Is, errors.As
+// and IsPermanent see through it). When ctx ends the wait, ctx's error is
+// returned.
+func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) (T, error) {
+	if p == nil {
+		p = Default()
+	}
+	attempt := 0
+	wrapped := func() (T, error) {
+		attempt++
+		v, err := op(attempt)
+		switch {
+		case err == nil:
+			return v, nil
+		case IsPermanent(err) || certificateError(err):
+			return v, backoff.Permanent(err)
+		}
+		var se *serverWait
+		if errors.As(err, &se) && se.wait > 0 {
+			// backoff waits as the RetryAfterError says; the error itself
+			// is what the caller sees.
+			return v, &withRetryAfter{err: err, after: &backoff.RetryAfterError{Duration: min(se.wait, p.maxServerWait())}}
+		}
+		return v, err
+	}
+	exp := &backoff.ExponentialBackOff{
+		InitialInterval:     p.minWait(),
+		RandomizationFactor: 0.5,
+		Multiplier:          2,
+		MaxInterval:         p.maxWait(),
+	}
+	opts := []backoff.RetryOption{
+		backoff.WithBackOff(exp),
+		backoff.WithMaxTries(uint(max(p.Retries, 0)) + 1),
+		backoff.WithMaxElapsedTime(0), // bounded by Retries and the waits, not by the time the attempts take
+		backoff.WithNotify(func(err error, wait time.Duration) {
+			if p.Notify == nil {
+				return
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.Notify(unwrapMarks(err), attempt, wait)
+		}),
+	}
+	v, err := backoff.Retry(ctx, wrapped, opts...)
+	if err == nil {
+		return v, nil
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+		return v, err
+	}
+	err = unwrapMarks(err)
+	if attempt > 1 {
+		err = &gaveUp{err: err, attempts: attempt}
+	}
+	return v, err
+}
+
+// unwrapMarks removes the wrappers Do adds for backoff.
+func unwrapMarks(err error) error {
+	var w *withRetryAfter
+	if errors.As(err, &w) && w == err {
+		return w.err
+	}
+	return err
+}
+
+// gaveUp is the error of several failed attempts.
+type gaveUp struct {
+	err      error
+	attempts int
+}
+
+func (e *gaveUp) Error() string { return fmt.Sprintf("%v (after %d attempts)", e.err, e.attempts) }
+func (e *gaveUp) Unwrap() error { return e.err }
+
+// withRetryAfter carries the wait for backoff beside the caller's error.
+type withRetryAfter struct {
+	err   error
+	after *backoff.RetryAfterError
+}
+
+func (e *withRetryAfter) Error() string   { return e.err.Error() }
+func (e *withRetryAfter) Unwrap() []error { return []error{e.err, e.after} }
+
+// permanent marks an error that another attempt would not cure.
+type permanent struct{ err error }
+
+func (e *permanent) Error() string { return e.err.Error() }
+func (e *permanent) Unwrap() error { return e.err }
+
+// Permanent marks err as one that another attempt would not cure (a 4xx
+// answer, a malformed request, an answer that cannot be read). Do returns
+// it at once. Permanent(nil) is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanent{err}
+}
+
+// IsPermanent reports whether err was marked Permanent.
+func IsPermanent(err error) bool {
+	var p *permanent
+	return errors.As(err, &p)
+}
+
+// serverWait carries the wait a server asked for.
+type serverWait struct {
+	err  error
+	wait time.Duration
+}
+
+func (e *serverWait) Error() string { return e.err.Error() }
+func (e *serverWait) Unwrap() error { return e.err }
+
+// After marks err as worth another attempt after the wait the server asked
+// for (capped by the policy's MaxServerWait); a wait of 0 leaves the
+// policy's own back-off. After(nil, d) is nil.
+func After(err error, wait time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &serverWait{err: err, wait: wait}
+}
+
+// RetryableStatus reports whether an HTTP status is worth another attempt:
+// 408 Request Timeout, 425 Too Early, 429 Too Many Requests and the 5xx
+// server errors except 501 Not Implemented.
+func RetryableStatus(code int) bool {
+	switch {
+	case code == http.StatusRequestTimeout, code == http.StatusTooEarly, code == http.StatusTooManyRequests:
+		return true
+	case code == http.StatusNotImplemented:
+		return false
+	default:
+		return code >= 500 && code <= 599
+	}
+}
+
+// ForStatus marks err, the error made from an HTTP answer, as the answer's
+// status says: worth another attempt after the server's wait (After with
+// ServerWait) when RetryableStatus, Permanent otherwise.
+func ForStatus(err error, resp *http.Response) error {
+	if RetryableStatus(resp.StatusCode) {
+		return After(err, ServerWait(resp.Header, time.Now()))
+	}
+	return Permanent(err)
+}
+
+// ServerWait reads how long a server asks a client to wait: OpenAI's
+// retry-after-ms (milliseconds), else Retry-After in seconds or as an HTTP
+// date (RFC 9110 §10.2.3). It returns 0 when the server said nothing
+// usable. The result is not capped; Do caps it.
+func ServerWait(h http.Header, now time.Time) time.Duration {
+	var d time.Duration
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < 1e12 {
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("Retry-After"); d == 0 && v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if s > 0 && s < 1e9 {
+				d = time.Duration(s * float64(time.Second))
+			}
+		} else if t, err := http.ParseTime(v); err == nil {
+			d = t.Sub(now)
+		}
+	}
+	return max(d, 0)
+}
+
+// certificateError reports a TLS failure that no repeat will cure.
+func certificateError(err error) bool {
+	var (
+		cv *tls.CertificateVerificationError
+		ua x509.UnknownAuthorityError
+		he x509.HostnameError
+		ci x509.CertificateInvalidError
+		rh tls.RecordHeaderError
+	)
+	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &rh)
+}
