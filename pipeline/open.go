@@ -91,7 +91,8 @@ type NLIOptions struct {
 	// ONNX tunes the onnx backend; its Name and Graph are set from Model.
 	ONNX onnxnli.Options
 	// Remote configures the remote backend, which reads its tokenizer,
-	// window and labels from Model; its Name is set from Model.
+	// window and labels from Model; its Name is set from Model, its Retry
+	// is Options.Retry.
 	Remote remotenli.Options
 }
 

@@ -4,26 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 )
 
 // openRemote opens the remote backend: the tokenizer, window and labels of
 // the model directory o.Model names, the model run by the server that
-// o.Remote names.
+// o.Remote names, retried as the run's other HTTP clients.
 func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Classifier, error) {
 	ref, err := ResolveModel(o.Model)
 	if err != nil {
 		return nil, err
 	}
 	ro := o.Remote
-	ro.Name = ref.Name
-	if ro.Retrying == nil {
-		ro.Retrying = func(err error, attempt int, wait time.Duration) {
-			fmt.Fprintf(p.res.log, "fr: %v; attempt %d failed, retrying in %v\n", err, attempt, wait.Round(time.Millisecond))
-		}
-	}
+	ro.Name, ro.Retry = ref.Name, p.res.retry
 	c, err := remotenli.Open(ctx, ref.Dir, ro)
 	if err != nil {
 		return nil, err

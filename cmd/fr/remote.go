@@ -17,8 +17,7 @@ func remoteFlags() []cli.Flag {
 		&cli.StringFlag{Name: "nli-endpoint", Usage: "base `URL` of the inference server of --nli remote, e.g. http://localhost:8000 (Triton) or http://localhost:8080 (TEI)"},
 		&cli.StringFlag{Name: "nli-remote-model", Usage: "model name at the server of --nli remote (required with kserve; with tei, checked against the served model)"},
 		&cli.IntFlag{Name: "nli-concurrency", Value: remotenli.DefaultConcurrency, Usage: "most requests of --nli remote in flight at once"},
-		&cli.DurationFlag{Name: "nli-timeout", Value: remotenli.DefaultTimeout, Usage: "time limit of one request attempt of --nli remote"},
-		&cli.IntFlag{Name: "nli-retries", Value: 5, Usage: "retries of a request of --nli remote after a network error, timeout, 408, 429, 5xx or unreadable answer"},
+		&cli.DurationFlag{Name: "nli-timeout", Value: remotenli.DefaultTimeout, Usage: "time limit of one request attempt of --nli remote (retries: --llm-retries, for every HTTP client of the run)"},
 	}
 }
 
@@ -34,7 +33,6 @@ func remoteOptions(c *cli.Context) remotenli.Options {
 		MaxLength:   c.Int("nli-max-length"),
 		Concurrency: c.Int("nli-concurrency"),
 		Timeout:     c.Duration("nli-timeout"),
-		Retries:     c.Int("nli-retries"),
 	}
 	if c.IsSet("nli-batch-tokens") {
 		o.BatchTokens = c.Int("nli-batch-tokens")

@@ -60,7 +60,7 @@ func TestScoreRemote(t *testing.T) {
 func TestScoreRemoteErrors(t *testing.T) {
 	ctx := context.Background()
 	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
-	base := []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--nli-retries", "1", "--nli-endpoint", srv.URL}
+	base := []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--llm-retries", "1", "--nli-endpoint", srv.URL}
 	for _, c := range []struct {
 		name  string
 		args  []string

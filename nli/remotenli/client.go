@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // maxBody caps what is read of an answer: a batch's logits are a few
@@ -21,11 +21,12 @@ import (
 const maxBody = 16 << 20
 
 // client sends the requests of one endpoint: a timeout on each attempt,
-// retries with backoff, and error messages that say what the server said.
+// retries as the run's retry policy says, and error messages that say what
+// the server said.
 type client struct {
 	http     *http.Client
 	timeout  time.Duration
-	retry    retryPolicy
+	retry    *retry.Policy
 	requests atomic.Int64
 	retried  atomic.Int64
 }
@@ -45,25 +46,13 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: %s: %s", e.Method, e.URL, e.Status, e.Message)
 }
 
-// retryable reports whether an HTTP status is worth another attempt: the
-// server is busy or failed (408, 425, 429, 5xx but 501); other answers
-// would be the same again.
-func retryable(code int) bool {
-	switch {
-	case code == http.StatusRequestTimeout, code == http.StatusTooEarly, code == http.StatusTooManyRequests:
-		return true
-	case code == http.StatusNotImplemented:
-		return false
-	}
-	return code >= 500 && code <= 599
-}
-
 // do sends one request per attempt, retrying failed attempts as the policy
-// says, and returns what read makes of the first 2xx answer's body. An
-// answer that read cannot make sense of is a failed attempt too: it is
-// asked again, then reported.
+// says (network errors, timeouts, 408, 425, 429 and 5xx but 501, after the
+// server's Retry-After when it gives one), and returns what read makes of
+// the first 2xx answer's body. An answer that read cannot make sense of is
+// a failed attempt too: it is asked again, then reported.
 func do[T any](ctx context.Context, c *client, method, u string, body []byte, read func([]byte) (T, error)) (T, error) {
-	return withRetries(ctx, c.retry, func(attempt int) (T, error) {
+	return retry.Do(ctx, c.retry, func(attempt int) (T, error) {
 		var zero T
 		if attempt > 1 {
 			c.retried.Add(1)
@@ -91,7 +80,7 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 	}
 	req, err := http.NewRequestWithContext(actx, method, u, rd)
 	if err != nil {
-		return nil, permanent(err)
+		return nil, retry.Permanent(err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -108,14 +97,11 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 				return raw, nil
 			}
 			se := &StatusError{Method: method, URL: u, StatusCode: resp.StatusCode, Status: resp.Status, Message: errorMessage(raw)}
-			if retryable(resp.StatusCode) {
-				return nil, se
-			}
-			return nil, permanent(se)
+			return nil, retry.ForStatus(se, resp)
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, permanent(fmt.Errorf("%s %s: %w", method, u, ctx.Err()))
+		return nil, retry.Permanent(fmt.Errorf("%s %s: %w", method, u, ctx.Err()))
 	}
 	if actx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s %s: no answer within %v (the timeout of one request)", method, u, c.timeout)
@@ -159,59 +145,4 @@ func snippet(b []byte) string {
 		return "(empty body)"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// retryPolicy says how failed attempts are repeated.
-type retryPolicy struct {
-	Retries          int
-	MinWait, MaxWait time.Duration
-	// Notify, when set, is told of each failed attempt that will be
-	// repeated. It may be called from several goroutines at once.
-	Notify func(err error, attempt int, wait time.Duration)
-}
-
-// permanentError marks a failure that another attempt would not cure.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
-func permanent(err error) error { return &permanentError{err} }
-
-// withRetries calls op until it succeeds, fails with a permanent error, or
-// p.Retries retries are spent, waiting between attempts with exponential
-// backoff (github.com/cenkalti/backoff) from p.MinWait to p.MaxWait,
-// randomized by half. op gets the attempt's number, 1 for the first.
-//
-// It is the package's one use of a retry policy: the project's shared
-// policy (package retry, on the same library) has this shape, and this
-// function is where to switch to it.
-func withRetries[T any](ctx context.Context, p retryPolicy, op func(attempt int) (T, error)) (T, error) {
-	attempt := 0
-	v, err := backoff.Retry(ctx, func() (T, error) {
-		attempt++
-		v, err := op(attempt)
-		var pe *permanentError
-		if errors.As(err, &pe) {
-			return v, backoff.Permanent(pe.err)
-		}
-		return v, err
-	},
-		backoff.WithBackOff(&backoff.ExponentialBackOff{
-			InitialInterval:     p.MinWait,
-			RandomizationFactor: 0.5,
-			Multiplier:          2,
-			MaxInterval:         max(p.MaxWait, p.MinWait),
-		}),
-		backoff.WithMaxTries(uint(max(p.Retries, 0))+1),
-		backoff.WithMaxElapsedTime(0),
-		backoff.WithNotify(func(err error, wait time.Duration) {
-			if p.Notify != nil {
-				p.Notify(err, attempt, wait)
-			}
-		}))
-	if err != nil && attempt > 1 && ctx.Err() == nil {
-		err = fmt.Errorf("%w (after %d attempts)", err, attempt)
-	}
-	return v, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // Classify a pair on an inference server that speaks the Open Inference
@@ -26,7 +27,7 @@ func Example() {
 		Protocol: remotenli.KServe,
 		Endpoint: srv.URL, // e.g. http://localhost:8000, Triton's HTTP port
 		Model:    "roberta-large-mnli",
-		Retries:  3,
+		Retry:    &retry.Policy{Retries: 3},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -23,8 +23,8 @@
 //
 // Requests run Concurrency at a time, each attempt bounded by Timeout;
 // failed attempts (network errors, timeouts, 408, 429, 5xx, answers that
-// cannot be read) are repeated with exponential backoff, up to Retries
-// times. Open checks the server before any pair is sent: that it is ready,
+// cannot be read) are repeated as the run's retry policy says (package
+// retry). Open checks the server before any pair is sent: that it is ready,
 // serves the named model, and that the model takes and gives what an NLI
 // cross-encoder does.
 package remotenli
@@ -40,6 +40,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // Errors of Open, for errors.Is; crossenc.ErrNotMNLI marks a model whose
@@ -92,17 +93,12 @@ type Options struct {
 	Concurrency int
 	// Timeout bounds each attempt of a request (default DefaultTimeout).
 	Timeout time.Duration
-	// Retries is how many times a failed attempt is repeated (0: never).
-	Retries int
-	// MinBackoff and MaxBackoff bound the wait between attempts, which
-	// doubles from MinBackoff (default 1s) up to MaxBackoff (default 1m).
-	MinBackoff, MaxBackoff time.Duration
+	// Retry says how failed attempts are repeated; nil is
+	// retry.Default(). Share the run's policy.
+	Retry *retry.Policy
 	// HTTPClient sends the requests; default a client of its own that
 	// keeps Concurrency connections open.
 	HTTPClient *http.Client
-	// Retrying, when set, is told about each failed attempt that will be
-	// repeated. It may be called from several goroutines at once.
-	Retrying func(err error, attempt int, wait time.Duration)
 }
 
 // Classifier classifies pairs on an inference server. It implements
@@ -139,15 +135,11 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 		c.own = &http.Client{Transport: t}
 		c.client.http = c.own
 	}
-	if o.Retries < 0 {
-		return nil, fmt.Errorf("--nli-retries %d: want 0 or more", o.Retries)
+	if c.client.retry = o.Retry; c.client.retry == nil {
+		c.client.retry = retry.Default()
 	}
-	c.client.retry = retryPolicy{Retries: o.Retries, MinWait: o.MinBackoff, MaxWait: o.MaxBackoff, Notify: o.Retrying}
-	if c.client.retry.MinWait <= 0 {
-		c.client.retry.MinWait = time.Second
-	}
-	if c.client.retry.MaxWait <= 0 {
-		c.client.retry.MaxWait = time.Minute
+	if c.client.retry.Retries < 0 {
+		return nil, fmt.Errorf("remotenli: negative retry count %d", c.client.retry.Retries)
 	}
 
 	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: o.MaxLength, Texts: o.Protocol == TEI})

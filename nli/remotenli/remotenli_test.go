@@ -23,6 +23,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 func modelDir(name string) string { return filepath.Join("..", "..", "testdata", "nli", name) }
@@ -83,8 +84,8 @@ func localAnswers(t *testing.T, model string, pairs []nli.Pair) ([]nli.Result, c
 
 // fast are options for tests: short waits between attempts.
 func fast(protocol, endpoint, model string) remotenli.Options {
-	return remotenli.Options{Protocol: protocol, Endpoint: endpoint, Model: model, Retries: 2,
-		MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Timeout: 5 * time.Second}
+	return remotenli.Options{Protocol: protocol, Endpoint: endpoint, Model: model, Timeout: 5 * time.Second,
+		Retry: &retry.Policy{Retries: 2, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}}
 }
 
 // TestSameAsONNX: with the model the local onnx backend runs, both
@@ -331,7 +332,7 @@ func TestFailures(t *testing.T) {
 				o.Concurrency = 1
 				var mu sync.Mutex
 				var notices []string
-				o.Retrying = func(err error, attempt int, wait time.Duration) {
+				o.Retry.Notify = func(err error, attempt int, wait time.Duration) {
 					mu.Lock()
 					defer mu.Unlock()
 					notices = append(notices, fmt.Sprintf("%d: %v", attempt, err))
