@@ -21,6 +21,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -79,8 +80,8 @@ type Options struct {
 
 // NLIOptions choose the NLI backend.
 type NLIOptions struct {
-	// Backend is "auto" (or ""), "given", "onnx", "llm" or "lexical". Auto
-	// scores records that carry relations from them and the others with
+	// Backend is "auto" (or ""), "given", "onnx", "remote", "llm" or
+	// "lexical". Auto scores records that carry relations from them and the others with
 	// onnx when a model is available (Model is set, or the default model
 	// was pulled), else with the lexical fallback and a warning.
 	Backend string
@@ -89,6 +90,10 @@ type NLIOptions struct {
 	Model string
 	// ONNX tunes the onnx backend; its Name and Graph are set from Model.
 	ONNX onnxnli.Options
+	// Remote configures the remote backend, which reads its tokenizer,
+	// window and labels from Model; its Name is set from Model, its Retry
+	// is Options.Retry.
+	Remote remotenli.Options
 }
 
 // Revise says whether atoms are revised.
@@ -257,7 +262,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 			p.abort()
 		}
 	}()
-	if err := p.openNLI(o); err != nil {
+	if err := p.openNLI(ctx, o); err != nil {
 		return nil, err
 	}
 	if err := p.openAtomizer(o); err != nil {
@@ -316,7 +321,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 // openNLI opens the NLI backend of o.NLI, behind the NLI cache when one is
 // configured.
-func (p *Pipeline) openNLI(o Options) error {
+func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	backend := o.NLI.Backend
 	if backend == "" {
 		backend = "auto"
@@ -356,6 +361,12 @@ func (p *Pipeline) openNLI(o Options) error {
 			return fmt.Errorf("--nli onnx: %w", err)
 		}
 		cl = model
+	case "remote":
+		c, err := p.openRemote(ctx, o.NLI)
+		if err != nil {
+			return fmt.Errorf("--nli remote: %w", err)
+		}
+		cl = c
 	case "llm":
 		prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
 		if err != nil {
@@ -370,7 +381,7 @@ func (p *Pipeline) openNLI(o Options) error {
 		}
 		cl = st.classifier
 	default:
-		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, llm or lexical)", backend))
+		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, remote, llm or lexical)", backend))
 	}
 	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {

@@ -31,10 +31,10 @@ func pipelineFlags() []cli.Flag {
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
-			"given, onnx (an MNLI cross-encoder, see --nli-model), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
+			"given, onnx (an MNLI cross-encoder, see --nli-model), remote (the cross-encoder on an inference server, see --nli-endpoint), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
 		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
-	return append(append(flags, onnxFlags()...), llmFlags()...)
+	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
 }
 
 // versionArg parses the --version flag of score and inspect.
@@ -89,7 +89,7 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 // nliOptions maps the flags of nliFlags, and the LLM stages', to options.
 func nliOptions(c *cli.Context) pipeline.Options {
 	o := llmOptions(c)
-	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c)}
+	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c)}
 	o.Caches.NLI = c.String("cache")
 	return o
 }

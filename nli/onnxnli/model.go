@@ -1,37 +1,31 @@
 // Package onnxnli is the NLI backend that runs an MNLI cross-encoder
 // (RoBERTa, DeBERTa or BERT family) exported to ONNX, in process, with ONNX
-// Runtime (github.com/yalue/onnxruntime_go) and the model's own
-// tokenizer.json (github.com/sugarme/tokenizer).
+// Runtime (github.com/yalue/onnxruntime_go).
 //
 // A model is a directory laid out as on the Hugging Face hub: model.onnx or
-// onnx/model.onnx, tokenizer.json and config.json, whose id2label gives the
-// order of the three labels. The answer for a pair is the softmax of the
-// logits: label = argmax, probability = its value, and the full
-// distribution is kept.
-//
-// Premises longer than the model's window are cut into chunks that fit, on
-// sentence boundaries where possible (see Plan), and every chunk is put to
-// the model with the whole hypothesis. The pair's answer is that of the
-// most decisive chunk: the one whose entailment or contradiction
-// probability is highest (ties keep the earlier chunk). Evidence for or
-// against an atom usually sits in one sentence of a passage; the other
-// chunks are neutral about it, so averaging would dilute it and a single
-// truncated window would lose it.
+// onnx/model.onnx, tokenizer.json and config.json. Everything but the
+// forward pass (tokenizing with the model's own tokenizer.json, chunking
+// long premises, batching, reading the answers in config.json's label
+// order, the most decisive chunk's answer for a pair) is package crossenc's,
+// shared with the remote backend; this package is its Runner on ONNX
+// Runtime.
 package onnxnli
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/factreasoner/factreasoner-go/hftokenizer"
-
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
 // Options configure a Model.
@@ -63,37 +57,20 @@ type Options struct {
 
 // Defaults of the batching options.
 const (
-	DefaultBatchSize   = 16
-	DefaultBatchTokens = 256
+	DefaultBatchSize   = crossenc.DefaultBatchSize
+	DefaultBatchTokens = crossenc.DefaultBatchTokens
 )
 
-// Model is a loaded NLI cross-encoder. It implements nli.Classifier and is
-// safe for concurrent use.
+// Model is a loaded NLI cross-encoder: crossenc's classifier with ONNX
+// Runtime as its forward pass. It implements nli.Classifier and is safe for
+// concurrent use.
 type Model struct {
-	name      string
+	*crossenc.Classifier
 	modelFile string
 	session   *ort.DynamicAdvancedSession
-	tok       *hftokenizer.Tokenizer
-
-	inputs      []string // the graph's inputs, in the order they are fed
-	int32IDs    bool     // the graph takes int32 instead of int64 ids
-	labels      [3]nli.Label
-	maxLen      int
-	padID       int
-	zeroTypes   bool // feed zeros as token_type_ids (type_vocab_size 1)
-	batchSize   int
-	batchTokens int
-
-	stats statCounters
-}
-
-// config is what this package reads of config.json.
-type config struct {
-	ModelType             string            `json:"model_type"`
-	ID2Label              map[string]string `json:"id2label"`
-	MaxPositionEmbeddings int               `json:"max_position_embeddings"`
-	PadTokenID            *int              `json:"pad_token_id"`
-	TypeVocabSize         *int              `json:"type_vocab_size"`
+	inputs    []string // the graph's inputs, in the order they are fed
+	int32IDs  bool     // the graph takes int32 instead of int64 ids
+	runNanos  atomic.Int64
 }
 
 // Files returns the paths of a model directory's ONNX graph (graph, or by
@@ -139,51 +116,20 @@ func Files(dir, graph string) (model, tokenizer, config string, err error) {
 
 // Load opens the model in dir.
 func Load(dir string, opts Options) (*Model, error) {
-	modelFile, tokFile, cfgFile, err := Files(dir, opts.Graph)
+	modelFile, _, _, err := Files(dir, opts.Graph)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{name: opts.Name, modelFile: modelFile, batchSize: opts.BatchSize}
-	if m.name == "" {
-		m.name = dir
-	}
-	if m.batchSize <= 0 {
-		m.batchSize = DefaultBatchSize
-	}
-	if m.batchTokens = opts.BatchTokens; m.batchTokens <= 0 {
-		m.batchTokens = DefaultBatchTokens
-	}
-	cfg, err := readConfig(cfgFile)
+	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: opts.MaxLength})
 	if err != nil {
 		return nil, err
 	}
-	if m.labels, err = labelOrder(cfg.ID2Label); err != nil {
-		return nil, fmt.Errorf("%s: id2label: %w", cfgFile, err)
+	name := opts.Name
+	if name == "" {
+		name = dir
 	}
-	if m.maxLen, err = window(cfg, filepath.Join(dir, "tokenizer_config.json")); err != nil {
-		return nil, fmt.Errorf("%s: %w", cfgFile, err)
-	}
-	if opts.MaxLength > 0 {
-		if opts.MaxLength > m.maxLen {
-			return nil, fmt.Errorf("NLI model %s: maximum length %d is more than the model's window of %d tokens", dir, opts.MaxLength, m.maxLen)
-		}
-		m.maxLen = opts.MaxLength
-		// Answers depend on the window: keep them apart in caches.
-		m.name = fmt.Sprintf("%s@max_length=%d", m.name, m.maxLen)
-	}
-	if cfg.PadTokenID != nil {
-		m.padID = *cfg.PadTokenID
-	}
-	m.zeroTypes = cfg.TypeVocabSize != nil && *cfg.TypeVocabSize <= 1
-	if m.tok, err = hftokenizer.Load(tokFile); err != nil {
-		return nil, err
-	}
-	if !m.tok.JoinsPairs() {
-		return nil, fmt.Errorf("NLI model %s: %s has no post_processor: it does not say how to join a premise and a hypothesis", dir, tokFile)
-	}
-	if m.maxLen <= m.tok.Specials()+1 {
-		return nil, fmt.Errorf("NLI model %s: a window of %d tokens leaves no room for text", dir, m.maxLen)
-	}
+	m := &Model{modelFile: modelFile}
+	m.Classifier = crossenc.New(enc, m, crossenc.Options{Backend: "onnx", Name: name, BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens})
 
 	lib, err := FindLibrary(opts.Library)
 	if err != nil {
@@ -232,68 +178,6 @@ func graphInfo(path string) (ins, outs []ort.InputOutputInfo, err error) {
 		return nil, nil, err
 	}
 	return ort.GetInputOutputInfoWithOptions(path, so)
-}
-
-func readConfig(path string) (*config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var cfg config
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: not a model config.json: %w", path, err)
-	}
-	return &cfg, nil
-}
-
-// labelOrder maps the classifier's output indices to labels.
-func labelOrder(id2label map[string]string) ([3]nli.Label, error) {
-	var order [3]nli.Label
-	if len(id2label) != 3 {
-		return order, fmt.Errorf("%w: %d labels %v (want entailment, neutral and contradiction)", errNotMNLI, len(id2label), id2label)
-	}
-	seen := map[nli.Label]bool{}
-	for i := range 3 {
-		name, ok := id2label[fmt.Sprint(i)]
-		if !ok {
-			return order, fmt.Errorf("%w: no label for output %d in %v", errNotMNLI, i, id2label)
-		}
-		l, err := nli.ParseLabel(strings.ToLower(strings.TrimSpace(name)))
-		if err != nil || seen[l] {
-			return order, fmt.Errorf("%w: labels %v (want entailment, neutral and contradiction, in any order and case)", errNotMNLI, id2label)
-		}
-		seen[l] = true
-		order[i] = l
-	}
-	return order, nil
-}
-
-// window is the number of tokens the model takes: its position table, less
-// the offset at which RoBERTa-style models start counting positions (after
-// the padding id), capped by the tokenizer's model_max_length.
-func window(cfg *config, tokConfig string) (int, error) {
-	n := cfg.MaxPositionEmbeddings
-	if n <= 0 {
-		return 0, errors.New("no max_position_embeddings: the model's window is unknown")
-	}
-	switch cfg.ModelType {
-	case "roberta", "xlm-roberta", "camembert", "longformer", "bart", "mbart":
-		pad := 1
-		if cfg.PadTokenID != nil {
-			pad = *cfg.PadTokenID
-		}
-		n -= pad + 1
-	}
-	if data, err := os.ReadFile(tokConfig); err == nil {
-		var tc struct {
-			ModelMaxLength float64 `json:"model_max_length"`
-		}
-		// transformers writes a huge sentinel when the length is unset.
-		if json.Unmarshal(data, &tc) == nil && tc.ModelMaxLength > 0 && tc.ModelMaxLength < float64(n) {
-			n = int(tc.ModelMaxLength)
-		}
-	}
-	return n, nil
 }
 
 // checkONNX rejects files that are plainly not ONNX protobufs before ONNX
@@ -381,18 +265,91 @@ func (m *Model) Close() error {
 	return err
 }
 
-// Identity implements nli.Classifier.
-func (m *Model) Identity() nli.Identity {
-	return nli.Identity{Backend: "onnx", Model: m.name}
-}
-
-// MaxLength returns the number of tokens of one sequence.
-func (m *Model) MaxLength() int { return m.maxLen }
-
-// Labels returns the label of each output of the classifier, in order.
-func (m *Model) Labels() [3]nli.Label { return m.labels }
-
 var _ nli.Classifier = (*Model)(nil)
 
-// Tokenizer returns the model's tokenizer.
-func (m *Model) Tokenizer() *hftokenizer.Tokenizer { return m.tok }
+// Inputs returns the graph's inputs, in the order they are fed: input_ids,
+// attention_mask and token_type_ids, as the graph declares them.
+func (m *Model) Inputs() []string { return slices.Clone(m.inputs) }
+
+// Run implements crossenc.Runner: it runs the graph on one batch, padded
+// to its longest sequence.
+func (m *Model) Run(ctx context.Context, b *crossenc.Batch) ([]float32, error) {
+	ids, mask, types := b.Tensors()
+	return m.RunTensors(len(b.Sequences), b.Width, ids, mask, types)
+}
+
+// RunTensors runs the graph on row-major [rows, width] tensors of token
+// ids, attention mask and token type ids (each fed when the graph declares
+// it) and returns the logits, 3 per row.
+func (m *Model) RunTensors(rows, width int, ids, mask, types []int64) ([]float32, error) {
+	if m.session == nil {
+		return nil, errors.New("NLI model is closed")
+	}
+	n := rows * width
+	if rows <= 0 || width <= 0 || len(ids) != n || len(mask) != n || len(types) != n {
+		return nil, fmt.Errorf("NLI model %s: tensors of %d, %d and %d values for shape [%d %d]", m.modelFile, len(ids), len(mask), len(types), rows, width)
+	}
+	shape := ort.NewShape(int64(rows), int64(width))
+	inputs := make([]ort.Value, len(m.inputs))
+	defer func() {
+		for _, v := range inputs {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
+	for k, name := range m.inputs {
+		data := ids
+		switch name {
+		case "attention_mask":
+			data = mask
+		case "token_type_ids":
+			data = types
+		}
+		var (
+			v   ort.Value
+			err error
+		)
+		if m.int32IDs {
+			v, err = ort.NewTensor(shape, toInt32(data))
+		} else {
+			v, err = ort.NewTensor(shape, data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ONNX Runtime input %s: %w", name, err)
+		}
+		inputs[k] = v
+	}
+	outputs := []ort.Value{nil}
+	start := time.Now()
+	err := m.session.Run(inputs, outputs)
+	m.runNanos.Add(int64(time.Since(start)))
+	if err != nil {
+		return nil, fmt.Errorf("NLI model %s: %w", m.modelFile, err)
+	}
+	defer outputs[0].Destroy()
+	t, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("NLI model %s: output is %T, want a float32 tensor", m.modelFile, outputs[0])
+	}
+	if got := t.GetShape(); len(got) != 2 || got[0] != int64(rows) || got[1] != 3 {
+		return nil, fmt.Errorf("NLI model %s: output shape %v for a batch of %d; want [%d 3]", m.modelFile, got, rows, rows)
+	}
+	return slices.Clone(t.GetData()), nil
+}
+
+// Stats returns the counts so far; Runtime is the time spent in ONNX
+// Runtime's Run (all goroutines).
+func (m *Model) Stats() crossenc.Stats {
+	s := m.Classifier.Stats()
+	s.Runtime = time.Duration(m.runNanos.Load())
+	return s
+}
+
+func toInt32(v []int64) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
+}

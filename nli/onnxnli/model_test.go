@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
 // copyModel copies a test model's files into a temporary directory, with
@@ -165,7 +166,7 @@ func TestClassifyChunkRule(t *testing.T) {
 			for k := range 3 {
 				z[k] = float32(c.Logits[k])
 			}
-			d := Softmax(z)
+			d := crossenc.Softmax(z)
 			var e, ct float64
 			for k, l := range m.Labels() {
 				switch l {

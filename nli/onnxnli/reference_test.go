@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
 // reference is testdata/nli/<model>/reference.json, written by
@@ -84,15 +85,15 @@ func TestAgainstNumpy(t *testing.T) {
 						t.Fatalf("label order %v, reference %v", m.Labels(), ref.Labels)
 					}
 				}
-				var seqs []Sequence
+				var seqs []crossenc.Sequence
 				var pairs []nli.Pair
 				multi := 0
 				for i, p := range ref.Pairs {
-					pt, err := m.tok.Encode(p.Premise)
+					pt, err := m.Tokenizer().Encode(p.Premise)
 					if err != nil {
 						t.Fatal(err)
 					}
-					ht, _ := m.tok.Encode(p.Hypothesis)
+					ht, _ := m.Tokenizer().Encode(p.Hypothesis)
 					if !slices.Equal(pt.IDs, p.PremiseIDs) && !(len(pt.IDs) == 0 && len(p.PremiseIDs) == 0) {
 						t.Errorf("pair %d premise ids\n got %v\nwant %v", i, pt.IDs, p.PremiseIDs)
 					}
@@ -110,13 +111,13 @@ func TestAgainstNumpy(t *testing.T) {
 						multi++
 					}
 					for j, c := range p.Chunks {
-						if e.Plan.Chunks[j] != (Span{c.Start, c.End}) {
+						if e.Plan.Chunks[j] != (crossenc.Span{Start: c.Start, End: c.End}) {
 							t.Errorf("pair %d chunk %d: %v, reference [%d, %d)", i, j, e.Plan.Chunks[j], c.Start, c.End)
 						}
 						if !slices.Equal(e.Sequences[j].IDs, c.InputIDs) {
 							t.Errorf("pair %d chunk %d input ids\n got %v\nwant %v", i, j, e.Sequences[j].IDs, c.InputIDs)
 						}
-						if !m.zeroTypes && !slices.Equal(e.Sequences[j].TypeIDs, c.TokenTypeIDs) {
+						if !m.ZeroTypes() && !slices.Equal(e.Sequences[j].TypeIDs, c.TokenTypeIDs) {
 							t.Errorf("pair %d chunk %d type ids\n got %v\nwant %v", i, j, e.Sequences[j].TypeIDs, c.TokenTypeIDs)
 						}
 					}

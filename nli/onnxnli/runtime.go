@@ -1,7 +1,6 @@
 package onnxnli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
 // RuntimeVersion is the ONNX Runtime release whose C API the binding is
@@ -103,5 +103,6 @@ func initRuntime(path string) error {
 	return nil
 }
 
-// errNotMNLI marks a model whose labels are not the three NLI ones.
-var errNotMNLI = errors.New("not a 3-way NLI model")
+// errNotMNLI marks a model whose outputs or labels are not the three NLI
+// ones.
+var errNotMNLI = crossenc.ErrNotMNLI

@@ -1,4 +1,4 @@
-package onnxnli
+package crossenc
 
 import "github.com/factreasoner/factreasoner-go/hftokenizer"
 

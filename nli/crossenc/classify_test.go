@@ -1,0 +1,296 @@
+package crossenc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/nli"
+)
+
+func testModelDir(name string) string { return filepath.Join("..", "..", "testdata", "nli", name) }
+
+func loadEncoder(t testing.TB, dir string, o EncoderOptions) *Encoder {
+	t.Helper()
+	e, err := LoadEncoder(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// fakeRunner answers each sequence with logits computed from its tokens
+// alone (so that a sequence's answer does not depend on its batch), and
+// records the batches it saw.
+type fakeRunner struct {
+	mu       sync.Mutex
+	batches  [][]Sequence
+	inFlight atomic.Int32
+	maxIn    atomic.Int32
+	fail     func(b *Batch) error
+	gate     chan struct{} // when set, each Run waits for a token
+	logits   func(s Sequence) [3]float32
+}
+
+func seqLogits(s Sequence) [3]float32 {
+	sum := 0
+	for _, id := range s.IDs {
+		sum += id
+	}
+	return [3]float32{float32(sum % 7), float32(len(s.IDs) % 5), float32(sum%3) / 2}
+}
+
+func (r *fakeRunner) Run(ctx context.Context, b *Batch) ([]float32, error) {
+	n := r.inFlight.Add(1)
+	defer r.inFlight.Add(-1)
+	for {
+		old := r.maxIn.Load()
+		if n <= old || r.maxIn.CompareAndSwap(old, n) {
+			break
+		}
+	}
+	if r.gate != nil {
+		select {
+		case <-r.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	r.mu.Lock()
+	r.batches = append(r.batches, b.Sequences)
+	r.mu.Unlock()
+	if r.fail != nil {
+		if err := r.fail(b); err != nil {
+			return nil, err
+		}
+	}
+	f := r.logits
+	if f == nil {
+		f = seqLogits
+	}
+	var out []float32
+	for _, s := range b.Sequences {
+		z := f(s)
+		out = append(out, z[:]...)
+	}
+	return out, nil
+}
+
+func testPairs() []nli.Pair {
+	long := strings.Repeat("Marie Curie was born in Warsaw in 1867. She won two Nobel Prizes in physics and chemistry. ", 6)
+	var pairs []nli.Pair
+	for i, h := range []string{"Marie Curie was a physicist.", "She was born in Paris.", "Curie won a Nobel Prize.", "The Eiffel Tower is in Paris."} {
+		pairs = append(pairs,
+			nli.Pair{PremiseID: "short", HypothesisID: fmt.Sprint(i), Premise: "Marie Curie was a Polish-born physicist.", Hypothesis: h},
+			nli.Pair{PremiseID: "long", HypothesisID: fmt.Sprint(i), Premise: long, Hypothesis: h})
+	}
+	return pairs
+}
+
+// TestConcurrencyKeepsAnswers: answers with up to 4 batches in flight are
+// those of one batch at a time, and the batches are those Batches makes.
+func TestConcurrencyKeepsAnswers(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	pairs := testPairs()
+	var want []nli.Result
+	for _, conc := range []int{1, 2, 4} {
+		r := &fakeRunner{}
+		c := New(enc, r, Options{Backend: "fake", Name: "m", BatchSize: 2, BatchTokens: 1 << 20, Concurrency: conc})
+		got, err := c.Classify(context.Background(), pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = got
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("concurrency %d: answers differ from one at a time", conc)
+		}
+		if s := c.Stats(); s.Pairs != int64(len(pairs)) || s.ChunkedPairs != 4 || r.maxIn.Load() > int32(conc) {
+			t.Errorf("concurrency %d: stats %+v, %d in flight", conc, s, r.maxIn.Load())
+		}
+		if n := len(r.batches); int64(n) != (c.Stats().Sequences+1)/2 {
+			t.Errorf("concurrency %d: %d batches for %d sequences in batches of 2", conc, n, c.Stats().Sequences)
+		}
+	}
+}
+
+// TestConcurrencyInFlight: with Concurrency 3, three batches run at once.
+func TestConcurrencyInFlight(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	r := &fakeRunner{gate: make(chan struct{})}
+	c := New(enc, r, Options{BatchSize: 1, Concurrency: 3})
+	done := make(chan error)
+	go func() {
+		_, err := c.Classify(context.Background(), testPairs())
+		done <- err
+	}()
+	for r.inFlight.Load() < 3 {
+		// Wait until three runs hold their slots.
+		time.Sleep(time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("finished early: %v", err)
+		default:
+		}
+	}
+	close(r.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if r.maxIn.Load() != 3 {
+		t.Errorf("%d runs at once; want 3", r.maxIn.Load())
+	}
+}
+
+// TestRunnerErrors: the runner's error stops the work; a runner that gives
+// the wrong number of logits, or logits that are not numbers, is an error,
+// never an answer.
+func TestRunnerErrors(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		name string
+		r    *fakeRunner
+		want string
+	}{
+		{"error", &fakeRunner{fail: func(*Batch) error { return boom }}, "boom"},
+		{"short", &fakeRunner{logits: func(Sequence) [3]float32 { return [3]float32{} }, fail: func(b *Batch) error {
+			if len(b.Sequences) > 1 {
+				b.Sequences = b.Sequences[:1]
+			}
+			return nil
+		}}, "logits for"},
+		{"NaN", &fakeRunner{logits: func(Sequence) [3]float32 { return [3]float32{float32(math.NaN()), 0, 0} }}, "not finite"},
+		{"Inf", &fakeRunner{logits: func(Sequence) [3]float32 { return [3]float32{0, float32(math.Inf(1)), 0} }}, "not finite"},
+	} {
+		for _, conc := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/%d", c.name, conc), func(t *testing.T) {
+				cl := New(enc, c.r, Options{BatchSize: 2, Concurrency: conc})
+				res, err := cl.Classify(context.Background(), testPairs())
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%v, %v; want an error saying %q", res, err, c.want)
+				}
+			})
+		}
+	}
+}
+
+func TestTensors(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-bert"), EncoderOptions{})
+	b := enc.Batch([]Sequence{{IDs: []int{5, 6, 7}, TypeIDs: []int{0, 1, 1}}, {IDs: []int{8}, TypeIDs: []int{0}}})
+	ids, mask, types := b.Tensors()
+	pad := int64(enc.PadID())
+	if b.Width != 3 || !slices.Equal(ids, []int64{5, 6, 7, 8, pad, pad}) || !slices.Equal(mask, []int64{1, 1, 1, 1, 0, 0}) {
+		t.Errorf("width %d, ids %v, mask %v", b.Width, ids, mask)
+	}
+	if wantTypes := []int64{0, 1, 1, 0, 0, 0}; !enc.ZeroTypes() && !slices.Equal(types, wantTypes) {
+		t.Errorf("types %v, want %v", types, wantTypes)
+	}
+	// tiny-roberta's type_vocab_size is 1: zeros whatever the tokenizer says.
+	enc = loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	if _, _, types := enc.Batch([]Sequence{{IDs: []int{5, 6}, TypeIDs: []int{0, 1}}}).Tensors(); !slices.Equal(types, []int64{0, 0}) {
+		t.Errorf("types %v with type_vocab_size 1", types)
+	}
+}
+
+// TestTexts: with EncoderOptions.Texts every sequence carries the texts a
+// server would tokenize, and those texts tokenize to the sequence's own
+// tokens: the chunks of a long premise, with the real roberta-base and the
+// tiny BERT tokenizers, and a hypothesis cut to half the window.
+func TestTexts(t *testing.T) {
+	flaherty, err := os.ReadFile(refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	longText := string(flaherty[:6000])
+	for _, c := range []struct {
+		name, dir  string
+		maxLength  int
+		premise    string
+		hypothesis string
+	}{
+		{"roberta-base", refdata.Path(t, "tokenizers", "roberta-base"), 64, longText, "Lanny Flaherty is an American actor."},
+		{"roberta-base cut hypothesis", refdata.Path(t, "tokenizers", "roberta-base"), 40, longText[:800], longText[1000:1400]},
+		{"tiny-roberta", testModelDir("tiny-roberta"), 0, strings.Repeat("Marie Curie was born in Warsaw in 1867.  She won two Nobel Prizes. ", 8), "Curie was born in Warsaw."},
+		{"tiny-bert", testModelDir("tiny-bert"), 0, strings.Repeat("Marie Curie was born in Warsaw in 1867. She won two Nobel Prizes!\n", 8), "Curie was born in Warsaw."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := c.dir
+			if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+				// The shared tokenizer directory has no config.json: give
+				// it tiny-roberta's, with a window of 514 positions.
+				dir = t.TempDir()
+				tok, _ := os.ReadFile(filepath.Join(c.dir, "tokenizer.json"))
+				os.WriteFile(filepath.Join(dir, "tokenizer.json"), tok, 0o644)
+				os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "roberta", "max_position_embeddings": 514, "pad_token_id": 1,
+					"id2label": {"0": "CONTRADICTION", "1": "NEUTRAL", "2": "ENTAILMENT"}}`), 0o644)
+			}
+			plain := loadEncoder(t, dir, EncoderOptions{MaxLength: c.maxLength})
+			texts := loadEncoder(t, dir, EncoderOptions{MaxLength: c.maxLength, Texts: true})
+			a, err := plain.Encode(c.premise, c.hypothesis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := texts.Encode(c.premise, c.hypothesis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Sequences) < 2 {
+				t.Fatalf("%d chunks: the test wants a premise that is cut", len(a.Sequences))
+			}
+			if b.Retokenized != 0 {
+				t.Errorf("%d chunk texts tokenize differently from their chunks", b.Retokenized)
+			}
+			var joined strings.Builder
+			for i, s := range b.Sequences {
+				if !slices.Equal(s.IDs, a.Sequences[i].IDs) {
+					t.Errorf("chunk %d: ids differ from the plain encoding", i)
+				}
+				joined.WriteString(s.Premise)
+				// What a server does with the texts.
+				p, _ := texts.Tokenizer().Encode(s.Premise)
+				h, _ := texts.Tokenizer().Encode(s.Hypothesis)
+				if ids, _ := texts.Tokenizer().Pair(p, 0, p.Len(), h, h.Len()); !slices.Equal(ids, s.IDs) {
+					t.Errorf("chunk %d: its texts tokenize to %d tokens, not its own %d", i, len(ids), len(s.IDs))
+				}
+				if !strings.HasPrefix(c.hypothesis, s.Hypothesis) || (a.Plan.HypothesisCut != (s.Hypothesis != c.hypothesis)) {
+					t.Errorf("chunk %d: hypothesis text %q", i, s.Hypothesis)
+				}
+			}
+			if joined.String() != c.premise {
+				t.Errorf("the chunk texts do not make up the premise")
+			}
+		})
+	}
+}
+
+// TestTextsRetokenized: a chunk whose text tokenizes differently (here
+// cuts inside a word, where no word boundary fits the window: a WordPiece
+// continuation becomes a word start) takes the text's tokens, which fit.
+func TestTextsRetokenized(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-bert"), EncoderOptions{MaxLength: 12, Texts: true})
+	e, err := enc.Encode(strings.Repeat("radioactivity", 6), "Curie.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range e.Sequences {
+		p, _ := enc.Tokenizer().Encode(s.Premise)
+		h, _ := enc.Tokenizer().Encode(s.Hypothesis)
+		if ids, _ := enc.Tokenizer().Pair(p, 0, p.Len(), h, h.Len()); !slices.Equal(ids, s.IDs) || len(ids) > 12 {
+			t.Errorf("chunk %d: ids %v, its texts' %v", i, s.IDs, ids)
+		}
+	}
+	if e.Retokenized < len(e.Sequences)-1 {
+		t.Errorf("%d of %d chunks retokenized; want all but the first", e.Retokenized, len(e.Sequences))
+	}
+}
