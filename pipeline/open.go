@@ -252,7 +252,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		p.res.retry = retry.Default()
 	}
 	if p.res.retry.Retries < 0 {
-		return nil, optionErr("llm-retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
+		return nil, optionErr("retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
 	}
 	if p.res.retry.Notify == nil {
 		p.res.retry.Notify = retry.Printer(p.res.log, "fr: ")
