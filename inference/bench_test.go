@@ -24,7 +24,7 @@ func BenchmarkFR3(b *testing.B) {
 	if _, err := os.Stat(vectors); err != nil {
 		b.Skipf("reference data %s is absent: %v", vectors, err)
 	}
-	for _, alg := range []string{"auto", "bp"} {
+	for _, alg := range []string{"auto", "cbp"} {
 		for _, size := range fr3Sizes {
 			b.Run(alg+"/"+size, func(b *testing.B) {
 				m := loadModel(b, fr3Path(size))
@@ -32,7 +32,10 @@ func BenchmarkFR3(b *testing.B) {
 				if _, err := os.Stat(filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json")); err == nil {
 					_, exact = marJSON(b, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
 				}
-				s := inference.Native{Algorithm: alg}
+				s, err := inference.New(alg, inference.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
 				var res *inference.Result
 				b.ReportAllocs()
 				for b.Loop() {

@@ -5,6 +5,52 @@ import (
 	"math"
 )
 
+// LoopyBP is sum-product loopy belief propagation, per connected
+// component: exact on trees, the Bethe approximation elsewhere (when it
+// converges). The zero value is ready to use.
+type LoopyBP struct {
+	// Damping of the message updates; the zero value adapts it.
+	Damping Damping
+	// Tolerance: a run stops when no message entry changed by more than
+	// this in a sweep. Zero selects DefaultTolerance.
+	Tolerance float64
+	// MaxIterations caps the sweeps of one run. Zero selects
+	// DefaultMaxIterations.
+	MaxIterations int
+}
+
+func (b LoopyBP) withDefaults() LoopyBP {
+	if b.Tolerance == 0 {
+		b.Tolerance = DefaultTolerance
+	}
+	if b.MaxIterations == 0 {
+		b.MaxIterations = DefaultMaxIterations
+	}
+	return b
+}
+
+// Solve implements Solver.
+func (b LoopyBP) Solve(ctx context.Context, m *Model) (*Result, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	return solveByComponents(ctx, m, b.withDefaults())
+}
+
+func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
+	bp, err := newLoopyBPModel(m)
+	if err != nil {
+		return nil, err
+	}
+	return conditionedBP(ctx, bp, b, 0)
+}
+
+// newLoopyBPModel prepares loopy BP on a component.
+func newLoopyBPModel(m *Model) (*loopyBP, error) {
+	scopes, tables := mergeFactors(m)
+	return newLoopyBP(m.Cards, scopes, tables)
+}
+
 // loopyBP runs sum-product belief propagation on the factor graph of a
 // connected model. Unary factors are folded into per-variable priors;
 // every other factor exchanges messages with its variables.
@@ -134,16 +180,12 @@ type bpStats struct {
 // adaptive damping step up.
 const stallSweeps = 20
 
-// run iterates until convergence or maxIter sweeps. A damping < 0 is
-// adaptive: no damping at first (fastest when BP converges at all), and
-// each time the residual has not reached a new low for stallSweeps sweeps
-// the damping moves halfway to 1 (0.5, 0.75, …, at most 0.95).
-func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter int) (bpStats, error) {
+// run iterates until convergence or maxIter sweeps, starting with damping.
+// With adaptive, each time the residual has not reached a new low for
+// stallSweeps sweeps the damping moves halfway to 1 (0.5, 0.75, …, at
+// most 0.95).
+func (b *loopyBP) run(ctx context.Context, damping float64, adaptive bool, tolerance float64, maxIter int) (bpStats, error) {
 	var st bpStats
-	adaptive := damping < 0
-	if adaptive {
-		damping = 0
-	}
 	best, bestAt := math.Inf(1), 0
 	maxArity, maxCard := 0, 0
 	for _, f := range b.facs {

@@ -3,9 +3,74 @@ package inference
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 )
+
+// JunctionTree is the exact solver: each connected component is solved by
+// two-pass propagation on a junction tree built along a greedy min-fill
+// elimination order. A component whose tree does not fit in MaxBytes is an
+// error. The zero value is ready to use.
+type JunctionTree struct {
+	// MaxBytes bounds the memory of one component's tables and messages
+	// (estimated before any is allocated). Zero selects DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// Solve implements Solver.
+func (j JunctionTree) Solve(ctx context.Context, m *Model) (*Result, error) {
+	if j.MaxBytes < 0 {
+		return nil, fmt.Errorf("junction tree: memory bound %d bytes is negative", j.MaxBytes)
+	}
+	return solveByComponents(ctx, m, j.withDefaults())
+}
+
+func (j JunctionTree) withDefaults() JunctionTree {
+	if j.MaxBytes == 0 {
+		j.MaxBytes = DefaultMaxBytes
+	}
+	return j
+}
+
+func (j JunctionTree) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
+	t, err := j.plan(m)
+	if err != nil {
+		return nil, err
+	}
+	return t.solve(ctx)
+}
+
+// plan builds the junction tree of a component, or says why it does not
+// fit in j.MaxBytes (an error wrapping errTooLarge).
+func (j JunctionTree) plan(m *Model) (*junctionTree, error) {
+	scopes, tables := mergeFactors(m)
+	// The largest clique alone must fit in the memory bound.
+	maxLog2 := math.Log2(float64(j.MaxBytes) / 8)
+	e, ok := minFillOrder(interactionGraph(m), m.Cards, maxLog2)
+	if !ok {
+		return nil, fmt.Errorf("%w: exact inference needs a clique of 2^%.1f states or more (width %d or more along the min-fill order), more than the bound of %d MiB allows; raise the bound or use an approximate method",
+			errTooLarge, e.log2States, e.width, j.MaxBytes>>20)
+	}
+	t := newJunctionTree(m.Cards, scopes, tables, e)
+	if t.peakFloats*8 > j.MaxBytes {
+		return nil, fmt.Errorf("%w: exact inference needs about %d MiB for its junction tree (width %d), more than the bound of %d MiB; raise the bound or use an approximate method",
+			errTooLarge, t.peakFloats*8>>20, t.width, j.MaxBytes>>20)
+	}
+	return t, nil
+}
+
+// errTooLarge marks a component whose junction tree does not fit.
+var errTooLarge = errors.New("too large")
+
+// solve propagates and returns the component's result.
+func (t *junctionTree) solve(ctx context.Context) (*componentResult, error) {
+	logZ, marg, err := t.propagate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &componentResult{logZ: logZ, marginals: marg, exact: true, width: t.width}, nil
+}
 
 // junctionTree is a clique tree built from an elimination order, for exact
 // two-pass (Hugin-style) propagation. Tables and messages hold natural

@@ -144,9 +144,9 @@ func TestMerlinVectorsSmall(t *testing.T) {
 			}
 		}
 		wantZ, want := exactTxt(t, filepath.Join(vectors, "outputs", c.exact+".exact.txt"))
-		for _, alg := range []string{"auto", "exact"} {
+		for alg, s := range map[string]inference.Solver{"auto": inference.Auto{}, "exact": inference.JunctionTree{}} {
 			t.Run(c.exact+"/"+alg, func(t *testing.T) {
-				res, err := inference.Native{Algorithm: alg}.Solve(context.Background(), m)
+				res, err := s.Solve(context.Background(), m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -177,7 +177,7 @@ func TestFR3Exact(t *testing.T) {
 		t.Run(size, func(t *testing.T) {
 			m := loadModel(t, fr3Path(size))
 			wantZ, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
-			res, err := inference.Native{Algorithm: "exact"}.Solve(context.Background(), m)
+			res, err := inference.JunctionTree{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestFR3BP(t *testing.T) {
 		t.Run(size, func(t *testing.T) {
 			m := loadModel(t, fr3Path(size))
 			_, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
-			res, err := inference.Native{Algorithm: "bp"}.Solve(context.Background(), m)
+			res, err := inference.ConditionedBP{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestFR3BP(t *testing.T) {
 				t.Errorf("max |ΔP| = %g against exact, want ≤ %g", d, bound[size])
 			}
 
-			res, err = inference.Native{Algorithm: "bp", ClampBudget: -1}.Solve(context.Background(), m)
+			res, err = inference.LoopyBP{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}

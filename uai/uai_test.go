@@ -64,7 +64,7 @@ func TestReadBayes(t *testing.T) {
 	if n.Type != Bayesian {
 		t.Errorf("type %q", n.Type)
 	}
-	r, err := inference.Native{}.Solve(context.Background(), n.Model)
+	r, err := inference.Auto{}.Solve(context.Background(), n.Model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestWriteMARMatchesMerlin(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, err := inference.Native{}.Solve(context.Background(), m)
+			r, err := inference.Auto{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -53,6 +53,12 @@ func TestUAISolve(t *testing.T) {
 		{[]string{"uai", "solve", "--algorithm", "bp", model},
 			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
 			"native bp ("},
+		{[]string{"uai", "solve", "--algorithm", "cbp", "--damping", "none", "--clamp-budget", "0.5", model},
+			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
+			"native bp ("},
+		{[]string{"uai", "solve", "--algorithm", "auto", "--clamp-budget", "none", "--damping", "0.3", model},
+			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
+			"native exact (width 2)"},
 	}
 	for _, c := range cases {
 		out, notes, err := runUAI(t, c.args...)
@@ -94,15 +100,26 @@ func TestUAISolveErrors(t *testing.T) {
 	}{
 		{[]string{"uai", "solve"}, "want exactly one MODEL file"},
 		{[]string{"uai", "solve", bad}, `bad.uai:7: entry 2 of function 0: want a number, found "x"`},
-		{[]string{"uai", "solve", "--algorithm", "magic", model}, `--algorithm: unknown algorithm "magic"`},
+		{[]string{"uai", "solve", "--algorithm", "magic", model}, `--algorithm: unknown algorithm "magic" (want auto, exact, bp or cbp)`},
 		{[]string{"uai", "solve", "--solver", "merlin", "--algorithm", "bp", model}, "--algorithm applies to --solver native only"},
 		{[]string{"uai", "solve", "--merlin-path", "/x", model}, "--merlin-path applies to --solver merlin only"},
 		{[]string{"uai", "solve", "--solver", "merlin", "--merlin-path", "/nonexistent/merlin", model}, "merlin binary /nonexistent/merlin"},
 		{[]string{"uai", "solve", "--solver", "magic", model}, `--solver: unknown solver "magic"`},
 		{[]string{"uai", "solve", "--evidence", writeUAIFile(t, "e.evid", "1 5 0"), model}, "e.evid: evidence: variable 5 out of range"},
 		{[]string{"uai", "solve", "--algorithm", "exact", "--max-memory", "0", model}, "--max-memory: 0 MiB is not positive"},
-		{[]string{"uai", "solve", "--clamp-budget", "-1", model}, "--clamp-budget: -1 is negative"},
+		{[]string{"uai", "solve", "--clamp-budget", "-1", model}, `--clamp-budget: "-1" is not a positive number of millions of message updates, or none`},
+		{[]string{"uai", "solve", "--clamp-budget", "0", model}, `--clamp-budget: "0" is not a positive number`},
 		{[]string{"uai", "solve", "--solver", "merlin", "--clamp-budget", "2", model}, "--clamp-budget applies to --solver native only"},
+		{[]string{"uai", "solve", "--algorithm", "bp", "--clamp-budget", "2", model}, "--clamp-budget does not apply to --algorithm bp (only to auto, cbp)"},
+		{[]string{"uai", "solve", "--algorithm", "cbp", "--clamp-budget", "none", model}, "--clamp-budget none: conditioned BP needs a budget"},
+		{[]string{"uai", "solve", "--algorithm", "exact", "--damping", "0.5", model}, "--damping does not apply to --algorithm exact"},
+		{[]string{"uai", "solve", "--algorithm", "bp", "--max-memory", "64", model}, "--max-memory does not apply to --algorithm bp"},
+		{[]string{"uai", "solve", "--damping", "1", model}, "--damping: damping 1 is not in (0, 1) (use none for no damping)"},
+		{[]string{"uai", "solve", "--damping", "-1", model}, "--damping: damping -1 is not in (0, 1)"},
+		{[]string{"uai", "solve", "--damping", "0", model}, "--damping: damping 0 is not in (0, 1) (use none for no damping)"},
+		{[]string{"uai", "solve", "--damping", "strong", model}, `--damping: damping "strong": want adaptive, none or a number in (0, 1)`},
+		{[]string{"uai", "solve", "--tolerance", "0", model}, "--tolerance: 0 is not positive"},
+		{[]string{"uai", "solve", "--max-iterations", "0", model}, "--max-iterations: 0 is not positive"},
 	}
 	for _, c := range cases {
 		_, _, err := runUAI(t, c.args...)

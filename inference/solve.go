@@ -8,92 +8,32 @@ import (
 	"slices"
 )
 
-// Algorithms of the Native solver.
-const (
-	AlgorithmAuto  = "auto"  // exact where the junction tree fits, loopy BP elsewhere
-	AlgorithmExact = "exact" // junction tree only; fails where it does not fit
-	AlgorithmBP    = "bp"    // (conditioned) loopy belief propagation only
-)
-
-// Defaults of the Native solver.
+// Defaults of the native solvers' options (a zero option takes its default).
 const (
 	DefaultMaxBytes      = 512 << 20
 	DefaultTolerance     = 1e-9
 	DefaultMaxIterations = 1000
 )
 
-// Native is the project's own solver. It splits the model into connected
-// components and solves each one exactly with a junction tree over a
-// min-fill elimination order when the tree's tables fit in MaxBytes, and
-// with loopy belief propagation otherwise. Loopy BP is refined by
-// conditioning on the variables that change its result most, within
-// ClampBudget (see conditionedBP). Results are deterministic.
-//
-// The zero value is ready to use; zero fields take the defaults above.
-type Native struct {
-	// Algorithm is AlgorithmAuto (or ""), AlgorithmExact or AlgorithmBP.
-	Algorithm string
-	// MaxBytes bounds the memory of the junction tree's tables and
-	// messages for one component (estimated before any is allocated).
-	MaxBytes int64
-	// Damping in (0, 1) mixes the previous message into each update of
-	// loopy BP: m = Damping·old + (1−Damping)·new. Zero selects adaptive
-	// damping: none at first, raised (0.5, 0.75, … up to 0.95) whenever
-	// the residual stops falling. A negative value means no damping.
-	Damping float64
-	// Tolerance: loopy BP stops when no message entry changed by more than
-	// this in a sweep.
-	Tolerance float64
-	// MaxIterations caps the number of sweeps of one loopy BP run.
-	MaxIterations int
-	// ClampBudget bounds the work of conditioning loopy BP on a
-	// component, in message updates (sweeps × factor–variable edges)
-	// summed over the runs after the first; one takes about 0.15 µs on
-	// the machine of BENCHMARKS.md. Zero selects DefaultClampBudget; a
-	// negative value turns conditioning off (plain loopy BP).
-	ClampBudget int64
+// componentSolver is implemented by the native solvers: it solves one
+// connected component (renumbered from 0) with at least one factor.
+type componentSolver interface {
+	solveComponent(ctx context.Context, m *Model) (*componentResult, error)
 }
 
-func (n Native) withDefaults() (Native, error) {
-	switch n.Algorithm {
-	case "":
-		n.Algorithm = AlgorithmAuto
-	case AlgorithmAuto, AlgorithmExact, AlgorithmBP:
-	default:
-		return n, fmt.Errorf("native solver: unknown algorithm %q (want auto, exact or bp)", n.Algorithm)
-	}
-	if n.MaxBytes <= 0 {
-		n.MaxBytes = DefaultMaxBytes
-	}
-	switch {
-	case n.Damping == 0:
-		n.Damping = -1 // adaptive, see loopyBP.run
-	case n.Damping < 0:
-		n.Damping = 0
-	case n.Damping >= 1 || math.IsNaN(n.Damping):
-		return n, fmt.Errorf("native solver: damping %v is not below 1", n.Damping)
-	}
-	if n.Tolerance <= 0 {
-		n.Tolerance = DefaultTolerance
-	}
-	if n.MaxIterations <= 0 {
-		n.MaxIterations = DefaultMaxIterations
-	}
-	switch {
-	case n.ClampBudget == 0:
-		n.ClampBudget = DefaultClampBudget
-	case n.ClampBudget < 0:
-		n.ClampBudget = 0
-	}
-	return n, nil
+type componentResult struct {
+	logZ      float64
+	marginals [][]float64
+	exact     bool
+	width     int
+	stats     bpStats
+	clamp     clampStats
 }
 
-// Solve implements Solver.
-func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
-	n, err := n.withDefaults()
-	if err != nil {
-		return nil, err
-	}
+// solveByComponents validates m, splits it into connected components,
+// solves each one with s and assembles the result and its report.
+// Factors over no variable and variables in no factor are handled here.
+func solveByComponents(ctx context.Context, m *Model, s componentSolver) (*Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -126,7 +66,7 @@ func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
 			continue
 		}
 		sub := subModel(m, comp, local)
-		cr, err := n.solveComponent(ctx, sub)
+		cr, err := s.solveComponent(ctx, sub)
 		if err != nil {
 			if len(comp.Vars) < len(m.Cards) {
 				return nil, fmt.Errorf("native solver: component of variables %s: %w", varRange(comp.Vars), err)
@@ -164,50 +104,6 @@ func (n Native) Solve(ctx context.Context, m *Model) (*Result, error) {
 		r.Method = "exact+bp"
 	}
 	return res, nil
-}
-
-type componentResult struct {
-	logZ      float64
-	marginals [][]float64
-	exact     bool
-	width     int
-	stats     bpStats
-	clamp     clampStats
-}
-
-// solveComponent solves a connected model with at least one factor.
-func (n Native) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
-	scopes, tables := mergeFactors(m)
-	if n.Algorithm != AlgorithmBP {
-		// The largest clique alone must fit in the memory bound.
-		maxLog2 := math.Log2(float64(n.MaxBytes) / 8)
-		e, ok := minFillOrder(interactionGraph(m), m.Cards, maxLog2)
-		var t *junctionTree
-		if ok {
-			t = newJunctionTree(m.Cards, scopes, tables, e)
-			ok = t.peakFloats*8 <= n.MaxBytes
-		}
-		if ok {
-			logZ, marg, err := t.propagate(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &componentResult{logZ: logZ, marginals: marg, exact: true, width: t.width}, nil
-		}
-		if n.Algorithm == AlgorithmExact {
-			if t != nil {
-				return nil, fmt.Errorf("exact inference needs about %d MiB for its junction tree (width %d), more than the bound of %d MiB; raise the bound or use loopy BP",
-					t.peakFloats*8>>20, t.width, n.MaxBytes>>20)
-			}
-			return nil, fmt.Errorf("exact inference needs a clique of 2^%.1f states or more (width %d or more along the min-fill order), more than the bound of %d MiB allows; raise the bound or use loopy BP",
-				e.log2States, e.width, n.MaxBytes>>20)
-		}
-	}
-	b, err := newLoopyBP(m.Cards, scopes, tables)
-	if err != nil {
-		return nil, err
-	}
-	return conditionedBP(ctx, b, n.Damping, n.Tolerance, n.MaxIterations, n.ClampBudget)
 }
 
 // subModel returns the model of one component with its variables
