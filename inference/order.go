@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"container/heap"
 	"math"
 	"slices"
 )
@@ -44,6 +45,11 @@ func interactionGraph(m *Model) [][]int {
 	return adj
 }
 
+// log2Fixed is the scale of the fixed-point log2 weights of minFillOrder:
+// integers add exactly, so weights kept up to date step by step equal
+// weights recomputed from scratch, and ties break the same either way.
+const log2Fixed = 1 << 32
+
 // minFillOrder computes a greedy min-fill elimination order of the
 // interaction graph adj (it is consumed). Ties go to the variable whose
 // clique has fewer joint states, then to the lower index, so the order is
@@ -51,63 +57,99 @@ func interactionGraph(m *Model) [][]int {
 // would have more than 2^maxLog2States joint states: the caller then knows
 // exact inference along this order does not fit (e.width and e.log2States
 // then describe that clique).
+//
+// The cost is near-linear where eliminations add no edges: the candidates
+// sit in a heap; an eliminated variable stays in its neighbours' lists
+// until a list is half stale; and eliminating a simplicial variable (one
+// whose neighbours are already pairwise adjacent, such as an atom that
+// only one context links to) updates its neighbours' fill in constant
+// time each. So a star of n leaves costs O(n log n), not O(n²).
 func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *elimination, ok bool) {
 	n := len(adj)
-	log2c := make([]float64, n)
+	log2c := make([]int64, n)
 	for v, c := range cards {
-		log2c[v] = math.Log2(float64(c))
+		log2c[v] = int64(math.Round(math.Log2(float64(c)) * log2Fixed))
+	}
+	limit := int64(math.MaxInt64)
+	if maxLog2States*log2Fixed < math.MaxInt64/2 {
+		limit = int64(math.Floor(maxLog2States * log2Fixed))
 	}
 	// mark/stamp give O(1) membership tests against one adjacency list at a
 	// time without clearing a set between tests.
 	mark := make([]int, n)
 	stamp := 0
 	eliminated := make([]bool, n)
-	fill := make([]int, n)
-	weight := make([]float64, n)
-	dirty := make([]bool, n)
+	deg := make([]int, n) // live neighbours
+	fill := make([]int64, n)
+	weight := make([]int64, n)
+	version := make([]uint32, n)
+	for v := range n {
+		deg[v] = len(adj[v])
+	}
+	// live drops eliminated variables from v's list once they are half of it.
+	live := func(v int) []int {
+		if l := adj[v]; len(l) > 2*deg[v]+8 {
+			adj[v] = slices.DeleteFunc(l, func(u int) bool { return eliminated[u] })
+		}
+		return adj[v]
+	}
 	score := func(v int) {
 		stamp++
 		w := log2c[v]
-		for _, u := range adj[v] {
-			mark[u] = stamp
-			w += log2c[u]
+		for _, u := range live(v) {
+			if !eliminated[u] {
+				mark[u] = stamp
+				w += log2c[u]
+			}
 		}
-		linked := 0 // ordered pairs of neighbours of v that are adjacent
+		var linked int64 // ordered pairs of neighbours of v that are adjacent
 		for _, a := range adj[v] {
-			for _, u := range adj[a] {
-				if mark[u] == stamp {
+			if eliminated[a] {
+				continue
+			}
+			for _, u := range live(a) {
+				if mark[u] == stamp && !eliminated[u] {
 					linked++
 				}
 			}
 		}
-		d := len(adj[v])
-		fill[v], weight[v], dirty[v] = (d*(d-1)-linked)/2, w, false
+		d := int64(deg[v])
+		fill[v], weight[v] = (d*(d-1)-linked)/2, w
+	}
+	h := &candidates{}
+	push := func(v int) {
+		version[v]++
+		heap.Push(h, candidate{fill: fill[v], weight: weight[v], v: v, version: version[v]})
 	}
 	for v := range n {
 		score(v)
+		h.items = append(h.items, candidate{fill: fill[v], weight: weight[v], v: v})
 	}
+	heap.Init(h)
 	e = &elimination{order: make([]int, 0, n), pos: make([]int, n), nbrs: make([][]int, 0, n)}
+	dirty := make([]bool, n)
+	var dirtyList []int
 	for step := range n {
-		best := -1
-		for v := range n {
-			if eliminated[v] {
-				continue
-			}
-			if dirty[v] {
-				score(v)
-			}
-			if best < 0 || fill[v] < fill[best] || (fill[v] == fill[best] && weight[v] < weight[best]) {
-				best = v
+		var v int
+		for {
+			c := heap.Pop(h).(candidate)
+			if !eliminated[c.v] && c.version == version[c.v] {
+				v = c.v
+				break
 			}
 		}
-		v := best
-		if weight[v] > maxLog2States {
+		if weight[v] > limit {
 			// Report the clique that does not fit.
-			e.log2States, e.width = weight[v], len(adj[v])
+			e.log2States, e.width = float64(weight[v])/log2Fixed, deg[v]
 			return e, false
 		}
-		e.log2States = max(e.log2States, weight[v])
-		ns := slices.Clone(adj[v])
+		e.log2States = max(e.log2States, float64(weight[v])/log2Fixed)
+		ns := make([]int, 0, deg[v])
+		for _, u := range adj[v] {
+			if !eliminated[u] {
+				ns = append(ns, u)
+			}
+		}
 		slices.Sort(ns)
 		e.width = max(e.width, len(ns))
 		e.order = append(e.order, v)
@@ -115,37 +157,152 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 		e.nbrs = append(e.nbrs, ns)
 		eliminated[v] = true
 		adj[v] = nil
+		if fill[v] == 0 {
+			// Simplicial: no edge is added. A neighbour a loses the pairs
+			// (v, b) with b not adjacent to v: every neighbour of a but v
+			// outside v's own neighbours, deg(a) − deg(v) of them.
+			for _, a := range ns {
+				fill[a] -= int64(deg[a] - len(ns))
+				weight[a] -= log2c[v]
+				deg[a]--
+				push(a)
+			}
+			continue
+		}
 		for _, a := range ns {
-			adj[a] = slices.DeleteFunc(adj[a], func(u int) bool { return u == v })
-			dirty[a] = true
+			deg[a]--
 		}
 		// Connect the neighbours pairwise.
-		added := false
 		for i, a := range ns {
 			stamp++
-			for _, u := range adj[a] {
+			for _, u := range live(a) {
 				mark[u] = stamp
 			}
 			for _, b := range ns[i+1:] {
 				if mark[b] != stamp {
 					adj[a] = append(adj[a], b)
 					adj[b] = append(adj[b], a)
-					added = true
+					deg[a]++
+					deg[b]++
 				}
 			}
 		}
-		if added {
-			// A new edge (a, b) changes the fill of every common neighbour.
-			for _, a := range ns {
-				for _, u := range adj[a] {
+		// A new edge (a, b) changes the fill of every common neighbour,
+		// and each neighbour lost v.
+		for _, a := range ns {
+			for _, u := range adj[a] {
+				if !eliminated[u] && !dirty[u] {
 					dirty[u] = true
+					dirtyList = append(dirtyList, u)
 				}
 			}
+			if !dirty[a] {
+				dirty[a] = true
+				dirtyList = append(dirtyList, a)
+			}
 		}
+		for _, u := range dirtyList {
+			dirty[u] = false
+			score(u)
+			push(u)
+		}
+		dirtyList = dirtyList[:0]
 	}
 	// Callers want each clique's other variables in elimination order.
 	for _, ns := range e.nbrs {
 		slices.SortFunc(ns, func(a, b int) int { return e.pos[a] - e.pos[b] })
 	}
 	return e, true
+}
+
+// candidate is a heap entry of minFillOrder; entries whose version is
+// behind the variable's are stale.
+type candidate struct {
+	fill, weight int64
+	v            int
+	version      uint32
+}
+
+type candidates struct{ items []candidate }
+
+func (h *candidates) Len() int { return len(h.items) }
+func (h *candidates) Less(i, j int) bool {
+	a, b := &h.items[i], &h.items[j]
+	if a.fill != b.fill {
+		return a.fill < b.fill
+	}
+	if a.weight != b.weight {
+		return a.weight < b.weight
+	}
+	return a.v < b.v
+}
+func (h *candidates) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *candidates) Push(x any)    { h.items = append(h.items, x.(candidate)) }
+func (h *candidates) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// degeneracy returns the largest minimum degree met while removing a
+// variable of minimum degree repeatedly: every elimination order has a
+// clique of more variables than that, so it bounds the treewidth from
+// below. It takes O(V + E) time (a bucket queue), which is what makes the
+// exact-or-approximate decision cheap on models far too dense for a
+// junction tree.
+func degeneracy(adj [][]int) int {
+	n := len(adj)
+	deg := make([]int, n)
+	maxDeg := 0
+	for v, l := range adj {
+		deg[v] = len(l)
+		maxDeg = max(maxDeg, deg[v])
+	}
+	// Buckets as doubly linked lists over the variables.
+	head := make([]int, maxDeg+1)
+	for d := range head {
+		head[d] = -1
+	}
+	next, prev := make([]int, n), make([]int, n)
+	insert := func(v int) {
+		d := deg[v]
+		next[v], prev[v] = head[d], -1
+		if head[d] >= 0 {
+			prev[head[d]] = v
+		}
+		head[d] = v
+	}
+	remove := func(v int) {
+		if prev[v] >= 0 {
+			next[prev[v]] = next[v]
+		} else {
+			head[deg[v]] = next[v]
+		}
+		if next[v] >= 0 {
+			prev[next[v]] = prev[v]
+		}
+	}
+	for v := range n {
+		insert(v)
+	}
+	removed := make([]bool, n)
+	best, d := 0, 0
+	for range n {
+		d = max(0, d-1) // a removal lowers degrees by one at most
+		for head[d] < 0 {
+			d++
+		}
+		v := head[d]
+		remove(v)
+		removed[v] = true
+		best = max(best, d)
+		for _, u := range adj[v] {
+			if !removed[u] {
+				remove(u)
+				deg[u]--
+				insert(u)
+			}
+		}
+	}
+	return best
 }
