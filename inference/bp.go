@@ -42,7 +42,7 @@ func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult
 	if err != nil {
 		return nil, err
 	}
-	return conditionedBP(ctx, bp, b, 0)
+	return conditionedBP(ctx, bp, nil, b, 0)
 }
 
 // newLoopyBPModel prepares loopy BP on a component.
@@ -76,6 +76,14 @@ type loopyBP struct {
 	logBel  [][]float64 // per variable: log prior + Σ log incoming messages
 
 	logScale float64 // Σ of the logs of the factors' rescaling
+
+	// binary is set when every variable is binary and every factor
+	// pairwise (FR networks): run then keeps each message as its log-odds
+	// lam[e] = ln(m(1)/m(0)), the authoritative copy, and msg, logMsg and
+	// logBel follow it only when read (stale says they lag behind).
+	binary bool
+	lam    []float64
+	stale  bool
 }
 
 type bpFactor struct {
@@ -165,6 +173,16 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 			b.logPrior[v][x] = math.Log(p[x])
 		}
 	}
+	b.binary = len(b.facs) > 0
+	for _, c := range cards {
+		b.binary = b.binary && c == 2
+	}
+	for _, f := range b.facs {
+		b.binary = b.binary && len(f.vars) == 2
+	}
+	if b.binary {
+		b.lam = make([]float64, len(b.edgeVar))
+	}
 	return b, nil
 }
 
@@ -177,14 +195,23 @@ type bpStats struct {
 }
 
 // stallSweeps is how many sweeps without a new smallest residual make
-// adaptive damping step up.
+// adaptive damping step up (or, at maxDamping, give up).
 const stallSweeps = 20
+
+// maxDamping is the strongest damping adaptive damping reaches.
+const maxDamping = 0.95
 
 // run iterates until convergence or maxIter sweeps, starting with damping.
 // With adaptive, each time the residual has not reached a new low for
 // stallSweeps sweeps the damping moves halfway to 1 (0.5, 0.75, …, at
-// most 0.95).
-func (b *loopyBP) run(ctx context.Context, damping float64, adaptive bool, tolerance float64, maxIter int) (bpStats, error) {
+// most maxDamping), and the run stops when it stalls there too.
+//
+// With giveUp > 0, a run without adaptive damping stops when the residual
+// has not reached a new low for giveUp sweeps.
+func (b *loopyBP) run(ctx context.Context, damping float64, adaptive bool, tolerance float64, maxIter, giveUp int) (bpStats, error) {
+	if b.binary {
+		return b.runBinary(ctx, damping, adaptive, tolerance, maxIter, giveUp)
+	}
 	var st bpStats
 	best, bestAt := math.Inf(1), 0
 	maxArity, maxCard := 0, 0
@@ -243,8 +270,15 @@ func (b *loopyBP) run(ctx context.Context, damping float64, adaptive bool, toler
 		}
 		if res < best {
 			best, bestAt = res, st.iterations
-		} else if adaptive && st.iterations-bestAt >= stallSweeps && damping < 0.95 {
-			damping = min(0.95, (1+damping)/2)
+		} else if !adaptive && giveUp > 0 && st.iterations-bestAt >= giveUp {
+			break
+		} else if adaptive && st.iterations-bestAt >= stallSweeps {
+			if damping >= maxDamping {
+				// Stalled at the strongest damping: more sweeps of the
+				// same will not do (the caller falls back).
+				break
+			}
+			damping = min(maxDamping, (1+damping)/2)
 			best, bestAt = math.Inf(1), st.iterations
 		}
 	}
@@ -358,6 +392,7 @@ func normalize(p []float64) bool {
 // message that is zero up to the floor: the model is then inconsistent
 // (BP cannot tell this from its floored messages alone).
 func (b *loopyBP) marginals() ([][]float64, error) {
+	b.sync()
 	b.refreshBeliefs()
 	out := make([][]float64, len(b.cards))
 	for v, bel := range b.logBel {
@@ -393,6 +428,7 @@ func (b *loopyBP) marginals() ([][]float64, error) {
 //
 // where d_v counts the non-unary factors of v.
 func (b *loopyBP) bethe(marg [][]float64) float64 {
+	b.sync()
 	logZ := b.logScale
 	maxArity, maxCard := 0, 0
 	for _, f := range b.facs {

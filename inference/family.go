@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The native solvers form a family, as in libDAI: one type per algorithm,
@@ -32,6 +33,8 @@ const (
 type Options struct {
 	// MaxBytes is JunctionTree.MaxBytes, for exact and auto.
 	MaxBytes int64
+	// ExactBudget is JunctionTree.Budget, for exact and auto.
+	ExactBudget time.Duration
 	// BP holds loopy BP's options, for bp, cbp and auto.
 	BP LoopyBP
 	// ClampBudget is ConditionedBP.Budget, for cbp and auto.
@@ -51,13 +54,16 @@ func New(name string, o Options) (Solver, error) {
 	if o.MaxBytes < 0 {
 		return nil, fmt.Errorf("inference: memory bound %d bytes is negative", o.MaxBytes)
 	}
+	if o.ExactBudget < 0 {
+		return nil, fmt.Errorf("inference: exact budget %v is negative", o.ExactBudget)
+	}
 	if o.ClampBudget < 0 {
 		return nil, fmt.Errorf("inference: clamp budget %d is negative", o.ClampBudget)
 	}
 	cbp := ConditionedBP{BP: o.BP, Budget: o.ClampBudget}
 	switch name {
 	case NameAuto:
-		a := Auto{Exact: JunctionTree{MaxBytes: o.MaxBytes}}
+		a := Auto{Exact: JunctionTree{MaxBytes: o.MaxBytes, Budget: o.ExactBudget}}
 		switch o.Approximate {
 		case "", NameConditionedBP:
 			a.Approximate = cbp
@@ -68,7 +74,7 @@ func New(name string, o Options) (Solver, error) {
 		}
 		return a, nil
 	case NameJunctionTree:
-		return JunctionTree{MaxBytes: o.MaxBytes}, nil
+		return JunctionTree{MaxBytes: o.MaxBytes, Budget: o.ExactBudget}, nil
 	case NameLoopyBP:
 		return o.BP, nil
 	case NameConditionedBP:

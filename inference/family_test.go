@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNew(t *testing.T) {
@@ -83,8 +84,8 @@ func TestParseDamping(t *testing.T) {
 func TestAutoWithAnySolver(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	m := frModel(rng, 9, 0.8)
-	r := checkAgainstEnumeration(t, "auto with enumeration", Auto{Exact: JunctionTree{MaxBytes: 8 * 8}, Approximate: Enumeration{}}, m, 1e-9)
-	if r.Report.Method != "bp" || r.Report.BPComponents != 1 {
+	r := checkAgainstEnumeration(t, "auto with enumeration", Auto{Exact: JunctionTree{MaxBytes: 8 * 8, Budget: time.Nanosecond}, Approximate: Enumeration{}}, m, 1e-9)
+	if p := r.Report.Parts; r.Report.Method != MethodEnumeration || len(p) != 1 || p[0].Method != MethodEnumeration || !p[0].Exact {
 		t.Errorf("report %+v, want the component handed to the approximate solver", r.Report)
 	}
 }

@@ -43,34 +43,6 @@ type Result struct {
 	Report Report
 }
 
-// Report says how a result was obtained.
-type Report struct {
-	Solver string `json:"solver"`          // "native", "merlin", ...
-	Method string `json:"method"`          // "exact", "bp", "enumeration", ...
-	Width  int    `json:"width,omitempty"` // induced width (largest clique size − 1) of the elimination order used, for exact methods
-	// Iterations, Converged and Residual describe iterative methods. For
-	// loopy BP, Iterations counts the sweeps of every run; Converged,
-	// Residual (the largest change of a message in the last sweep) and
-	// Damping (in the last sweep) describe the runs whose results were
-	// combined.
-	Iterations int     `json:"iterations,omitempty"`
-	Converged  bool    `json:"converged"`
-	Residual   float64 `json:"residual,omitempty"`
-	Damping    float64 `json:"damping,omitempty"`
-	// Clamped is the number of variables loopy BP conditioned on (the
-	// most in a component), Branches the number of conditioned runs whose
-	// results were combined, and Runs the number of BP runs in all, trial
-	// runs included (both summed over components).
-	Clamped  int `json:"clamped,omitempty"`
-	Branches int `json:"branches,omitempty"`
-	Runs     int `json:"runs,omitempty"`
-	// Components is the number of connected components with factors that
-	// were solved, BPComponents how many of them by an approximate
-	// method (Method "exact+bp" when some but not all).
-	Components   int `json:"components,omitempty"`
-	BPComponents int `json:"bp_components,omitempty"`
-}
-
 // Validate checks the structure of a model: domain sizes, scopes within
 // range and without repeats, table sizes, nonnegative finite entries.
 func (m *Model) Validate() error {

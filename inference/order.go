@@ -15,6 +15,22 @@ type elimination struct {
 	width int
 	// log2States is log2 of the largest clique's number of joint states.
 	log2States float64
+	// cut says that the order was abandoned for taking more work than
+	// allowed; work is the work it took (adjacency entries visited).
+	cut  bool
+	work int64
+}
+
+// orderWork is the work minFillOrder may take on a graph, in adjacency
+// entries visited: generous where the width is small (an order of width
+// w costs about w² per variable), and what keeps the decision between
+// exact and approximate inference near-linear where it is not.
+func orderWork(adj [][]int) int64 {
+	w := int64(len(adj))
+	for _, l := range adj {
+		w += int64(len(l))
+	}
+	return 10_000_000 + 100*w
 }
 
 // interactionGraph returns the adjacency lists of the variables of a
@@ -50,13 +66,21 @@ func interactionGraph(m *Model) [][]int {
 // weights recomputed from scratch, and ties break the same either way.
 const log2Fixed = 1 << 32
 
+// fitsLog2 reports whether a clique of 2^log2States joint states (as
+// minFillOrder measures it) is within 2^maxLog2States, the way
+// minFillOrder decides it.
+func fitsLog2(log2States, maxLog2States float64) bool {
+	return int64(math.Round(log2States*log2Fixed)) <= int64(math.Floor(maxLog2States*log2Fixed))
+}
+
 // minFillOrder computes a greedy min-fill elimination order of the
 // interaction graph adj (it is consumed). Ties go to the variable whose
 // clique has fewer joint states, then to the lower index, so the order is
 // deterministic. It gives up, returning ok == false, as soon as a clique
 // would have more than 2^maxLog2States joint states: the caller then knows
 // exact inference along this order does not fit (e.width and e.log2States
-// then describe that clique).
+// then describe that clique). It also gives up, with e.cut set, after
+// visiting more than maxWork adjacency entries (0: no limit).
 //
 // The cost is near-linear where eliminations add no edges: the candidates
 // sit in a heap; an eliminated variable stays in its neighbours' lists
@@ -64,7 +88,8 @@ const log2Fixed = 1 << 32
 // whose neighbours are already pairwise adjacent, such as an atom that
 // only one context links to) updates its neighbours' fill in constant
 // time each. So a star of n leaves costs O(n log n), not O(n²).
-func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *elimination, ok bool) {
+func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64) (e *elimination, ok bool) {
+	var work int64
 	n := len(adj)
 	log2c := make([]int64, n)
 	for v, c := range cards {
@@ -96,6 +121,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 	score := func(v int) {
 		stamp++
 		w := log2c[v]
+		work += int64(len(adj[v]))
 		for _, u := range live(v) {
 			if !eliminated[u] {
 				mark[u] = stamp
@@ -107,6 +133,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 			if eliminated[a] {
 				continue
 			}
+			work += int64(len(adj[a]))
 			for _, u := range live(a) {
 				if mark[u] == stamp && !eliminated[u] {
 					linked++
@@ -130,6 +157,10 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 	dirty := make([]bool, n)
 	var dirtyList []int
 	for step := range n {
+		if maxWork > 0 && work > maxWork {
+			e.cut, e.work = true, work
+			return e, false
+		}
 		var v int
 		for {
 			c := heap.Pop(h).(candidate)
@@ -140,7 +171,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 		}
 		if weight[v] > limit {
 			// Report the clique that does not fit.
-			e.log2States, e.width = float64(weight[v])/log2Fixed, deg[v]
+			e.log2States, e.width, e.work = float64(weight[v])/log2Fixed, deg[v], work
 			return e, false
 		}
 		e.log2States = max(e.log2States, float64(weight[v])/log2Fixed)
@@ -174,6 +205,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 		}
 		// Connect the neighbours pairwise.
 		for i, a := range ns {
+			work += int64(len(adj[a]) + len(ns))
 			stamp++
 			for _, u := range live(a) {
 				mark[u] = stamp
@@ -208,6 +240,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64) (e *eliminati
 		}
 		dirtyList = dirtyList[:0]
 	}
+	e.work = work
 	// Callers want each clique's other variables in elimination order.
 	for _, ns := range e.nbrs {
 		slices.SortFunc(ns, func(a, b int) int { return e.pos[a] - e.pos[b] })

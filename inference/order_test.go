@@ -142,7 +142,7 @@ func TestMinFillMatchesNaive(t *testing.T) {
 			bound = float64(1 + rng.IntN(12))
 		}
 		want, wantOK := naiveMinFillOrder(cloneAdj(adj), m.Cards, bound)
-		got, gotOK := minFillOrder(cloneAdj(adj), m.Cards, bound)
+		got, gotOK := minFillOrder(cloneAdj(adj), m.Cards, bound, 0)
 		name := fmt.Sprintf("graph %d (%d variables, bound %v)", i, len(m.Cards), bound)
 		if gotOK != wantOK || got.width != want.width || math.Abs(got.log2States-want.log2States) > 1e-9 {
 			t.Fatalf("%s: ok %v width %d log2 %v, want ok %v width %d log2 %v", name, gotOK, got.width, got.log2States, wantOK, want.width, want.log2States)
@@ -212,7 +212,7 @@ func TestDegeneracy(t *testing.T) {
 	for i := range 200 {
 		m := frModel(rng, 2+rng.IntN(30), rng.Float64())
 		adj := interactionGraph(m)
-		e, _ := minFillOrder(cloneAdj(adj), m.Cards, math.Inf(1))
+		e, _ := minFillOrder(cloneAdj(adj), m.Cards, math.Inf(1), 0)
 		if lb := degeneracy(adj); lb > e.width {
 			t.Fatalf("graph %d: degeneracy %d above the min-fill width %d", i, lb, e.width)
 		}

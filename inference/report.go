@@ -34,8 +34,9 @@ type Report struct {
 	// were solved, BPComponents how many of them approximately.
 	Components   int `json:"components,omitempty"`
 	BPComponents int `json:"bp_components,omitempty"`
-	// Parts describes each component that was not solved by one junction
-	// tree (those are exact: Method and Width above cover them).
+	// Parts describes each component of two variables or more that was
+	// not solved by one junction tree (those are exact: Method and Width
+	// above cover them; so is any method on one variable).
 	Parts []ComponentReport `json:"parts,omitempty"`
 }
 
@@ -109,7 +110,7 @@ func (r *Report) add(c ComponentReport, singleTree bool) {
 		}
 	}
 	r.Converged = r.Converged && c.Converged
-	if !singleTree {
+	if !singleTree && (c.Variables > 1 || !c.Converged) {
 		r.Parts = append(r.Parts, c)
 	}
 	methods := strings.Split(r.Method, "+")

@@ -24,10 +24,7 @@ type componentSolver interface {
 type componentResult struct {
 	logZ      float64
 	marginals [][]float64
-	exact     bool
-	width     int
-	stats     bpStats
-	clamp     clampStats
+	report    ComponentReport // First and Variables are the caller's to fill in
 }
 
 // solveByComponents validates m, splits it into connected components,
@@ -47,7 +44,6 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver) (*Resul
 	if math.IsInf(res.LogZ, -1) {
 		return nil, fmt.Errorf("native solver: %w (a factor over no variable is 0)", errInconsistent)
 	}
-	var exact, bp int
 	local := make([]int, len(m.Cards)) // scratch for subModel
 	for _, comp := range Components(m) {
 		if err := ctx.Err(); err != nil {
@@ -77,31 +73,11 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver) (*Resul
 		for i, v := range comp.Vars {
 			res.Marginals[v] = cr.marginals[i]
 		}
-		r := &res.Report
-		if cr.exact {
-			exact++
-			r.Width = max(r.Width, cr.width)
-		} else {
-			bp++
-			r.Iterations += cr.clamp.sweeps
-			r.Residual = max(r.Residual, cr.stats.residual)
-			r.Converged = r.Converged && cr.stats.converged
-			r.Damping = max(r.Damping, cr.stats.damping)
-			r.Clamped = max(r.Clamped, cr.clamp.clamped)
-			r.Branches += cr.clamp.branches
-			r.Runs += cr.clamp.runs
-		}
+		cr.report.First, cr.report.Variables = comp.Vars[0], len(comp.Vars)
+		res.Report.add(cr.report, cr.report.Method == MethodExact)
 	}
-	r := &res.Report
-	r.Components = exact + bp
-	r.BPComponents = bp
-	switch {
-	case bp == 0:
-		r.Method = "exact"
-	case exact == 0:
-		r.Method = "bp"
-	default:
-		r.Method = "exact+bp"
+	if res.Report.Method == "" {
+		res.Report.Method = MethodExact // no factor over two variables or more
 	}
 	return res, nil
 }

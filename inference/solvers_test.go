@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // frModel is an FR-shaped network: binary variables with unary priors and
@@ -220,7 +221,7 @@ func TestBPExactOnTrees(t *testing.T) {
 	for i := range 100 {
 		m := randomTree(rng, 2+rng.IntN(12), i%2 == 0)
 		r := checkAgainstEnumeration(t, fmt.Sprintf("tree %d", i), ConditionedBP{BP: LoopyBP{Tolerance: 1e-13}}, m, 1e-9)
-		if !r.Report.Converged || r.Report.Method != "bp" {
+		if !r.Report.Converged || r.Report.Method != MethodBP {
 			t.Errorf("tree %d: report %+v", i, r.Report)
 		}
 	}
@@ -266,8 +267,10 @@ func TestBPOnLoopyFR(t *testing.T) {
 	t.Logf("largest error over 50 loopy FR networks: %.4g conditioned, %.4g plain", worst, worstPlain)
 }
 
-// TestMixedMethods: a memory bound too small for one component but not
-// for another makes auto mix methods and say so; exact refuses.
+// TestMixedMethods: a memory bound too small for one component's tree but
+// not for another's makes auto mix methods and say so: the dense
+// component is solved exactly by cutset conditioning, or, when the exact
+// budget does not allow that either, by conditioned BP; exact refuses.
 func TestMixedMethods(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	dense := frModel(rng, 10, 1) // one dense component, width 9
@@ -281,22 +284,35 @@ func TestMixedMethods(t *testing.T) {
 		m.Factors = append(m.Factors, Factor{Scope: s, Table: f.Table})
 	}
 	small := Auto{Exact: JunctionTree{MaxBytes: 8 * 64}}
+	r := checkAgainstEnumeration(t, "mixed, cutset", small, m, 1e-9)
+	if p := r.Report.Parts; r.Report.Method != "exact+cutset" || len(p) != 1 || p[0].First != 3 || p[0].Variables != 10 ||
+		p[0].Method != MethodCutset || !p[0].Exact || p[0].Cutset == 0 || p[0].Branches != 1<<p[0].Cutset {
+		t.Errorf("report %+v, want the dense component (variables 3–12) by cutset conditioning", r.Report)
+	}
+
+	small.Exact.Budget = time.Nanosecond
 	r, err := small.Solve(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Report{Solver: "native", Method: "exact+bp", Width: 1, Iterations: r.Report.Iterations, Converged: true,
+	want := Report{Solver: "native", Method: "exact+cbp", Width: 1, Iterations: r.Report.Iterations, Converged: true,
 		Residual: r.Report.Residual, Damping: r.Report.Damping, Clamped: r.Report.Clamped, Branches: r.Report.Branches,
-		Runs: r.Report.Runs, Components: 2, BPComponents: 1}
-	if r.Report != want {
+		Runs: r.Report.Runs, Components: 2, BPComponents: 1, Parts: r.Report.Parts}
+	if !reflect.DeepEqual(r.Report, want) {
 		t.Errorf("report %+v, want %+v", r.Report, want)
+	}
+	if p := r.Report.Parts; len(p) != 1 || p[0].First != 3 || p[0].Variables != 10 || p[0].Method != MethodConditionedBP || p[0].Exact || !p[0].Converged {
+		t.Errorf("parts %+v, want the dense component (variables 3–12) by cbp, converged", p)
 	}
 	// Variable 2 is in no factor: uniform.
 	if !reflect.DeepEqual(r.Marginals[2], []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}) {
 		t.Errorf("free variable: %v, want uniform", r.Marginals[2])
 	}
-	if _, err := small.Exact.Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "bound") {
-		t.Errorf("exact under a tiny bound: err = %v, want a bound error", err)
+	if _, err := small.Exact.Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "more than the exact budget of 1ns") {
+		t.Errorf("exact under a tiny bound and budget: err = %v, want a budget error", err)
+	}
+	if _, err := (JunctionTree{MaxBytes: 8}).Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "no cutset of up to 40 variables makes it fit") {
+		t.Errorf("exact under a bound of one entry: err = %v, want a bound error", err)
 	}
 	checkAgainstEnumeration(t, "mixed, exact", Auto{}, m, 1e-9)
 }

@@ -107,7 +107,7 @@ func TestFakeMerlin(t *testing.T) {
 			if r.LogZ != wantZ {
 				t.Errorf("ln Z = %v, want %v", r.LogZ, wantZ)
 			}
-			if r.Report != (inference.Report{Solver: "merlin", Method: "wmb", Converged: true}) {
+			if !reflect.DeepEqual(r.Report, inference.Report{Solver: "merlin", Method: "wmb", Converged: true}) {
 				t.Errorf("report %+v", r.Report)
 			}
 		})

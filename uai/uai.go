@@ -89,6 +89,14 @@ func (s *scanner) next() string {
 	return string(s.data[start:s.pos])
 }
 
+// peek returns the next token without consuming it.
+func (s *scanner) peek() string {
+	pos, line := s.pos, s.line
+	tok := s.next()
+	s.pos, s.line = pos, line
+	return tok
+}
+
 // restOfLine returns the rest of the current line, trimmed.
 func (s *scanner) restOfLine() string {
 	start := s.pos
@@ -468,9 +476,12 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 				return nil, err
 			}
 			out.LogZ = x
-			// Z itself follows in parentheses; it says nothing new.
-			if z := s.next(); !strings.HasPrefix(z, "(") || !strings.HasSuffix(z, ")") {
-				return nil, s.errorf("PR block: want Z in parentheses after ln Z, found %q", clip(z))
+			// Z itself may follow in parentheses (merlin writes it); it
+			// says nothing new.
+			if z := s.peek(); strings.HasPrefix(z, "(") {
+				if s.next(); !strings.HasSuffix(z, ")") {
+					return nil, s.errorf("PR block: want Z in parentheses after ln Z, found %q", clip(z))
+				}
 			}
 		case "STATUS":
 			status := s.next()

@@ -338,10 +338,16 @@ func TestReadMARStatusAndErrors(t *testing.T) {
 		mar.StatusMessage != "false: Inconsistent evidence or underflow" {
 		t.Errorf("got %+v", mar)
 	}
+	// Z in parentheses after ln Z is optional (the reference data's
+	// fr3_20x40.exact.MAR leaves it out).
+	mar, err = ReadMAR(strings.NewReader("PR\n-608.5\nSTATUS\ntrue\nMAR\n1 2 0.25 0.75\n"), "x.MAR")
+	if err != nil || mar.LogZ != -608.5 || !mar.Consistent || !reflect.DeepEqual(mar.Marginals, [][]float64{{0.25, 0.75}}) {
+		t.Errorf("PR without Z: %+v, %v", mar, err)
+	}
 	cases := []struct{ src, err string }{
 		{"", "x.MAR:1: no MAR block"},
 		{"hello", `x.MAR:1: want a PR, STATUS or MAR block, found "hello"`},
-		{"PR\n1.0\nMAR\n0\n", `x.MAR:3: PR block: want Z in parentheses after ln Z, found "MAR"`},
+		{"PR\n1.0 (2.718\nMAR\n0\n", `x.MAR:2: PR block: want Z in parentheses after ln Z, found "(2.718"`},
 		{"STATUS\nmaybe\nMAR\n0\n", `x.MAR:2: STATUS block: want true or false, found "maybe"`},
 		{"MAR\n2 2 0.5 0.5 2 0.5\n", "x.MAR:2: unexpected end of input: want P(variable 1 = 1)"},
 		{"MAR\n1 2 0.5 abc\n", `x.MAR:2: P(variable 0 = 1): want a number, found "abc"`},

@@ -19,7 +19,8 @@ func solverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "solver", Value: "native", Usage: "inference engine: native, or merlin (an external binary)"},
 		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: auto (exact where the junction tree fits in --max-memory, conditioned loopy BP elsewhere), exact (junction tree), bp (loopy BP) or cbp (conditioned loopy BP)"},
-		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "exact, auto: memory bound in MiB for the junction tree of one component"},
+		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "exact, auto: memory bound in MiB for the junction tree of one component (and of each branch of cutset conditioning running at once)"},
+		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Usage: "exact, auto: CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, as estimated beforehand (auto spends it on the heaviest branches when all do not fit)"},
 		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Usage: "bp, cbp, auto: damping of the message updates: adaptive (none at first, raised when BP stalls), none, or a number in (0, 1)"},
 		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
 		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
@@ -36,6 +37,7 @@ var nativeFlags = []struct {
 	algs []string
 }{
 	{"max-memory", []string{inference.NameAuto, inference.NameJunctionTree}},
+	{"exact-budget", []string{inference.NameAuto, inference.NameJunctionTree}},
 	{"damping", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"tolerance", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"max-iterations", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
@@ -93,6 +95,9 @@ func newNativeSolver(c *cli.Context) (inference.Solver, error) {
 	default:
 		o.MaxBytes = mib << 20
 	}
+	if o.ExactBudget = c.Duration("exact-budget"); o.ExactBudget <= 0 {
+		return nil, fmt.Errorf("--exact-budget: %v is not positive", o.ExactBudget)
+	}
 	d, err := inference.ParseDamping(c.String("damping"))
 	if err != nil {
 		return nil, fmt.Errorf("--damping: %w", err)
@@ -118,31 +123,4 @@ func newNativeSolver(c *cli.Context) (inference.Solver, error) {
 		o.ClampBudget = max(1, int64(math.Round(m*1e6)))
 	}
 	return inference.New(alg, o)
-}
-
-// describeReport says in one line what a solver did.
-func describeReport(r inference.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Solver, r.Method)
-	var details []string
-	if r.Width > 0 || r.Method == "exact" || r.Method == "exact+bp" {
-		details = append(details, fmt.Sprintf("width %d", r.Width))
-	}
-	if r.BPComponents > 0 {
-		conv := "converged"
-		if !r.Converged {
-			conv = "NOT converged"
-		}
-		if r.Runs > 1 {
-			details = append(details, fmt.Sprintf("%d variables clamped, %d branches, %d runs", r.Clamped, r.Branches, r.Runs))
-		}
-		details = append(details, fmt.Sprintf("%d sweeps, %s, residual %.2g, damping %g", r.Iterations, conv, r.Residual, r.Damping))
-	}
-	if r.Components > 1 {
-		details = append(details, fmt.Sprintf("%d components, %d by bp", r.Components, r.BPComponents))
-	}
-	if len(details) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(details, "; "))
-	}
-	return b.String()
 }

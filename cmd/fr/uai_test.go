@@ -55,7 +55,7 @@ func TestUAISolve(t *testing.T) {
 			"native bp ("},
 		{[]string{"uai", "solve", "--algorithm", "cbp", "--damping", "none", "--clamp-budget", "0.5", model},
 			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
-			"native bp ("},
+			"native bp (3 variables from 0 by bp: converged"},
 		{[]string{"uai", "solve", "--algorithm", "auto", "--clamp-budget", "none", "--damping", "0.3", model},
 			"PR\n4.787492 (1.200000e+02)\nSTATUS\ntrue: Consistent evidence\nMAR\n3 2 0.425000 0.575000 2 0.300000 0.700000 3 0.133333 0.333333 0.533333\n",
 			"native exact (width 2)"},
