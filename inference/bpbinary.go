@@ -15,40 +15,117 @@ import (
 //
 //	λ = ln((f(1,0) + f(1,1)·e^η) / (f(0,0) + f(0,1)·e^η))
 //
-// one exp and one log per message, where the general path takes four
-// (and normalizes). Damping mixes log-odds. The fixed points are BP's;
-// only the path to them differs.
+// Kept as odds rather than logs, a sweep needs no exp or log at all,
+// where the general path takes four calls and a normalization per
+// message. Damping mixes the normalized messages, as in the general path.
 
 // maxLogOdds bounds message log-odds: an entry below e^−700 relative to
 // the other (under messageFloor, 1e-300) counts as zero, as in the
 // general path.
 const maxLogOdds = 700
 
-// runBinary is run for binary pairwise models (see run). Its residual is
-// the largest change of a message's log-odds over 4, which bounds the
-// change of its normalized entries.
+// maxOdds is e^maxLogOdds.
+var maxOdds = math.Exp(maxLogOdds)
+
+// runBinary is run for binary pairwise models (see run).
+//
+// During a run the messages are kept as odds mu[e] = e^lam[e], and each
+// belief's odds as mant[v]·2^expo[v] (a float64 alone would overflow: a
+// hub's log-odds reach thousands), so that a sweep takes divisions and
+// multiplications only; lam is set from mu once, at the end.
 func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool, tolerance float64, maxIter, giveUp int) (bpStats, error) {
 	var st bpStats
 	nv := len(b.cards)
+	// The priors' odds, and the variables a prior fixes (clamped ones).
 	prior := make([]float64, nv)
+	fixed := make([]int8, nv) // +1: fixed to 1, −1: to 0
 	for v, lp := range b.logPrior {
-		if lp == nil {
-			continue
-		}
-		if math.IsInf(lp[0], -1) && math.IsInf(lp[1], -1) {
+		prior[v] = 1
+		switch {
+		case lp == nil:
+		case math.IsInf(lp[0], -1) && math.IsInf(lp[1], -1):
 			return st, errInconsistent
+		case math.IsInf(lp[0], -1):
+			fixed[v] = 1
+		case math.IsInf(lp[1], -1):
+			fixed[v] = -1
+		default:
+			prior[v] = math.Exp(clampLogOdds(lp[1] - lp[0]))
 		}
-		prior[v] = lp[1] - lp[0]
 	}
-	eta := make([]float64, nv)
-	refresh := func() {
-		copy(eta, prior)
-		for e, v := range b.edgeVar {
-			eta[v] += b.lam[e]
+	mu := make([]float64, len(b.lam))
+	for e, l := range b.lam {
+		mu[e] = math.Exp(clampLogOdds(l))
+	}
+	mant := make([]float64, nv)
+	expo := make([]int, nv)
+	norm := func(v int) {
+		if m := mant[v]; m > 0x1p200 || m < 0x1p-200 {
+			f, e := math.Frexp(m)
+			mant[v], expo[v] = f, expo[v]+e
 		}
+	}
+	// scale multiplies v's belief odds by x (any float64 in range).
+	scale := func(v int, x float64) {
+		f, e := math.Frexp(x)
+		mant[v], expo[v] = mant[v]*f, expo[v]+e
+		norm(v)
+	}
+	refresh := func() {
+		for v := range nv {
+			mant[v], expo[v] = 1, 0
+			scale(v, prior[v])
+		}
+		for e, v := range b.edgeVar {
+			scale(v, mu[e])
+		}
+	}
+	// into returns the odds of the message from v's side into the factor
+	// whose message to v is on edge e: v's belief without that message.
+	into := func(v, e int) float64 {
+		switch fixed[v] {
+		case 1:
+			return maxOdds
+		case -1:
+			return 1 / maxOdds
+		}
+		m := mu[e]
+		if m < 0x1p-400 || m > 0x1p400 {
+			// Far from 1: by logarithms, in case the quotient overflows.
+			l := math.Log(mant[v]) + float64(expo[v])*math.Ln2 - math.Log(m)
+			return math.Exp(clampLogOdds(l))
+		}
+		return min(max(math.Ldexp(mant[v]/m, expo[v]), 1/maxOdds), maxOdds)
+	}
+	// update sets the message on edge e to v to odds ratio (damped) and
+	// returns the change of its normalized entries.
+	update := func(v, e int, ratio float64) float64 {
+		oldMu := mu[e]
+		pOld, p := oldMu/(1+oldMu), ratio/(1+ratio)
+		change := math.Abs(p - pOld)
+		if damping != 0 {
+			p = damping*pOld + (1-damping)*p
+			ratio = min(max(p/(1-p), 1/maxOdds), maxOdds)
+		}
+		mu[e] = ratio
+		if fixed[v] == 0 {
+			if q := ratio / oldMu; q > 0x1p-800 && q < 0x1p800 {
+				mant[v] *= q
+				norm(v)
+			} else {
+				scale(v, ratio)
+				scale(v, 1/oldMu)
+			}
+		}
+		return change
 	}
 	best, bestAt := math.Inf(1), 0
 	b.stale = true
+	defer func() {
+		for e, m := range mu {
+			b.lam[e] = math.Log(m)
+		}
+	}()
 	for st.iterations < maxIter {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -64,22 +141,14 @@ func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool,
 			e0, e1 := f.edges[0], f.edges[1]
 			v0, v1 := f.vars[0], f.vars[1]
 			t := f.table
-			r0 := math.Exp(clampLogOdds(eta[v0] - b.lam[e0]))
-			r1 := math.Exp(clampLogOdds(eta[v1] - b.lam[e1]))
-			l0, ok0 := logRatio(t[2]+t[3]*r1, t[0]+t[1]*r1)
-			l1, ok1 := logRatio(t[1]+t[3]*r0, t[0]+t[2]*r0)
+			r0, r1 := into(v0, e0), into(v1, e1)
+			q0, ok0 := oddsRatio(t[2]+t[3]*r1, t[0]+t[1]*r1)
+			q1, ok1 := oddsRatio(t[1]+t[3]*r0, t[0]+t[2]*r0)
 			if !ok0 || !ok1 {
 				return st, errInconsistent
 			}
-			old0, old1 := b.lam[e0], b.lam[e1]
-			res = max(res, math.Abs(l0-old0), math.Abs(l1-old1))
-			l0 = damping*old0 + (1-damping)*l0
-			l1 = damping*old1 + (1-damping)*l1
-			eta[v0] += l0 - old0
-			eta[v1] += l1 - old1
-			b.lam[e0], b.lam[e1] = l0, l1
+			res = max(res, update(v0, e0, q0), update(v1, e1, q1))
 		}
-		res /= 4
 		st.iterations++
 		st.residual = res
 		st.damping = damping
@@ -106,18 +175,18 @@ func clampLogOdds(x float64) float64 {
 	return min(max(x, -700), 700)
 }
 
-// logRatio returns ln(num/den) within ±maxLogOdds, and false when both
+// oddsRatio returns num/den within e^±maxLogOdds, and false when both
 // are zero (the factor rules out every state).
-func logRatio(num, den float64) (float64, bool) {
+func oddsRatio(num, den float64) (float64, bool) {
 	switch {
 	case num == 0 && den == 0:
 		return 0, false
-	case den == 0:
-		return maxLogOdds, true
-	case num == 0:
-		return -maxLogOdds, true
+	case den == 0 || num/den > maxOdds:
+		return maxOdds, true
+	case num == 0 || num/den < 1/maxOdds:
+		return 1 / maxOdds, true
 	}
-	return min(max(math.Log(num/den), -maxLogOdds), maxLogOdds), true
+	return num / den, true
 }
 
 // sync brings msg, logMsg and logBel up to date with lam after runBinary.
