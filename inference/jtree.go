@@ -108,6 +108,10 @@ func (j JunctionTree) plan(m *Model, scopes [][]int, tables [][]float64) exactPl
 	var why error
 	if lb := degeneracy(adj); float64(lb+1)*minLog2 > maxLog2 {
 		why = fmt.Errorf("exact inference needs a clique of %d variables or more (the graph's degeneracy is %d), more than the bound of %d MiB allows", lb+1, lb, j.MaxBytes>>20)
+		if float64(lb+1-maxCutset)*minLog2 > maxLog2 {
+			// Clamping a variable lowers the degeneracy by one at most.
+			return exactPlan{why: tooLargef("%v, and no cutset of up to %d variables makes it fit; raise the bound or use an approximate method", why, maxCutset)}
+		}
 	} else if e, ok := minFillOrder(adj, m.Cards, maxLog2, orderWork(adj)); e.cut {
 		why = fmt.Errorf("exact inference needs large cliques: the min-fill elimination order took more work than %d variables justify", len(m.Cards))
 	} else if !ok {

@@ -118,30 +118,71 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 		}
 		return adj[v]
 	}
+	// edges holds every edge of the elimination graph (eliminated
+	// variables' too, never asked about), for adjacency tests in O(1).
+	edges := make(map[uint64]struct{}, n)
+	key := func(a, b int) uint64 {
+		if a > b {
+			a, b = b, a
+		}
+		return uint64(a)<<32 | uint64(b)
+	}
+	for v, l := range adj {
+		for _, u := range l {
+			if u > v {
+				edges[key(u, v)] = struct{}{}
+			}
+		}
+	}
+	adjacent := func(a, b int) bool {
+		_, ok := edges[key(a, b)]
+		return ok
+	}
+	var ns []int // scratch: live neighbours
 	score := func(v int) {
-		stamp++
 		w := log2c[v]
 		work += int64(len(adj[v]))
+		ns = ns[:0]
+		around := int64(0) // entries in the neighbours' lists
 		for _, u := range live(v) {
 			if !eliminated[u] {
-				mark[u] = stamp
+				ns = append(ns, u)
 				w += log2c[u]
+				around += int64(len(adj[u]))
 			}
 		}
-		var linked int64 // ordered pairs of neighbours of v that are adjacent
-		for _, a := range adj[v] {
-			if eliminated[a] {
-				continue
-			}
-			work += int64(len(adj[a]))
-			for _, u := range live(a) {
-				if mark[u] == stamp && !eliminated[u] {
-					linked++
+		d := int64(len(ns))
+		var linked int64 // pairs of neighbours of v that are adjacent
+		switch {
+		case d < 2:
+		case d*(d-1)/2 <= around:
+			// Few neighbours (an atom between two shared contexts): test
+			// each pair, rather than walk the contexts' long lists.
+			work += d * (d - 1) / 2
+			for i, a := range ns {
+				for _, b := range ns[i+1:] {
+					if adjacent(a, b) {
+						linked++
+					}
 				}
 			}
+		default:
+			// Many neighbours with short lists (a shared context itself).
+			stamp++
+			for _, u := range ns {
+				mark[u] = stamp
+			}
+			work += around
+			for _, a := range ns {
+				for _, u := range live(a) {
+					if mark[u] == stamp && !eliminated[u] {
+						linked++
+					}
+				}
+			}
+			linked /= 2
 		}
-		d := int64(deg[v])
-		fill[v], weight[v] = (d*(d-1)-linked)/2, w
+		fill[v], weight[v] = d*(d-1)/2-linked, w
 	}
 	h := &candidates{}
 	push := func(v int) {
@@ -175,43 +216,40 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 			return e, false
 		}
 		e.log2States = max(e.log2States, float64(weight[v])/log2Fixed)
-		ns := make([]int, 0, deg[v])
+		clique := make([]int, 0, deg[v])
 		for _, u := range adj[v] {
 			if !eliminated[u] {
-				ns = append(ns, u)
+				clique = append(clique, u)
 			}
 		}
-		slices.Sort(ns)
-		e.width = max(e.width, len(ns))
+		slices.Sort(clique)
+		e.width = max(e.width, len(clique))
 		e.order = append(e.order, v)
 		e.pos[v] = step
-		e.nbrs = append(e.nbrs, ns)
+		e.nbrs = append(e.nbrs, clique)
 		eliminated[v] = true
 		adj[v] = nil
 		if fill[v] == 0 {
 			// Simplicial: no edge is added. A neighbour a loses the pairs
 			// (v, b) with b not adjacent to v: every neighbour of a but v
 			// outside v's own neighbours, deg(a) − deg(v) of them.
-			for _, a := range ns {
-				fill[a] -= int64(deg[a] - len(ns))
+			for _, a := range clique {
+				fill[a] -= int64(deg[a] - len(clique))
 				weight[a] -= log2c[v]
 				deg[a]--
 				push(a)
 			}
 			continue
 		}
-		for _, a := range ns {
+		for _, a := range clique {
 			deg[a]--
 		}
 		// Connect the neighbours pairwise.
-		for i, a := range ns {
-			work += int64(len(adj[a]) + len(ns))
-			stamp++
-			for _, u := range live(a) {
-				mark[u] = stamp
-			}
-			for _, b := range ns[i+1:] {
-				if mark[b] != stamp {
+		work += int64(len(clique) * len(clique))
+		for i, a := range clique {
+			for _, b := range clique[i+1:] {
+				if !adjacent(a, b) {
+					edges[key(a, b)] = struct{}{}
 					adj[a] = append(adj[a], b)
 					adj[b] = append(adj[b], a)
 					deg[a]++
@@ -221,7 +259,8 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 		}
 		// A new edge (a, b) changes the fill of every common neighbour,
 		// and each neighbour lost v.
-		for _, a := range ns {
+		for _, a := range clique {
+			work += int64(len(adj[a]))
 			for _, u := range adj[a] {
 				if !eliminated[u] && !dirty[u] {
 					dirty[u] = true

@@ -115,11 +115,15 @@ func subModel(m *Model, comp Component, local []int) *Model {
 // small factors would underflow. Factors over no variable are dropped
 // (the caller accounts for them).
 func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
-	// Keys: the sorted scope, as an array for short scopes (no allocation)
-	// or as a string of varints.
+	// Keys: the sorted scope, as one integer for one or two variables
+	// (most factors: cheap to hash), as an array for short scopes (no
+	// allocation) or as a string of varints.
 	type short [4]int
-	shortIndex := make(map[short]int, len(m.Factors))
+	pairIndex := make(map[uint64]int, len(m.Factors))
+	shortIndex := map[short]int{}
 	longIndex := map[string]int{}
+	scopes = make([][]int, 0, len(m.Factors))
+	logTables = make([][]float64, 0, len(m.Factors))
 	var sorted []int
 	var key []byte
 	entries := 0
@@ -135,7 +139,15 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 		slices.Sort(sorted)
 		var i int
 		var ok bool
-		if len(sorted) <= len(short{}) {
+		if len(sorted) <= 2 && len(m.Cards) < 1<<31 {
+			k := uint64(sorted[0]) << 32
+			if len(sorted) == 2 {
+				k |= uint64(sorted[1]) + 1<<31 // never 0, unlike a missing second variable
+			}
+			if i, ok = pairIndex[k]; !ok {
+				pairIndex[k] = len(scopes)
+			}
+		} else if len(sorted) <= len(short{}) {
 			k := short{-1, -1, -1, -1}
 			copy(k[:], sorted)
 			if i, ok = shortIndex[k]; !ok {
