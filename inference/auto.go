@@ -55,7 +55,7 @@ func (a Auto) Solve(ctx context.Context, m *Model) (*Result, error) {
 		a.Approximate = s.withDefaults()
 	}
 	a.Exact = a.Exact.withDefaults()
-	return solveByComponents(ctx, m, a)
+	return solveByComponents(ctx, m, a, a.Exact.MaxBytes)
 }
 
 func (a Auto) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {

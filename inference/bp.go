@@ -17,6 +17,10 @@ type LoopyBP struct {
 	// MaxIterations caps the sweeps of one run. Zero selects
 	// DefaultMaxIterations.
 	MaxIterations int
+	// MaxBytes bounds the memory of the model's tables, messages and
+	// marginals (estimated before any is allocated). Zero selects
+	// DefaultMaxBytes.
+	MaxBytes int64
 }
 
 func (b LoopyBP) withDefaults() LoopyBP {
@@ -26,6 +30,9 @@ func (b LoopyBP) withDefaults() LoopyBP {
 	if b.MaxIterations == 0 {
 		b.MaxIterations = DefaultMaxIterations
 	}
+	if b.MaxBytes == 0 {
+		b.MaxBytes = DefaultMaxBytes
+	}
 	return b
 }
 
@@ -34,7 +41,8 @@ func (b LoopyBP) Solve(ctx context.Context, m *Model) (*Result, error) {
 	if err := b.validate(); err != nil {
 		return nil, err
 	}
-	return solveByComponents(ctx, m, b.withDefaults())
+	b = b.withDefaults()
+	return solveByComponents(ctx, m, b, b.MaxBytes)
 }
 
 func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {

@@ -74,7 +74,8 @@ func (c ConditionedBP) Solve(ctx context.Context, m *Model) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	return solveByComponents(ctx, m, c.withDefaults())
+	c = c.withDefaults()
+	return solveByComponents(ctx, m, c, c.BP.MaxBytes)
 }
 
 func (c ConditionedBP) validate() error {

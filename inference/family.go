@@ -31,7 +31,8 @@ const (
 // Options collects the options of every native solver, for New; each
 // solver reads those that apply to it (zero values take the defaults).
 type Options struct {
-	// MaxBytes is JunctionTree.MaxBytes, for exact and auto.
+	// MaxBytes is JunctionTree.MaxBytes, for exact and auto, and
+	// LoopyBP.MaxBytes (for bp, cbp and auto's BP) unless BP sets one.
 	MaxBytes int64
 	// ExactBudget is JunctionTree.Budget, for exact and auto.
 	ExactBudget time.Duration
@@ -48,11 +49,14 @@ type Options struct {
 // NameLoopyBP or NameConditionedBP) with the options that apply to it. It
 // rejects unknown names and invalid options.
 func New(name string, o Options) (Solver, error) {
-	if err := o.BP.validate(); err != nil {
-		return nil, err
-	}
 	if o.MaxBytes < 0 {
 		return nil, fmt.Errorf("inference: memory bound %d bytes is negative", o.MaxBytes)
+	}
+	if o.BP.MaxBytes == 0 {
+		o.BP.MaxBytes = o.MaxBytes
+	}
+	if err := o.BP.validate(); err != nil {
+		return nil, err
 	}
 	if o.ExactBudget < 0 {
 		return nil, fmt.Errorf("inference: exact budget %v is negative", o.ExactBudget)
@@ -167,6 +171,9 @@ func (b LoopyBP) validate() error {
 	}
 	if b.MaxIterations < 0 {
 		return fmt.Errorf("loopy BP: %d iterations is negative", b.MaxIterations)
+	}
+	if b.MaxBytes < 0 {
+		return fmt.Errorf("loopy BP: memory bound %d bytes is negative", b.MaxBytes)
 	}
 	return nil
 }

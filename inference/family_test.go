@@ -9,8 +9,9 @@ import (
 )
 
 func TestNew(t *testing.T) {
-	bp := LoopyBP{Damping: FixedDamping(0.5), Tolerance: 1e-6, MaxIterations: 50}
+	bp := LoopyBP{Damping: FixedDamping(0.5), Tolerance: 1e-6, MaxIterations: 50, MaxBytes: 1 << 20}
 	o := Options{MaxBytes: 1 << 20, BP: bp, ClampBudget: 5000}
+	o.BP.MaxBytes = 0 // Options.MaxBytes applies
 	cases := []struct {
 		name string
 		o    Options
@@ -18,6 +19,7 @@ func TestNew(t *testing.T) {
 	}{
 		{"auto", o, Auto{Exact: JunctionTree{MaxBytes: 1 << 20}, Approximate: ConditionedBP{BP: bp, Budget: 5000}}},
 		{"auto", Options{Approximate: "bp", BP: bp}, Auto{Approximate: bp}},
+		{"bp", Options{MaxBytes: 1 << 30, BP: bp}, bp},
 		{"exact", o, JunctionTree{MaxBytes: 1 << 20}},
 		{"bp", o, bp},
 		{"cbp", o, ConditionedBP{BP: bp, Budget: 5000}},

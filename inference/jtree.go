@@ -41,7 +41,8 @@ func (j JunctionTree) Solve(ctx context.Context, m *Model) (*Result, error) {
 	if err := j.validate(); err != nil {
 		return nil, err
 	}
-	return solveByComponents(ctx, m, j.withDefaults())
+	j = j.withDefaults()
+	return solveByComponents(ctx, m, j, j.MaxBytes)
 }
 
 func (j JunctionTree) validate() error {
@@ -360,9 +361,7 @@ type jtWork struct {
 	tabs         [][]float64
 	odo          odometer
 	outer, inner []float64
-	rootTab      []float64 // the last root's clique table, kept for the downward pass
-	rootMax      float64
-	rootSaved    int
+	rootMax      float64 // the scale of the last root's table, left in buf for the downward pass
 }
 
 func (t *junctionTree) newWork() *jtWork {

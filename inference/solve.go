@@ -30,10 +30,24 @@ type componentResult struct {
 // solveByComponents validates m, splits it into connected components,
 // solves each one with s and assembles the result and its report.
 // Factors over no variable and variables in no factor are handled here.
-func solveByComponents(ctx context.Context, m *Model, s componentSolver) (*Result, error) {
+//
+// Variables of domain size 1 are taken as the constants they are. Before
+// anything per state is allocated, the marginals of the whole model, and
+// each component's tables, marginals and messages (see memoryNeed), are
+// checked against maxBytes (or minMemoryBound, if larger).
+func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxBytes int64) (*Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	bound := max(maxBytes, minMemoryBound)
+	var marg int64
+	for _, c := range m.Cards {
+		marg += int64(c)
+	}
+	if 8*marg > bound {
+		return nil, fmt.Errorf("native solver: the marginals alone need %s (%d states in all), more than the memory bound of %s", mib(8*marg), marg, mib(bound))
+	}
+	m = m.withoutConstants()
 	res := &Result{Marginals: make([][]float64, len(m.Cards)), Report: Report{Solver: "native", Converged: true}}
 	// Factors over no variable are constants of Z.
 	for _, f := range m.Factors {
@@ -44,8 +58,18 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver) (*Resul
 	if math.IsInf(res.LogZ, -1) {
 		return nil, fmt.Errorf("native solver: %w (a factor over no variable is 0)", errInconsistent)
 	}
+	comps := Components(m)
+	for _, comp := range comps {
+		if need := m.memoryNeed(comp); need > bound {
+			what := "the model"
+			if len(comp.Vars) < len(m.Cards) {
+				what = "the component of variables " + varRange(comp.Vars)
+			}
+			return nil, fmt.Errorf("native solver: %s needs about %s before inference starts (its tables, marginals and messages), more than the memory bound of %s", what, mib(need), mib(bound))
+		}
+	}
 	local := make([]int, len(m.Cards)) // scratch for subModel
-	for _, comp := range Components(m) {
+	for _, comp := range comps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -201,6 +225,11 @@ func addLogs(cards, scope []int, dst []float64, f Factor) {
 			idx -= (cards[v] - 1) * stride[v]
 		}
 	}
+}
+
+// mib formats a number of bytes in MiB, rounded up.
+func mib(bytes int64) string {
+	return fmt.Sprintf("%d MiB", (bytes+1<<20-1)>>20)
 }
 
 // varRange describes a sorted list of variables briefly.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,9 +24,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// The go command on PATH, or in $GOROOT (runtime.GOROOT is
+	// deprecated).
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	fakeMerlin = filepath.Join(dir, "merlin")
 	cmd := exec.Command(goBin, "build", "-o", fakeMerlin, "./testdata/fakemerlin")

@@ -19,7 +19,7 @@ func solverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "solver", Value: "native", Usage: "inference engine: native, or merlin (an external binary)"},
 		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: auto (exact where the junction tree fits in --max-memory, conditioned loopy BP elsewhere), exact (junction tree), bp (loopy BP) or cbp (conditioned loopy BP)"},
-		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "exact, auto: memory bound in MiB for the junction tree of one component (and of each branch of cutset conditioning running at once)"},
+		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "memory bound in MiB: for the tables, messages and marginals of one component, checked before any is allocated, and for its junction tree (and each branch of cutset conditioning running at once)"},
 		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Usage: "exact, auto: CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, as estimated beforehand (auto spends it on the heaviest branches when all do not fit)"},
 		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Usage: "bp, cbp, auto: damping of the message updates: adaptive (none at first, raised when BP stalls), none, or a number in (0, 1)"},
 		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
@@ -36,7 +36,7 @@ var nativeFlags = []struct {
 	name string
 	algs []string
 }{
-	{"max-memory", []string{inference.NameAuto, inference.NameJunctionTree}},
+	{"max-memory", []string{inference.NameAuto, inference.NameJunctionTree, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"exact-budget", []string{inference.NameAuto, inference.NameJunctionTree}},
 	{"damping", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"tolerance", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},

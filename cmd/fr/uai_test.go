@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,43 @@ func TestUAISolveMatchesMerlin(t *testing.T) {
 	}
 }
 
+// bigUAI is a model of n factors of 4096 entries each over 24 binary
+// variables.
+func bigUAI(n int) string {
+	var b strings.Builder
+	b.WriteString("MARKOV\n24\n" + strings.Repeat("2 ", 24) + "\n")
+	fmt.Fprintf(&b, "%d\n", n)
+	for i := range n {
+		b.WriteString("12")
+		for k := range 12 {
+			fmt.Fprintf(&b, " %d", (i+k)%24)
+		}
+		b.WriteString("\n")
+	}
+	for range n {
+		b.WriteString("4096\n" + strings.Repeat("1 ", 4096) + "\n")
+	}
+	return b.String()
+}
+
+// TestUAISolveConstants: 2,000 variables of domain size 1 in one scope
+// (12 KB that ran for over 120 s, issue 16) are constants.
+func TestUAISolveConstants(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("MARKOV\n2001\n" + strings.Repeat("1 ", 2000) + "2\n1\n2001")
+	for v := range 2001 {
+		fmt.Fprintf(&b, " %d", v)
+	}
+	b.WriteString("\n2\n1 3\n")
+	out, _, err := runUAI(t, "uai", "solve", writeUAIFile(t, "ones.uai", b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "MAR\n2001" + strings.Repeat(" 1 1.000000", 2000) + " 2 0.250000 0.750000\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("stdout ends %q, want %q", out[max(0, len(out)-200):], want[len(want)-100:])
+	}
+}
+
 func TestUAISolveErrors(t *testing.T) {
 	model := writeUAIFile(t, "m.uai", cliModel)
 	bad := writeUAIFile(t, "bad.uai", "MARKOV\n2\n2 2\n1\n2 0 1\n4\n1 2 x 4\n")
@@ -113,7 +151,10 @@ func TestUAISolveErrors(t *testing.T) {
 		{[]string{"uai", "solve", "--algorithm", "bp", "--clamp-budget", "2", model}, "--clamp-budget does not apply to --algorithm bp (only to auto, cbp)"},
 		{[]string{"uai", "solve", "--algorithm", "cbp", "--clamp-budget", "none", model}, "--clamp-budget none: conditioned BP needs a budget"},
 		{[]string{"uai", "solve", "--algorithm", "exact", "--damping", "0.5", model}, "--damping does not apply to --algorithm exact"},
-		{[]string{"uai", "solve", "--algorithm", "bp", "--max-memory", "64", model}, "--max-memory does not apply to --algorithm bp"},
+		{[]string{"uai", "solve", "--algorithm", "bp", "--max-memory", "0", model}, "--max-memory: 0 MiB is not positive"},
+		// Issue 16: 23 bytes that asked for 17 GiB.
+		{[]string{"uai", "solve", writeUAIFile(t, "huge.uai", "MARKOV\n1\n2000000000\n0\n")}, "huge.uai: native solver: the marginals alone need 15259 MiB (2000000000 states in all), more than the memory bound of 512 MiB"},
+		{[]string{"uai", "solve", "--algorithm", "bp", "--max-memory", "1", writeUAIFile(t, "big.uai", bigUAI(300))}, "big.uai: native solver: the model needs about 19 MiB before inference starts (its tables, marginals and messages), more than the memory bound of 1 MiB"},
 		{[]string{"uai", "solve", "--damping", "1", model}, "--damping: damping 1 is not in (0, 1) (use none for no damping)"},
 		{[]string{"uai", "solve", "--damping", "-1", model}, "--damping: damping -1 is not in (0, 1)"},
 		{[]string{"uai", "solve", "--damping", "0", model}, "--damping: damping 0 is not in (0, 1) (use none for no damping)"},
