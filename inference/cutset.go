@@ -68,7 +68,8 @@ const maxCutset = 40
 // are tried from the first that fits for a few more variables, while the
 // estimated work falls or the leaves still get cheaper; none are returned
 // when more than maxCutset variables would be needed. Plans stop once a
-// branch costs less than budget/1024 (enough branches fit the budget).
+// branch costs less than budget/1024 (enough branches fit the budget) and
+// its cliques are small enough to stay in cache.
 func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64, budget float64) []*cutset {
 	n := len(cards)
 	adj := graphOf(n, scopes)
@@ -128,7 +129,7 @@ func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64
 					}
 					plans = append(plans, c)
 					best = min(best, c.effectiveCost())
-					if len(plans) >= 16 || c.tree.cost < budget/1024 {
+					if len(plans) >= 16 || c.tree.cost < budget/1024 && c.tree.maxStates <= 1<<18 {
 						break
 					}
 				}

@@ -160,6 +160,9 @@ func TestUAISolveErrors(t *testing.T) {
 		{[]string{"uai", "solve", "--damping", "0", model}, "--damping: damping 0 is not in (0, 1) (use none for no damping)"},
 		{[]string{"uai", "solve", "--damping", "strong", model}, `--damping: damping "strong": want adaptive, none or a number in (0, 1)`},
 		{[]string{"uai", "solve", "--tolerance", "0", model}, "--tolerance: 0 is not positive"},
+		{[]string{"uai", "solve", "--exact-budget", "0s", model}, "--exact-budget: 0s is not positive"},
+		{[]string{"uai", "solve", "--algorithm", "cbp", "--exact-budget", "1m", model}, "--exact-budget does not apply to --algorithm cbp (only to auto, exact)"},
+		{[]string{"uai", "solve", "--solver", "merlin", "--exact-budget", "1m", model}, "--exact-budget applies to --solver native only"},
 		{[]string{"uai", "solve", "--max-iterations", "0", model}, "--max-iterations: 0 is not positive"},
 	}
 	for _, c := range cases {
