@@ -90,8 +90,12 @@ func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64
 	var vars []int
 	var plans []*cutset
 	best := math.Inf(1)
-	// The orders of every step together get twice what one order gets.
-	workLeft := 2 * orderWork(adj)
+	// Planning is bounded (its work in adjacency steps, each about as
+	// dear as a table-entry operation): twice what one order gets, and
+	// no more than a twentieth of the budget (but a million steps, about
+	// a millisecond, at least).
+	workLeft := min(2*orderWork(adj), max(int64(budget/20), 1_000_000))
+	minFill := true
 	for len(vars) <= maxCutset {
 		free, freeOf := freeIndex(clamped)
 		sub := make([][]int, len(freeOf))
@@ -105,6 +109,13 @@ func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64
 			}
 		}
 		pick := -1
+		workLeft -= int64(len(sub))
+		for _, l := range sub {
+			workLeft -= int64(len(l))
+		}
+		if workLeft < 0 {
+			break
+		}
 		if lb := degeneracy(sub); float64(lb+1)*minLog2 > maxLog2 {
 			// No tree fits yet: the highest degree left.
 			for i := range sub {
@@ -113,10 +124,16 @@ func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64
 				}
 			}
 		} else {
-			e, _ := minFillOrder(cloneLists(sub), subCards, math.Inf(1), min(workLeft, orderWork(sub)))
-			workLeft -= e.work
-			if e.cut {
-				break // the widths left are far too large to be worth it
+			var e *elimination
+			if minFill {
+				e, _ = minFillOrder(cloneLists(sub), subCards, math.Inf(1), min(workLeft, orderWork(sub)))
+				workLeft -= e.work
+				// Where min-fill costs too much, min-degree from now on.
+				minFill = !e.cut
+			}
+			if !minFill {
+				e, _ = minDegreeOrder(cloneLists(sub), subCards, math.Inf(1))
+				workLeft -= e.work
 			}
 			if fitsLog2(e.log2States, maxLog2) {
 				c := newCutset(cards, scopes, tables, vars, free, freeOf, e)

@@ -113,11 +113,9 @@ func (j JunctionTree) plan(m *Model, scopes [][]int, tables [][]float64) exactPl
 			// Clamping a variable lowers the degeneracy by one at most.
 			return exactPlan{why: tooLargef("%v, and no cutset of up to %d variables makes it fit; raise the bound or use an approximate method", why, maxCutset)}
 		}
-	} else if e, ok := minFillOrder(adj, m.Cards, maxLog2, orderWork(adj)); e.cut {
-		why = fmt.Errorf("exact inference needs large cliques: the min-fill elimination order took more work than %d variables justify", len(m.Cards))
-	} else if !ok {
-		why = fmt.Errorf("exact inference needs a clique of 2^%.1f states or more (width %d or more along the min-fill order), more than the bound of %d MiB allows",
-			e.log2States, e.width, j.MaxBytes>>20)
+	} else if e, ok, order := elimOrder(adj, m.Cards, maxLog2); !ok {
+		why = fmt.Errorf("exact inference needs a clique of 2^%.1f states or more (width %d or more along the %s order), more than the bound of %d MiB allows",
+			e.log2States, e.width, order, j.MaxBytes>>20)
 	} else if t := newJunctionTree(m.Cards, scopes, tables, e); t.peakFloats*8 > j.MaxBytes {
 		why = fmt.Errorf("exact inference needs about %d MiB for its junction tree (width %d), more than the bound of %d MiB",
 			t.peakFloats*8>>20, t.width, j.MaxBytes>>20)
@@ -141,6 +139,19 @@ func (j JunctionTree) plan(m *Model, scopes [][]int, tables [][]float64) exactPl
 	secs := time.Duration(best.cost / workPerSecond * float64(time.Second)).Round(time.Second)
 	return exactPlan{partial: plans, why: tooLargef("%v; cutset conditioning on %d variables (%d branches of width %d) would take about %v of CPU, more than the exact budget of %v; raise the budget or use an approximate method",
 		why, len(best.vars), best.count, best.tree.width, secs, j.Budget)}
+}
+
+// elimOrder returns a min-fill elimination order of the graph adj (it is
+// consumed), stopping at the first clique over 2^maxLog2 states, or, when
+// min-fill takes more work than orderWork allows, a min-degree one; order
+// names which.
+func elimOrder(adj [][]int, cards []int, maxLog2 float64) (e *elimination, ok bool, order string) {
+	copyAdj := cloneLists(adj)
+	if e, ok = minFillOrder(adj, cards, maxLog2, orderWork(copyAdj)); !e.cut {
+		return e, ok, "min-fill"
+	}
+	e, ok = minDegreeOrder(copyAdj, cards, maxLog2)
+	return e, ok, "min-degree"
 }
 
 // cheapest returns the plan of least effective cost (nil for none).

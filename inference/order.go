@@ -93,6 +93,20 @@ const pairCost = 16
 // only one context links to) updates its neighbours' fill in constant
 // time each. So a star of n leaves costs O(n log n), not O(n²).
 func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64) (e *elimination, ok bool) {
+	return greedyOrder(adj, cards, maxLog2States, maxWork, false)
+}
+
+// minDegreeOrder is minFillOrder choosing the variable of fewest
+// neighbours instead: a worse order as a rule, but one that costs about
+// the size of its cliques, where min-fill's scoring can take far longer
+// (dense graphs of a few hundred variables). Its width bounds the
+// treewidth from above.
+func minDegreeOrder(adj [][]int, cards []int, maxLog2States float64) (e *elimination, ok bool) {
+	return greedyOrder(adj, cards, maxLog2States, 0, true)
+}
+
+// greedyOrder is minFillOrder, or minDegreeOrder with byDegree.
+func greedyOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64, byDegree bool) (e *elimination, ok bool) {
 	var work int64
 	n := len(adj)
 	log2c := make([]int64, n)
@@ -156,6 +170,10 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 			}
 		}
 		d := int64(len(ns))
+		if byDegree {
+			fill[v], weight[v] = d, w
+			return
+		}
 		var linked int64 // pairs of neighbours of v that are adjacent
 		switch {
 		case d < 2:
@@ -233,7 +251,7 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 		e.nbrs = append(e.nbrs, clique)
 		eliminated[v] = true
 		adj[v] = nil
-		if fill[v] == 0 {
+		if fill[v] == 0 && !byDegree {
 			// Simplicial: no edge is added. A neighbour a loses the pairs
 			// (v, b) with b not adjacent to v: every neighbour of a but v
 			// outside v's own neighbours, deg(a) − deg(v) of them.
@@ -262,8 +280,15 @@ func minFillOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64
 			}
 		}
 		// A new edge (a, b) changes the fill of every common neighbour,
-		// and each neighbour lost v.
+		// and each neighbour lost v. By degree, only the clique changed.
 		for _, a := range clique {
+			if byDegree {
+				if !dirty[a] {
+					dirty[a] = true
+					dirtyList = append(dirtyList, a)
+				}
+				continue
+			}
 			work += int64(len(adj[a]))
 			for _, u := range adj[a] {
 				if !eliminated[u] && !dirty[u] {
