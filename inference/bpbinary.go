@@ -59,8 +59,10 @@ func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool,
 	}
 	mant := make([]float64, nv)
 	expo := make([]int, nv)
+	// Beliefs keep expo 0 while their odds stay within 2^±900, so that
+	// most take the inline path of the sweep below.
 	norm := func(v int) {
-		if m := mant[v]; m > 0x1p200 || m < 0x1p-200 {
+		if m := mant[v]; m > 0x1p900 || m < 0x1p-900 {
 			f, e := math.Frexp(m)
 			mant[v], expo[v] = f, expo[v]+e
 		}
@@ -90,12 +92,25 @@ func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool,
 			return 1 / maxOdds
 		}
 		m := mu[e]
+		// mant/m lies within 2^±1300: far beyond, the odds saturate.
+		switch ex := expo[v]; {
+		case ex > 2400:
+			return maxOdds
+		case ex < -2400:
+			return 1 / maxOdds
+		}
 		if m < 0x1p-400 || m > 0x1p400 {
 			// Far from 1: by logarithms, in case the quotient overflows.
 			l := math.Log(mant[v]) + float64(expo[v])*math.Ln2 - math.Log(m)
 			return math.Exp(clampLogOdds(l))
 		}
-		return min(max(math.Ldexp(mant[v]/m, expo[v]), 1/maxOdds), maxOdds)
+		// ·2^expo as two multiplications by powers of two (math.Ldexp
+		// costs a quarter of a sweep on the dense models): |expo| ≤ 2400
+		// here, and past 2^±1010 the odds saturate anyway.
+		ex := expo[v]
+		k := min(max(ex, -1000), 1000)
+		r := mant[v] / m * pow2(k) * pow2(min(max(ex-k, -1000), 1000))
+		return min(max(r, 1/maxOdds), maxOdds)
 	}
 	// update sets the message on edge e to v to odds ratio (damped) and
 	// returns the change of its normalized entries.
@@ -141,11 +156,48 @@ func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool,
 			e0, e1 := f.edges[0], f.edges[1]
 			v0, v1 := f.vars[0], f.vars[1]
 			t := f.table
-			r0, r1 := into(v0, e0), into(v1, e1)
+			// The common case inline (into and update are the general
+			// ones): free variables whose odds need no exponent. A
+			// quotient past float64 saturates, as it should.
+			m0, m1 := mu[e0], mu[e1]
+			var r0, r1 float64
+			if expo[v0] == 0 && fixed[v0] == 0 {
+				r0 = min(max(mant[v0]/m0, 1/maxOdds), maxOdds)
+			} else {
+				r0 = into(v0, e0)
+			}
+			if expo[v1] == 0 && fixed[v1] == 0 {
+				r1 = min(max(mant[v1]/m1, 1/maxOdds), maxOdds)
+			} else {
+				r1 = into(v1, e1)
+			}
 			q0, ok0 := oddsRatio(t[2]+t[3]*r1, t[0]+t[1]*r1)
 			q1, ok1 := oddsRatio(t[1]+t[3]*r0, t[0]+t[2]*r0)
 			if !ok0 || !ok1 {
 				return st, errInconsistent
+			}
+			if fixed[v0] == 0 && fixed[v1] == 0 {
+				// |p − p_old| for p = q/(1+q), in one division.
+				res = max(res, math.Abs(q0-m0)/((1+q0)*(1+m0)), math.Abs(q1-m1)/((1+q1)*(1+m1)))
+				if damping != 0 {
+					q0, q1 = dampOdds(damping, m0, q0), dampOdds(damping, m1, q1)
+				}
+				mu[e0], mu[e1] = q0, q1
+				if q := q0 / m0; q > 0x1p-100 && q < 0x1p100 {
+					mant[v0] *= q
+					norm(v0)
+				} else {
+					scale(v0, q0)
+					scale(v0, 1/m0)
+				}
+				if q := q1 / m1; q > 0x1p-100 && q < 0x1p100 {
+					mant[v1] *= q
+					norm(v1)
+				} else {
+					scale(v1, q1)
+					scale(v1, 1/m1)
+				}
+				continue
 			}
 			res = max(res, update(v0, e0, q0), update(v1, e1, q1))
 		}
@@ -173,6 +225,17 @@ func (b *loopyBP) runBinary(ctx context.Context, damping float64, adaptive bool,
 
 func clampLogOdds(x float64) float64 {
 	return min(max(x, -700), 700)
+}
+
+// pow2 returns 2^k for |k| ≤ 1022.
+func pow2(k int) float64 {
+	return math.Float64frombits(uint64(1023+k) << 52)
+}
+
+// dampOdds mixes the normalized messages of odds old and q: d·old + (1−d)·q.
+func dampOdds(d, old, q float64) float64 {
+	p := d*old/(1+old) + (1-d)*q/(1+q)
+	return min(max(p/(1-p), 1/maxOdds), maxOdds)
 }
 
 // oddsRatio returns num/den within e^±maxLogOdds, and false when both
