@@ -93,8 +93,7 @@ func (b *loopyBP) runConverging(ctx context.Context, opts LoopyBP) (bpStats, str
 }
 
 // doubleLoop minimizes the Bethe free energy from the current messages
-// (see above), for at most maxOuter outer steps and twice as many inner
-// sweeps in all, until no belief
+// (see above), for at most maxOuter inner sweeps in all, until no belief
 // changes by more than tolerance in an outer step. Its iterations count
 // the inner sweeps. It leaves b's factor-to-
 // variable messages at the result, so that marginals and the Bethe
@@ -202,10 +201,10 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 		}
 		return out
 	}
-	// The inner sweeps are bounded too: the double loop gets the work of
-	// two BP runs (it converges linearly, and on strongly frustrated
-	// models so slowly that more would rarely finish).
-	for outer := 0; outer < maxOuter && st.iterations < 2*maxOuter; {
+	// The inner sweeps are bounded too, as one BP run (it converges
+	// linearly, and on the dense contradiction-heavy models so slowly that
+	// more would rarely finish).
+	for outer := 0; outer < maxOuter && st.iterations < maxOuter; {
 		if err := ctx.Err(); err != nil {
 			return st, nil, err
 		}
