@@ -92,9 +92,9 @@ func cutsetPlans(cards []int, scopes [][]int, tables [][]float64, maxBytes int64
 	best := math.Inf(1)
 	// Planning is bounded (its work in adjacency steps, each about as
 	// dear as a table-entry operation): twice what one order gets, and
-	// no more than a twentieth of the budget (but a million steps, about
+	// no more than a fiftieth of the budget (but a million steps, about
 	// a millisecond, at least).
-	workLeft := min(2*orderWork(adj), max(int64(budget/20), 1_000_000))
+	workLeft := min(2*orderWork(adj), max(int64(budget/50), 1_000_000))
 	minFill := true
 	for len(vars) <= maxCutset {
 		free, freeOf := freeIndex(clamped)

@@ -146,6 +146,7 @@ func greedyOrder(adj [][]int, cards []int, maxLog2States float64, maxWork int64,
 		return uint64(a)<<32 | uint64(b)
 	}
 	for v, l := range adj {
+		work += pairCost * int64(len(l)) / 2
 		for _, u := range l {
 			if u > v {
 				edges[key(u, v)] = struct{}{}
