@@ -5,6 +5,60 @@ import (
 	"math"
 )
 
+// LoopyBP is sum-product loopy belief propagation, per connected
+// component: exact on trees, the Bethe approximation elsewhere (when it
+// converges). The zero value is ready to use.
+type LoopyBP struct {
+	// Damping of the message updates; the zero value adapts it.
+	Damping Damping
+	// Tolerance: a run stops when no message entry changed by more than
+	// this in a sweep. Zero selects DefaultTolerance.
+	Tolerance float64
+	// MaxIterations caps the sweeps of one run. Zero selects
+	// DefaultMaxIterations.
+	MaxIterations int
+	// MaxBytes bounds the memory of the model's tables, messages and
+	// marginals (estimated before any is allocated). Zero selects
+	// DefaultMaxBytes.
+	MaxBytes int64
+}
+
+func (b LoopyBP) withDefaults() LoopyBP {
+	if b.Tolerance == 0 {
+		b.Tolerance = DefaultTolerance
+	}
+	if b.MaxIterations == 0 {
+		b.MaxIterations = DefaultMaxIterations
+	}
+	if b.MaxBytes == 0 {
+		b.MaxBytes = DefaultMaxBytes
+	}
+	return b
+}
+
+// Solve implements Solver.
+func (b LoopyBP) Solve(ctx context.Context, m *Model) (*Result, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	b = b.withDefaults()
+	return solveByComponents(ctx, m, b, b.MaxBytes)
+}
+
+func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
+	bp, err := newLoopyBPModel(m)
+	if err != nil {
+		return nil, err
+	}
+	return conditionedBP(ctx, bp, nil, b, 0)
+}
+
+// newLoopyBPModel prepares loopy BP on a component.
+func newLoopyBPModel(m *Model) (*loopyBP, error) {
+	scopes, tables := mergeFactors(m)
+	return newLoopyBP(m.Cards, scopes, tables)
+}
+
 // loopyBP runs sum-product belief propagation on the factor graph of a
 // connected model. Unary factors are folded into per-variable priors;
 // every other factor exchanges messages with its variables.
@@ -30,6 +84,14 @@ type loopyBP struct {
 	logBel  [][]float64 // per variable: log prior + Σ log incoming messages
 
 	logScale float64 // Σ of the logs of the factors' rescaling
+
+	// binary is set when every variable is binary and every factor
+	// pairwise (FR networks): run then keeps each message as its log-odds
+	// lam[e] = ln(m(1)/m(0)), the authoritative copy, and msg, logMsg and
+	// logBel follow it only when read (stale says they lag behind).
+	binary bool
+	lam    []float64
+	stale  bool
 }
 
 type bpFactor struct {
@@ -119,6 +181,16 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 			b.logPrior[v][x] = math.Log(p[x])
 		}
 	}
+	b.binary = len(b.facs) > 0
+	for _, c := range cards {
+		b.binary = b.binary && c == 2
+	}
+	for _, f := range b.facs {
+		b.binary = b.binary && len(f.vars) == 2
+	}
+	if b.binary {
+		b.lam = make([]float64, len(b.edgeVar))
+	}
 	return b, nil
 }
 
@@ -131,19 +203,24 @@ type bpStats struct {
 }
 
 // stallSweeps is how many sweeps without a new smallest residual make
-// adaptive damping step up.
+// adaptive damping step up (or, at maxDamping, give up).
 const stallSweeps = 20
 
-// run iterates until convergence or maxIter sweeps. A damping < 0 is
-// adaptive: no damping at first (fastest when BP converges at all), and
-// each time the residual has not reached a new low for stallSweeps sweeps
-// the damping moves halfway to 1 (0.5, 0.75, …, at most 0.95).
-func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter int) (bpStats, error) {
-	var st bpStats
-	adaptive := damping < 0
-	if adaptive {
-		damping = 0
+// maxDamping is the strongest damping adaptive damping reaches.
+const maxDamping = 0.95
+
+// run iterates until convergence or maxIter sweeps, starting with damping.
+// With adaptive, each time the residual has not reached a new low for
+// stallSweeps sweeps the damping moves halfway to 1 (0.5, 0.75, …, at
+// most maxDamping), and the run stops when it stalls there too.
+//
+// With giveUp > 0, a run without adaptive damping stops when the residual
+// has not reached a new low for giveUp sweeps.
+func (b *loopyBP) run(ctx context.Context, damping float64, adaptive bool, tolerance float64, maxIter, giveUp int) (bpStats, error) {
+	if b.binary {
+		return b.runBinary(ctx, damping, adaptive, tolerance, maxIter, giveUp)
 	}
+	var st bpStats
 	best, bestAt := math.Inf(1), 0
 	maxArity, maxCard := 0, 0
 	for _, f := range b.facs {
@@ -201,8 +278,15 @@ func (b *loopyBP) run(ctx context.Context, damping, tolerance float64, maxIter i
 		}
 		if res < best {
 			best, bestAt = res, st.iterations
-		} else if adaptive && st.iterations-bestAt >= stallSweeps && damping < 0.95 {
-			damping = min(0.95, (1+damping)/2)
+		} else if !adaptive && giveUp > 0 && st.iterations-bestAt >= giveUp {
+			break
+		} else if adaptive && st.iterations-bestAt >= stallSweeps {
+			if damping >= maxDamping {
+				// Stalled at the strongest damping: more sweeps of the
+				// same will not do (the caller falls back).
+				break
+			}
+			damping = min(maxDamping, (1+damping)/2)
 			best, bestAt = math.Inf(1), st.iterations
 		}
 	}
@@ -316,6 +400,7 @@ func normalize(p []float64) bool {
 // message that is zero up to the floor: the model is then inconsistent
 // (BP cannot tell this from its floored messages alone).
 func (b *loopyBP) marginals() ([][]float64, error) {
+	b.sync()
 	b.refreshBeliefs()
 	out := make([][]float64, len(b.cards))
 	for v, bel := range b.logBel {
@@ -351,6 +436,7 @@ func (b *loopyBP) marginals() ([][]float64, error) {
 //
 // where d_v counts the non-unary factors of v.
 func (b *loopyBP) bethe(marg [][]float64) float64 {
+	b.sync()
 	logZ := b.logScale
 	maxArity, maxCard := 0, 0
 	for _, f := range b.facs {

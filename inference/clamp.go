@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -48,9 +49,78 @@ import (
 // summed over every run after the first, per component; computing a run's
 // marginals and Bethe estimate counts as one more sweep.
 
+// ConditionedBP is loopy BP conditioned on the variables that change its
+// result most, within a budget of work per component (see above). The
+// zero value is ready to use.
+type ConditionedBP struct {
+	// BP holds the options of every BP run.
+	BP LoopyBP
+	// Budget bounds the work of conditioning on a component, in message
+	// updates (sweeps × factor–variable edges) summed over the runs after
+	// the first (reading a run's result counts as resultSweeps sweeps); one
+	// takes about 0.15 µs on the machine of BENCHMARKS.md.
+	// Zero scales it with the component: clampScale times the updates of
+	// the first run, and at least DefaultClampBudget.
+	Budget int64
+}
+
+// clampScale is how many times the work of the first BP run the default
+// budget allows conditioning, so that conditioning costs a fixed share of
+// the solve at every size of model.
+const clampScale = 2
+
+// Solve implements Solver.
+func (c ConditionedBP) Solve(ctx context.Context, m *Model) (*Result, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	c = c.withDefaults()
+	return solveByComponents(ctx, m, c, c.BP.MaxBytes)
+}
+
+func (c ConditionedBP) validate() error {
+	if err := c.BP.validate(); err != nil {
+		return err
+	}
+	if c.Budget < 0 {
+		return fmt.Errorf("conditioned BP: budget %d is negative", c.Budget)
+	}
+	return nil
+}
+
+func (c ConditionedBP) withDefaults() ConditionedBP {
+	c.BP = c.BP.withDefaults()
+	return c
+}
+
+func (c ConditionedBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
+	b, err := newLoopyBPModel(m)
+	if err != nil {
+		return nil, err
+	}
+	return conditionedBP(ctx, b, nil, c.BP, c.budget())
+}
+
+// budget returns the budget conditionedBP takes: the fixed one, or
+// scaledBudget.
+func (c ConditionedBP) budget() int64 {
+	if c.Budget == 0 {
+		return scaledBudget
+	}
+	return c.Budget
+}
+
 const (
-	// DefaultClampBudget is the default Native.ClampBudget.
-	DefaultClampBudget = 1_000_000
+	// DefaultClampBudget is the least budget of ConditionedBP by default.
+	DefaultClampBudget = 2_000_000
+
+	// scaledBudget asks conditionedBP for the scaled default budget.
+	scaledBudget = -1
+
+	// resultSweeps is what reading a run's marginals and Bethe estimate
+	// costs, in sweeps (measured on the dense FR models, where a sweep of
+	// the binary path costs one exp and one log per message).
+	resultSweeps = 4
 
 	// lookaheadSweeps is how long a trial clamp runs before its effect is
 	// measured. Three sweeps from the fixed point rank the FR3 variables
@@ -70,7 +140,7 @@ type bpBranch struct {
 	states []int
 	logZ   float64 // Bethe estimate of ln Z of the branch
 	marg   [][]float64
-	msg    []float64 // factor → variable messages at the end of the run
+	msg    []float64 // the messages at the end of the run (loopyBP.snapshot)
 	stats  bpStats
 	final  bool // not to be split
 }
@@ -85,52 +155,94 @@ type clampStats struct {
 
 // conditioner runs conditioned BP on one component.
 type conditioner struct {
-	b                  *loopyBP
-	damping, tolerance float64
-	maxIter            int
-	left               int64 // message updates left in the budget
-	edges              int64 // message updates per sweep
-	stats              clampStats
+	b     *loopyBP
+	opts  LoopyBP // with defaults
+	left  int64   // message updates left in the budget
+	edges int64   // message updates per sweep
+	stats clampStats
 
 	basePrior, baseLogPrior [][]float64 // the model's own priors
 	clampPrior, clampLog    [][]float64 // per variable, allocated when first clamped
 	clamped                 []int       // variables clamped now
 }
 
-// conditionedBP runs loopy BP on b and then, within budget message updates,
-// conditions on the variables that change its result most (see above).
-func conditionedBP(ctx context.Context, b *loopyBP, damping, tolerance float64, maxIter int, budget int64) (*componentResult, error) {
+// bpRoot is the first BP run on a component: its fixed point as a branch
+// (b holds its messages), the method that reached it (MethodBP, or
+// MethodDoubleLoop after a fallback) and what was tried before.
+type bpRoot struct {
+	branch *bpBranch
+	method string
+	tried  []string
+}
+
+// runRoot runs BP on b until it converges, falling back as runConverging
+// says.
+func runRoot(ctx context.Context, b *loopyBP, opts LoopyBP) (*bpRoot, error) {
+	st, method, marg, tried, err := b.runConverging(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if marg == nil {
+		if marg, err = b.marginals(); err != nil {
+			return nil, err
+		}
+	}
+	return &bpRoot{branch: &bpBranch{logZ: b.bethe(marg), marg: marg, stats: st}, method: method, tried: tried}, nil
+}
+
+// conditionedBP conditions loopy BP on b, from its first run root (nil:
+// run it here), on the variables that change its result most, within
+// budget message updates (see above). A budget of zero gives the first
+// run's result; scaledBudget scales it with the first run.
+func conditionedBP(ctx context.Context, b *loopyBP, root *bpRoot, opts LoopyBP, budget int64) (*componentResult, error) {
 	c := &conditioner{
-		b: b, damping: damping, tolerance: tolerance, maxIter: maxIter, left: budget,
+		b: b, opts: opts, left: budget,
 		edges:        int64(len(b.edgeVar)),
 		basePrior:    slices.Clone(b.prior),
 		baseLogPrior: slices.Clone(b.logPrior),
 		clampPrior:   make([][]float64, len(b.cards)),
 		clampLog:     make([][]float64, len(b.cards)),
 	}
-	st, err := b.run(ctx, damping, tolerance, maxIter)
-	if err != nil {
-		return nil, err
+	var err error
+	if root == nil {
+		if root, err = runRoot(ctx, b, opts); err != nil {
+			return nil, err
+		}
 	}
-	marg, err := b.marginals()
-	if err != nil {
-		return nil, err
+	c.stats = clampStats{branches: 1, runs: 1, sweeps: root.branch.stats.iterations}
+	if budget == scaledBudget {
+		budget = max(DefaultClampBudget, clampScale*int64(root.branch.stats.iterations+resultSweeps)*c.edges)
+		c.left = budget
 	}
-	root := &bpBranch{logZ: b.bethe(marg), marg: marg, stats: st}
-	c.stats = clampStats{branches: 1, runs: 1, sweeps: st.iterations}
-	leaves := []*bpBranch{root}
+	// A split costs two runs, each up to about three times the first
+	// (measured on the FR3 models: a clamp moves the fixed point far):
+	// when what the lookahead leaves, half the budget, does not cover
+	// that, the lookahead would be wasted.
+	if 2*3*int64(root.branch.stats.iterations+resultSweeps)*c.edges > budget/2 {
+		budget = 0
+	}
+	leaves := []*bpBranch{root.branch}
+	var order []int
 	if budget > 0 && c.edges > 0 {
-		order, err := c.rank(ctx, root)
+		order, err = c.rank(ctx, root.branch)
 		if err != nil {
 			return nil, err
 		}
-		if leaves, err = c.split(ctx, root, order); err != nil {
+		if leaves, err = c.split(ctx, root.branch, order); err != nil {
 			return nil, err
 		}
 		c.clamp(nil, nil)
 	}
 	logZ, marg, st := combine(leaves)
-	return &componentResult{logZ: logZ, marginals: marg, stats: st, clamp: c.stats}, nil
+	method := MethodConditionedBP
+	if c.stats.clamped == 0 {
+		method = root.method
+	}
+	return &componentResult{logZ: logZ, marginals: marg, report: ComponentReport{
+		Method: method, Converged: st.converged, Iterations: c.stats.sweeps, Residual: st.residual, Damping: st.damping,
+		Clamped: c.stats.clamped, Branches: int64(c.stats.branches), Runs: c.stats.runs, Spread: spread(leaves, order, marg),
+		Fallbacks: root.tried,
+	}}, nil
 }
 
 // clamp conditions the model on order[i] = states[i], releasing every
@@ -163,27 +275,23 @@ func (c *conditioner) clamp(order, states []int) {
 	}
 }
 
-// start sets the messages to msg for a warm start.
+// start sets the messages to a snapshot for a warm start.
 func (c *conditioner) start(msg []float64) {
-	b := c.b
-	copy(b.msg, msg)
-	for i, m := range msg {
-		b.logMsg[i] = math.Log(m)
-	}
+	c.b.restore(msg)
 }
 
 // runBranch runs BP with the clamps and messages set, for at most maxIter
 // sweeps and what the budget allows, and reports true when the budget
 // ended the run before it converged. errInconsistent means that the branch
 // has no weight.
-func (c *conditioner) runBranch(ctx context.Context, damping float64, maxIter int) (*bpBranch, bool, error) {
-	// The marginals and the Bethe estimate cost about one more sweep.
-	sweeps := min(int64(maxIter), c.left/c.edges-1)
+func (c *conditioner) runBranch(ctx context.Context, damping float64, adaptive bool, maxIter int) (*bpBranch, bool, error) {
+	// The marginals and the Bethe estimate cost about resultSweeps more.
+	sweeps := min(int64(maxIter), c.left/c.edges-resultSweeps)
 	if sweeps < 1 {
 		return nil, true, nil
 	}
-	st, err := c.b.run(ctx, damping, c.tolerance, int(sweeps))
-	c.left -= int64(st.iterations+1) * c.edges
+	st, err := c.b.run(ctx, damping, adaptive, c.opts.Tolerance, int(sweeps), 0)
+	c.left -= int64(st.iterations+resultSweeps) * c.edges
 	c.stats.runs++
 	c.stats.sweeps += st.iterations
 	if err != nil {
@@ -200,13 +308,16 @@ func (c *conditioner) runBranch(ctx context.Context, damping float64, maxIter in
 }
 
 // rank tries every candidate variable (see the comment at the top) and
-// returns the clamping order. It returns nil when the model has no loop or
-// the lookahead does not fit in half of the budget.
+// returns the clamping order. When the lookahead of every candidate does
+// not fit in half of the budget, it tries the candidates with the most
+// factors that do (hubs, in FR networks). It returns nil when the model
+// has no loop or not even one candidate fits.
 func (c *conditioner) rank(ctx context.Context, root *bpBranch) ([]int, error) {
 	b := c.b
 	onLoop := b.loopVars(nil)
 	var cands []int
-	var cost int64
+	cost := make([]int64, len(b.cards))
+	var total int64
 	for v, ok := range onLoop {
 		n := 0
 		for _, p := range root.marg[v] {
@@ -218,15 +329,30 @@ func (c *conditioner) rank(ctx context.Context, root *bpBranch) ([]int, error) {
 			cands = append(cands, v)
 			for _, p := range root.marg[v] {
 				if p > 0 {
-					cost += (lookaheadSweeps + 1) * c.edges
+					cost[v] += (lookaheadSweeps + 1) * c.edges
 				}
 			}
+			total += cost[v]
 		}
 	}
-	if len(cands) == 0 || cost > c.left/2 {
+	if total > c.left/2 {
+		slices.SortStableFunc(cands, func(u, v int) int { return cmp.Compare(len(b.varEdges[v]), len(b.varEdges[u])) })
+		var kept []int
+		total = 0
+		for _, v := range cands {
+			if total+cost[v] > c.left/2 {
+				break
+			}
+			kept = append(kept, v)
+			total += cost[v]
+		}
+		slices.Sort(kept)
+		cands = kept
+	}
+	if len(cands) == 0 {
 		return nil, nil
 	}
-	root.msg = slices.Clone(b.msg) // b holds the first run's fixed point
+	root.msg = b.snapshot() // b holds the first run's fixed point
 	// A fixed damping (the first run's last), since adaptive damping
 	// would not act within a few sweeps anyway.
 	damping := root.stats.damping
@@ -240,7 +366,7 @@ func (c *conditioner) rank(ctx context.Context, root *bpBranch) ([]int, error) {
 			}
 			c.clamp([]int{v}, []int{x})
 			c.start(root.msg)
-			t, cut, err := c.runBranch(ctx, damping, lookaheadSweeps)
+			t, cut, err := c.runBranch(ctx, damping, false, lookaheadSweeps)
 			if errors.Is(err, errInconsistent) {
 				continue
 			}
@@ -271,7 +397,7 @@ func (c *conditioner) rank(ctx context.Context, root *bpBranch) ([]int, error) {
 	clamped := make([]bool, len(b.cards))
 	onLoop = b.loopVars(clamped)
 	for _, v := range cands {
-		if change[v] <= c.tolerance || !onLoop[v] {
+		if change[v] <= c.opts.Tolerance || !onLoop[v] {
 			continue
 		}
 		order = append(order, v)
@@ -319,7 +445,8 @@ func (c *conditioner) split(ctx context.Context, root *bpBranch, order []int) ([
 			states := append(slices.Clone(parent.states), x)
 			c.clamp(order, states)
 			c.start(parent.msg)
-			child, cut, err := c.runBranch(ctx, c.damping, c.maxIter)
+			damping, adaptive := c.opts.Damping.start()
+			child, cut, err := c.runBranch(ctx, damping, adaptive, c.opts.MaxIterations)
 			if errors.Is(err, errInconsistent) {
 				continue // a branch of no weight
 			}
@@ -330,12 +457,17 @@ func (c *conditioner) split(ctx context.Context, root *bpBranch, order []int) ([
 				return leaves, nil
 			}
 			child.states = states
-			child.msg = slices.Clone(c.b.msg)
+			child.msg = c.b.snapshot()
 			children = append(children, child)
 		}
-		if len(children) == 0 {
+		converged := true
+		for _, ch := range children {
+			converged = converged && ch.stats.converged
+		}
+		if len(children) == 0 || !converged {
 			// BP saw no weight in any branch of a leaf it had found
-			// consistent; keep the leaf and clamp no deeper there.
+			// consistent, or did not converge in one: keep the leaf
+			// and clamp no deeper there.
 			parent.final = true
 			continue
 		}
@@ -382,6 +514,46 @@ func combine(leaves []*bpBranch) (float64, [][]float64, bpStats) {
 		}
 	}
 	return mx + math.Log(total), marg, st
+}
+
+// spread is the largest weighted mean absolute difference between a
+// variable's marginal in the leaves and the combined marginal (half the
+// L1 distance), over the variables clamped in no leaf.
+func spread(leaves []*bpBranch, order []int, marg [][]float64) float64 {
+	if len(leaves) < 2 {
+		return 0
+	}
+	depth := 0
+	for _, l := range leaves {
+		depth = max(depth, len(l.states))
+	}
+	clamped := make([]bool, len(marg))
+	for _, v := range order[:depth] {
+		clamped[v] = true
+	}
+	mx := math.Inf(-1)
+	for _, l := range leaves {
+		mx = max(mx, l.logZ)
+	}
+	total := 0.0
+	for _, l := range leaves {
+		total += math.Exp(l.logZ - mx)
+	}
+	worst := 0.0
+	for v, p := range marg {
+		if clamped[v] {
+			continue
+		}
+		d := 0.0
+		for _, l := range leaves {
+			w := math.Exp(l.logZ-mx) / total
+			for x, q := range l.marg[v] {
+				d += w * math.Abs(q-p[x])
+			}
+		}
+		worst = max(worst, d/2)
+	}
+	return worst
 }
 
 // loopVars reports which variables lie on a loop of the factor graph, or

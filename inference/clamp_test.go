@@ -54,7 +54,7 @@ func TestConditionedBPCutsLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 20 {
 		m := ring(rng, 3+rng.IntN(8))
-		r := checkAgainstEnumeration(t, "ring", Native{Algorithm: AlgorithmBP, Tolerance: 1e-13}, m, 1e-9)
+		r := checkAgainstEnumeration(t, "ring", ConditionedBP{BP: LoopyBP{Tolerance: 1e-13}}, m, 1e-9)
 		if rep := r.Report; rep.Clamped != 1 || rep.Branches != 2 || !rep.Converged {
 			t.Errorf("ring %d: report %+v, want one variable clamped, two branches", i, rep)
 		}
@@ -65,11 +65,11 @@ func TestConditionedBPCutsLoop(t *testing.T) {
 // loopy BP, bit for bit; a larger one only ever adds branches.
 func TestConditionedBPBudget(t *testing.T) {
 	m := frModel(rand.New(rand.NewPCG(5, 6)), 12, 0.6)
-	plain, err := Native{Algorithm: AlgorithmBP, ClampBudget: -1}.Solve(context.Background(), m)
+	plain, err := LoopyBP{}.Solve(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := Native{Algorithm: AlgorithmBP, ClampBudget: 100}.Solve(context.Background(), m)
+	small, err := ConditionedBP{Budget: 100}.Solve(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestConditionedBPBudget(t *testing.T) {
 	}
 	last := 1
 	for _, budget := range []int64{20_000, 50_000, 100_000, 1_000_000} {
-		r, err := Native{Algorithm: AlgorithmBP, ClampBudget: budget}.Solve(context.Background(), m)
+		r, err := ConditionedBP{Budget: budget}.Solve(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestConditionedBPGeneral(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 100 {
 		m := generalModel(rng, 3+rng.IntN(8), 6+rng.IntN(16))
-		r, err := Native{Algorithm: AlgorithmBP, MaxIterations: 200}.Solve(context.Background(), m)
+		r, err := ConditionedBP{BP: LoopyBP{MaxIterations: 200}}.Solve(context.Background(), m)
 		if err != nil {
 			if consistent(m) && !errors.Is(err, errInconsistent) {
 				t.Errorf("model %d: %v", i, err)

@@ -43,50 +43,38 @@ type Result struct {
 	Report Report
 }
 
-// Report says how a result was obtained.
-type Report struct {
-	Solver string `json:"solver"`          // "native", "merlin", ...
-	Method string `json:"method"`          // "exact", "bp", "enumeration", ...
-	Width  int    `json:"width,omitempty"` // induced width (largest clique size − 1) of the elimination order used, for exact methods
-	// Iterations, Converged and Residual describe iterative methods. For
-	// loopy BP, Iterations counts the sweeps of every run; Converged,
-	// Residual (the largest change of a message in the last sweep) and
-	// Damping (in the last sweep) describe the runs whose results were
-	// combined.
-	Iterations int     `json:"iterations,omitempty"`
-	Converged  bool    `json:"converged"`
-	Residual   float64 `json:"residual,omitempty"`
-	Damping    float64 `json:"damping,omitempty"`
-	// Clamped is the number of variables loopy BP conditioned on (the
-	// most in a component), Branches the number of conditioned runs whose
-	// results were combined, and Runs the number of BP runs in all, trial
-	// runs included (both summed over components).
-	Clamped  int `json:"clamped,omitempty"`
-	Branches int `json:"branches,omitempty"`
-	Runs     int `json:"runs,omitempty"`
-	// Components is the number of connected components with factors that
-	// were solved, BPComponents how many of them by an approximate
-	// method (Method "exact+bp" when some but not all).
-	Components   int `json:"components,omitempty"`
-	BPComponents int `json:"bp_components,omitempty"`
-}
-
 // Validate checks the structure of a model: domain sizes, scopes within
-// range and without repeats, table sizes, nonnegative finite entries.
+// range and without repeats, table sizes, nonnegative finite entries. It
+// takes time linear in the model's size, however long a scope is.
 func (m *Model) Validate() error {
 	for v, c := range m.Cards {
 		if c < 1 {
 			return fmt.Errorf("variable %d: domain size %d < 1", v, c)
 		}
 	}
+	var seen []int // seen[v] == i+1: v is in the scope of factor i (long scopes)
 	for i, f := range m.Factors {
 		size := 1
 		for k, v := range f.Scope {
 			if v < 0 || v >= len(m.Cards) {
 				return fmt.Errorf("factor %d: variable %d out of range [0, %d)", i, v, len(m.Cards))
 			}
-			if slices.Contains(f.Scope[:k], v) { // scopes are short
-				return fmt.Errorf("factor %d: variable %d appears twice in the scope", i, v)
+			if len(f.Scope) <= 8 {
+				if slices.Contains(f.Scope[:k], v) {
+					return fmt.Errorf("factor %d: variable %d appears twice in the scope", i, v)
+				}
+			} else {
+				if seen == nil {
+					seen = make([]int, len(m.Cards))
+				}
+				if seen[v] == i+1 {
+					return fmt.Errorf("factor %d: variable %d appears twice in the scope", i, v)
+				}
+				seen[v] = i + 1
+			}
+			// The table's length bounds the product, so it cannot overflow.
+			if size > len(f.Table)/m.Cards[v] {
+				return fmt.Errorf("factor %d: table has %d entries, its scope needs more", i, len(f.Table))
 			}
 			size *= m.Cards[v]
 		}
@@ -100,6 +88,56 @@ func (m *Model) Validate() error {
 		}
 	}
 	return nil
+}
+
+// memoryNeed estimates the bytes a native solver allocates for the
+// component comp of m besides a junction tree's tables (bounded on their
+// own): its marginals, its factors' log tables, and loopy BP's messages
+// and beliefs. It counts entries, so that a variable of two billion
+// states is seen for what it costs.
+func (m *Model) memoryNeed(comp Component) int64 {
+	var marg, entries, msgs int64
+	for _, v := range comp.Vars {
+		marg += int64(m.Cards[v])
+	}
+	for _, fi := range comp.Factors {
+		f := m.Factors[fi]
+		entries += int64(len(f.Table))
+		if len(f.Scope) > 1 {
+			for _, v := range f.Scope {
+				msgs += int64(m.Cards[v])
+			}
+		}
+	}
+	return 8 * (3*marg + 2*entries + 2*msgs)
+}
+
+// minMemoryBound is the least memory bound applied to a model (not to a
+// junction tree): allocations this small are never refused.
+const minMemoryBound = 1 << 20
+
+// withoutConstants returns m with every variable of domain size 1 taken
+// out of the scopes (a table over a scope with such a variable lists the
+// same entries in the same order without it). Such a variable is a
+// constant: it then sits in no factor, and a factor over constants only
+// becomes a factor over no variable.
+func (m *Model) withoutConstants() *Model {
+	has := false
+	for _, c := range m.Cards {
+		has = has || c == 1
+	}
+	if !has {
+		return m
+	}
+	out := &Model{Cards: m.Cards, Factors: make([]Factor, len(m.Factors))}
+	for i, f := range m.Factors {
+		out.Factors[i] = f
+		if !slices.ContainsFunc(f.Scope, func(v int) bool { return m.Cards[v] == 1 }) {
+			continue
+		}
+		out.Factors[i].Scope = slices.DeleteFunc(slices.Clone(f.Scope), func(v int) bool { return m.Cards[v] == 1 })
+	}
+	return out
 }
 
 // WithEvidence returns a copy of m in which each observed variable is

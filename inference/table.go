@@ -12,6 +12,7 @@ const minBlock = 64
 
 // layout is the shape of a clique table.
 type layout struct {
+	vars  []int // the variables, where the owner needs them
 	cards []int // domain size of each clique variable, last fastest
 	size  int   // number of entries
 	outer int   // the first outer variables are walked by an odometer

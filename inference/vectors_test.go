@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
@@ -139,9 +140,9 @@ func TestMerlinVectorsSmall(t *testing.T) {
 			}
 		}
 		wantZ, want := exactTxt(t, filepath.Join(vectors, "outputs", c.exact+".exact.txt"))
-		for _, alg := range []string{"auto", "exact"} {
+		for alg, s := range map[string]inference.Solver{"auto": inference.Auto{}, "exact": inference.JunctionTree{}} {
 			t.Run(c.exact+"/"+alg, func(t *testing.T) {
-				res, err := inference.Native{Algorithm: alg}.Solve(context.Background(), m)
+				res, err := s.Solve(context.Background(), m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +173,7 @@ func TestFR3Exact(t *testing.T) {
 		t.Run(size, func(t *testing.T) {
 			m := loadModel(t, fr3Path(size))
 			wantZ, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
-			res, err := inference.Native{Algorithm: "exact"}.Solve(context.Background(), m)
+			res, err := inference.JunctionTree{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +204,7 @@ func TestFR3BP(t *testing.T) {
 		t.Run(size, func(t *testing.T) {
 			m := loadModel(t, fr3Path(size))
 			_, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR.json"))
-			res, err := inference.Native{Algorithm: "bp"}.Solve(context.Background(), m)
+			res, err := inference.ConditionedBP{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,14 +212,14 @@ func TestFR3BP(t *testing.T) {
 			d := maxDiff(res.Marginals, want)
 			t.Logf("%s: %d variables clamped, %d branches, %d runs, %d sweeps, residual %.2g, max |ΔP| %.4g against exact",
 				size, r.Clamped, r.Branches, r.Runs, r.Iterations, r.Residual, d)
-			if !r.Converged || r.Method != "bp" || r.Clamped == 0 {
+			if !r.Converged || r.Method != inference.MethodConditionedBP || r.Clamped == 0 {
 				t.Errorf("report %+v, want converged bp with clamped variables", r)
 			}
 			if d > bound[size] {
 				t.Errorf("max |ΔP| = %g against exact, want ≤ %g", d, bound[size])
 			}
 
-			res, err = inference.Native{Algorithm: "bp", ClampBudget: -1}.Solve(context.Background(), m)
+			res, err = inference.LoopyBP{}.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,4 +230,88 @@ func TestFR3BP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fr3MAR reads the 20x40 reference, in merlin's UAI output format.
+func fr3MAR(t testing.TB, size string) (float64, [][]float64) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(vectors, "fr3", "fr3_"+size+".exact.MAR"))
+	if err != nil {
+		t.Skipf("reference data: %v", err)
+	}
+	defer f.Close()
+	mar, err := uai.ReadMAR(f, f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mar.LogZ, mar.Marginals
+}
+
+// TestFR3Cutset: with a memory bound that keeps the junction tree of
+// 15x30 from fitting (8 MiB against its 358), exact inference conditions
+// on a cutset and still matches merlin's exact marginals.
+func TestFR3Cutset(t *testing.T) {
+	needVectors(t)
+	m := loadModel(t, fr3Path("15x30"))
+	wantZ, want := marJSON(t, filepath.Join(vectors, "fr3", "fr3_15x30.exact.MAR.json"))
+	res, err := inference.JunctionTree{MaxBytes: 8 << 20}.Solve(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(res.Marginals, want); d > 1e-6 {
+		t.Errorf("max |ΔP| = %g, want ≤ 1e-6", d)
+	}
+	if math.Abs(res.LogZ-wantZ) > 1e-6*math.Abs(wantZ) {
+		t.Errorf("ln Z = %.6f, want %.6f", res.LogZ, wantZ)
+	}
+	if p := res.Report.Parts; len(p) != 1 || p[0].Method != inference.MethodCutset || p[0].Cutset == 0 {
+		t.Errorf("report %+v, want cutset conditioning", res.Report)
+	}
+	t.Log(res.Report.Summary())
+}
+
+// TestFR3_20x40: the default (auto) on the model whose junction tree does
+// not fit, against the exact marginals of the reference data (DATA.md):
+// issue 17 asks for 1e-3; the partial cutset gets within the reference's
+// rounding.
+func TestFR3_20x40(t *testing.T) {
+	needVectors(t)
+	m := loadModel(t, fr3Path("20x40"))
+	wantZ, want := fr3MAR(t, "20x40")
+	res, err := inference.Auto{}.Solve(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := maxDiff(res.Marginals, want)
+	t.Logf("%s: max |ΔP| %.3g, ln Z %.6f (exact %.6f)", res.Report.Summary(), d, res.LogZ, wantZ)
+	if d > 1e-3 || labelFlips(res.Marginals, want) > 0 {
+		t.Errorf("max |ΔP| = %g, %d labels flipped; want ≤ 1e-3 and none", d, labelFlips(res.Marginals, want))
+	}
+	if p := res.Report.Parts; len(p) != 1 || !p[0].Converged || (p[0].Method != inference.MethodPartialCutset && p[0].Method != inference.MethodCutset) {
+		t.Errorf("report %+v, want a (partial) cutset", res.Report)
+	}
+}
+
+// TestFR3_20x40Exact: exact inference by cutset conditioning on 20x40, to
+// 1e-6 of the reference (its printed precision). It takes minutes (about
+// 3e11 table-entry operations), so it runs only with
+// FACTREASONER_SLOW_TESTS=1; BENCHMARKS.md records its time.
+func TestFR3_20x40Exact(t *testing.T) {
+	needVectors(t)
+	if os.Getenv("FACTREASONER_SLOW_TESTS") != "1" {
+		t.Skip("minutes long: set FACTREASONER_SLOW_TESTS=1")
+	}
+	m := loadModel(t, fr3Path("20x40"))
+	wantZ, want := fr3MAR(t, "20x40")
+	res, err := inference.JunctionTree{Budget: time.Hour}.Solve(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(res.Marginals, want); d > 1e-6 {
+		t.Errorf("max |ΔP| = %g, want ≤ 1e-6", d)
+	}
+	if math.Abs(res.LogZ-wantZ) > 1e-6*math.Abs(wantZ) {
+		t.Errorf("ln Z = %.6f, want %.6f", res.LogZ, wantZ)
+	}
+	t.Log(res.Report.Summary())
 }

@@ -18,7 +18,7 @@ func BenchmarkFlaherty(b *testing.B) {
 	in, _ := loadGolden(b)
 	for _, backend := range []string{"given", "lexical"} {
 		for _, v := range []graph.Version{graph.FR1, graph.FR2, graph.FR3} {
-			cfg := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Native{}}
+			cfg := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Auto{}}
 			if backend == "given" {
 				cfg.Given = GivenAlways
 			} else {

@@ -30,7 +30,7 @@ func Example() {
 	}
 
 	p, err := pipeline.Open(context.Background(), pipeline.Options{
-		Solver: inference.Native{},
+		Solver: inference.Auto{},
 		NLI:    pipeline.NLIOptions{Backend: "given"},
 	})
 	if err != nil {

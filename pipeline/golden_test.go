@@ -59,7 +59,7 @@ func loadGolden(t testing.TB) (*instance.Instance, *golden) {
 func goldenConfig(usePriors bool) *Pipeline {
 	o := graph.DefaultOptions()
 	o.UsePriors = usePriors
-	return &Pipeline{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
+	return &Pipeline{Graph: o, K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Auto{}}
 }
 
 // TestGoldenFR2 reproduces IBM's recorded merlin run: every marginal (atoms

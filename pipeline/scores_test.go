@@ -87,7 +87,7 @@ func TestTiedEvidence(t *testing.T) {
 		t.Fatalf("enumeration gives P(a0) = %v; the record is not tied", want0)
 	}
 	for _, v := range []graph.Version{graph.FR1, graph.FR2} {
-		p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
+		p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Auto{}}
 		a, err := p.Assess(context.Background(), in, v)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestRecordFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Native{}}
+	p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: GivenAlways, Solver: inference.Auto{}}
 	a, err := p.Assess(context.Background(), in, graph.FR2)
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func benchRuns(b *testing.B, n int) []string {
 	}
 	in := ins[0]
 	in.Relations = golden.Relations
-	cfg := &pipeline.Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: pipeline.GivenAlways, Solver: inference.Native{}}
+	cfg := &pipeline.Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: pipeline.GivenAlways, Solver: inference.Auto{}}
 	as, err := cfg.AssessVersions(context.Background(), in, []graph.Version{graph.FR1, graph.FR2, graph.FR3})
 	if err != nil {
 		b.Fatal(err)

@@ -30,7 +30,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := inference.Native{}.Solve(context.Background(), net.Model)
+	res, err := inference.Auto{}.Solve(context.Background(), net.Model)
 	if err != nil {
 		fmt.Println(err)
 		return

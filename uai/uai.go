@@ -71,6 +71,11 @@ func newScanner(r io.Reader, name string) (*scanner, error) {
 // next returns the next token, or "" at the end of input (leaving line at
 // the last token's, where an error about a missing token belongs).
 func (s *scanner) next() string {
+	return string(s.token())
+}
+
+// token is next without a copy: the bytes of the token in the input.
+func (s *scanner) token() []byte {
 	line := s.line
 	for s.pos < len(s.data) && isSpace(s.data[s.pos]) {
 		if s.data[s.pos] == '\n' {
@@ -79,14 +84,22 @@ func (s *scanner) next() string {
 		s.pos++
 	}
 	if s.pos == len(s.data) {
-		return ""
+		return nil
 	}
 	s.line = line
 	start := s.pos
 	for s.pos < len(s.data) && !isSpace(s.data[s.pos]) {
 		s.pos++
 	}
-	return string(s.data[start:s.pos])
+	return s.data[start:s.pos]
+}
+
+// peek returns the next token without consuming it.
+func (s *scanner) peek() string {
+	pos, line := s.pos, s.line
+	tok := s.next()
+	s.pos, s.line = pos, line
+	return tok
 }
 
 // restOfLine returns the rest of the current line, trimmed.
@@ -106,31 +119,49 @@ func (s *scanner) errorf(format string, args ...any) error {
 	return &SyntaxError{File: s.name, Line: s.line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// int reads a nonnegative integer token described by what.
-func (s *scanner) int(what string) (int, error) {
-	tok := s.next()
-	if tok == "" {
-		return 0, s.errorf("unexpected end of input: want %s", what)
+// what describes the token being read, for error messages: a format with
+// up to two %d verbs and their values. It is formatted only on error, so
+// that reading millions of table entries formats nothing.
+type what struct {
+	format string
+	a, b   int
+}
+
+func (w what) String() string {
+	switch strings.Count(w.format, "%d") {
+	case 0:
+		return w.format
+	case 1:
+		return fmt.Sprintf(w.format, w.a)
 	}
-	n, err := strconv.Atoi(tok)
+	return fmt.Sprintf(w.format, w.a, w.b)
+}
+
+// int reads a nonnegative integer token described by w.
+func (s *scanner) int(w what) (int, error) {
+	tok := s.token()
+	if tok == nil {
+		return 0, s.errorf("unexpected end of input: want %s", w)
+	}
+	n, err := strconv.Atoi(string(tok))
 	if err != nil || n < 0 {
-		return 0, s.errorf("%s: want a nonnegative integer, found %q", what, clip(tok))
+		return 0, s.errorf("%s: want a nonnegative integer, found %q", w, clip(string(tok)))
 	}
 	return n, nil
 }
 
-// float reads a number token described by what.
-func (s *scanner) float(what string) (float64, error) {
-	tok := s.next()
-	if tok == "" {
-		return 0, s.errorf("unexpected end of input: want %s", what)
+// float reads a number token described by w.
+func (s *scanner) float(w what) (float64, error) {
+	tok := s.token()
+	if tok == nil {
+		return 0, s.errorf("unexpected end of input: want %s", w)
 	}
-	x, err := strconv.ParseFloat(tok, 64)
-	if err != nil && (tok == "-nan" || tok == "-NaN") { // C++ prints a negative NaN so
+	x, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil && (string(tok) == "-nan" || string(tok) == "-NaN") { // C++ prints a negative NaN so
 		x, err = math.NaN(), nil
 	}
 	if err != nil {
-		return 0, s.errorf("%s: want a number, found %q", what, clip(tok))
+		return 0, s.errorf("%s: want a number, found %q", w, clip(string(tok)))
 	}
 	return x, nil
 }
@@ -168,13 +199,13 @@ func Read(r io.Reader, name string) (*Network, error) {
 	default:
 		return nil, s.errorf("model type: want MARKOV or BAYES, found %q", clip(typ))
 	}
-	nvars, err := s.int("number of variables")
+	nvars, err := s.int(what{format: "number of variables"})
 	if err != nil {
 		return nil, err
 	}
 	m := &inference.Model{}
 	for i := range nvars {
-		c, err := s.int(fmt.Sprintf("domain size of variable %d", i))
+		c, err := s.int(what{"domain size of variable %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
@@ -183,18 +214,18 @@ func Read(r io.Reader, name string) (*Network, error) {
 		}
 		m.Cards = append(m.Cards, c)
 	}
-	nfuncs, err := s.int("number of functions")
+	nfuncs, err := s.int(what{format: "number of functions"})
 	if err != nil {
 		return nil, err
 	}
 	for i := range nfuncs {
-		k, err := s.int(fmt.Sprintf("scope size of function %d", i))
+		k, err := s.int(what{"scope size of function %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
 		var f inference.Factor
 		for j := range k {
-			v, err := s.int(fmt.Sprintf("variable %d of the scope of function %d", j, i))
+			v, err := s.int(what{"variable %d of the scope of function %d", j, i})
 			if err != nil {
 				return nil, err
 			}
@@ -222,7 +253,7 @@ func Read(r io.Reader, name string) (*Network, error) {
 				return nil, s.errorf("function %d: table of more than %d entries", i, maxStates)
 			}
 		}
-		n, err := s.int(fmt.Sprintf("number of entries of function %d", i))
+		n, err := s.int(what{"number of entries of function %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +262,7 @@ func Read(r io.Reader, name string) (*Network, error) {
 		}
 		f.Table = make([]float64, 0, min(n, len(s.data)/2+1))
 		for j := range n {
-			x, err := s.float(fmt.Sprintf("entry %d of function %d", j, i))
+			x, err := s.float(what{"entry %d of function %d", j, i})
 			if err != nil {
 				return nil, err
 			}
@@ -463,14 +494,17 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 		seen[block] = true
 		switch block {
 		case "PR":
-			x, err := s.float("ln Z in the PR block")
+			x, err := s.float(what{format: "ln Z in the PR block"})
 			if err != nil {
 				return nil, err
 			}
 			out.LogZ = x
-			// Z itself follows in parentheses; it says nothing new.
-			if z := s.next(); !strings.HasPrefix(z, "(") || !strings.HasSuffix(z, ")") {
-				return nil, s.errorf("PR block: want Z in parentheses after ln Z, found %q", clip(z))
+			// Z itself may follow in parentheses (merlin writes it); it
+			// says nothing new.
+			if z := s.peek(); strings.HasPrefix(z, "(") {
+				if s.next(); !strings.HasSuffix(z, ")") {
+					return nil, s.errorf("PR block: want Z in parentheses after ln Z, found %q", clip(z))
+				}
 			}
 		case "STATUS":
 			status := s.next()
@@ -487,12 +521,12 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 				return nil, s.errorf("STATUS block: want true or false, found %q", clip(status))
 			}
 		case "MAR":
-			n, err := s.int("number of variables in the MAR block")
+			n, err := s.int(what{format: "number of variables in the MAR block"})
 			if err != nil {
 				return nil, err
 			}
 			for v := range n {
-				c, err := s.int(fmt.Sprintf("domain size of variable %d in the MAR block", v))
+				c, err := s.int(what{"domain size of variable %d in the MAR block", v, 0})
 				if err != nil {
 					return nil, err
 				}
@@ -501,7 +535,7 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 				}
 				p := make([]float64, c)
 				for x := range p {
-					if p[x], err = s.float(fmt.Sprintf("P(variable %d = %d)", v, x)); err != nil {
+					if p[x], err = s.float(what{"P(variable %d = %d)", v, x}); err != nil {
 						return nil, err
 					}
 				}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,16 +18,30 @@ import (
 func solverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "solver", Value: "native", Usage: "inference engine: native, or merlin (an external binary)"},
-		&cli.StringFlag{Name: "algorithm", Value: inference.AlgorithmAuto, Usage: "native solver: auto (exact where the junction tree fits in --max-memory, loopy BP elsewhere), exact, or bp"},
-		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "native solver: memory bound in MiB for the junction tree of one component"},
-		&cli.Float64Flag{Name: "damping", Usage: "loopy BP: damping in (0, 1); 0 adapts it (none at first, raised when BP stalls); negative disables it"},
-		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "loopy BP: stop when no message changes by more than this"},
-		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Usage: "loopy BP: at most this many sweeps per run"},
-		&cli.Float64Flag{Name: "clamp-budget", Value: float64(inference.DefaultClampBudget) / 1e6, Usage: "loopy BP: work allowed for conditioning on the variables that change its result most, in millions of message updates per component (about 0.15 s each on one core); 0 for plain loopy BP"},
+		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: auto (exact where the junction tree fits in --max-memory, conditioned loopy BP elsewhere), exact (junction tree), bp (loopy BP) or cbp (conditioned loopy BP)"},
+		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "memory bound in MiB: for the tables, messages and marginals of one component, checked before any is allocated, and for its junction tree (and each branch of cutset conditioning running at once)"},
+		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Usage: "exact, auto: CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, as estimated beforehand (auto spends it on the heaviest branches when all do not fit)"},
+		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Usage: "bp, cbp, auto: damping of the message updates: adaptive (none at first, raised when BP stalls), none, or a number in (0, 1)"},
+		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
+		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
+		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Usage: "cbp, auto: work allowed for conditioning loopy BP on the variables that change its result most, in millions of message updates per component (about 0.15 s each on one core); none: auto approximates with plain loopy BP"},
 		&cli.StringFlag{Name: "merlin-path", Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
 		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Usage: "merlin solver: options; each replaces the default of the same name"},
 		&cli.DurationFlag{Name: "merlin-timeout", Usage: "merlin solver: time limit per run (0: none)"},
 	}
+}
+
+// nativeFlags lists, for each native flag, the algorithms it applies to.
+var nativeFlags = []struct {
+	name string
+	algs []string
+}{
+	{"max-memory", []string{inference.NameAuto, inference.NameJunctionTree, inference.NameLoopyBP, inference.NameConditionedBP}},
+	{"exact-budget", []string{inference.NameAuto, inference.NameJunctionTree}},
+	{"damping", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
+	{"tolerance", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
+	{"max-iterations", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
+	{"clamp-budget", []string{inference.NameAuto, inference.NameConditionedBP}},
 }
 
 // newSolver returns the Solver the flags of solverFlags describe.
@@ -37,40 +53,14 @@ func newSolver(c *cli.Context) (inference.Solver, error) {
 				return nil, fmt.Errorf("--%s applies to --solver merlin only", f)
 			}
 		}
-		switch a := c.String("algorithm"); a {
-		case inference.AlgorithmAuto, inference.AlgorithmExact, inference.AlgorithmBP:
-		default:
-			return nil, fmt.Errorf("--algorithm: unknown algorithm %q (want auto, exact or bp)", a)
-		}
-		if c.Int64("max-memory") <= 0 {
-			return nil, fmt.Errorf("--max-memory: %d MiB is not positive", c.Int64("max-memory"))
-		}
-		if d := c.Float64("damping"); d >= 1 {
-			return nil, fmt.Errorf("--damping: %v is not below 1", d)
-		}
-		if c.Float64("tolerance") <= 0 || c.Int("max-iterations") <= 0 {
-			return nil, fmt.Errorf("--tolerance and --max-iterations must be positive")
-		}
-		cb := c.Float64("clamp-budget")
-		if !(cb >= 0) {
-			return nil, fmt.Errorf("--clamp-budget: %v is negative (0 turns conditioning off)", cb)
-		}
-		budget := int64(-1) // Native's value for "off"
-		if cb > 0 {
-			budget = max(1, int64(math.Round(cb*1e6)))
-		}
-		return inference.Native{
-			Algorithm:     c.String("algorithm"),
-			MaxBytes:      c.Int64("max-memory") << 20,
-			Damping:       c.Float64("damping"),
-			Tolerance:     c.Float64("tolerance"),
-			MaxIterations: c.Int("max-iterations"),
-			ClampBudget:   budget,
-		}, nil
+		return newNativeSolver(c)
 	case "merlin":
-		for _, f := range []string{"algorithm", "max-memory", "damping", "tolerance", "max-iterations", "clamp-budget"} {
-			if c.IsSet(f) {
-				return nil, fmt.Errorf("--%s applies to --solver native only (give merlin's options in --merlin-flags)", f)
+		if c.IsSet("algorithm") {
+			return nil, fmt.Errorf("--algorithm applies to --solver native only (give merlin's options in --merlin-flags)")
+		}
+		for _, f := range nativeFlags {
+			if c.IsSet(f.name) {
+				return nil, fmt.Errorf("--%s applies to --solver native only (give merlin's options in --merlin-flags)", f.name)
 			}
 		}
 		return merlin.Solver{
@@ -83,29 +73,54 @@ func newSolver(c *cli.Context) (inference.Solver, error) {
 	}
 }
 
-// describeReport says in one line what a solver did.
-func describeReport(r inference.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Solver, r.Method)
-	var details []string
-	if r.Width > 0 || r.Method == "exact" || r.Method == "exact+bp" {
-		details = append(details, fmt.Sprintf("width %d", r.Width))
+// newNativeSolver maps the native flags to the options of inference.New.
+func newNativeSolver(c *cli.Context) (inference.Solver, error) {
+	alg := c.String("algorithm")
+	switch alg {
+	case inference.NameAuto, inference.NameJunctionTree, inference.NameLoopyBP, inference.NameConditionedBP:
+	default:
+		return nil, fmt.Errorf("--algorithm: unknown algorithm %q (want auto, exact, bp or cbp)", alg)
 	}
-	if r.BPComponents > 0 {
-		conv := "converged"
-		if !r.Converged {
-			conv = "NOT converged"
+	for _, f := range nativeFlags {
+		if c.IsSet(f.name) && !slices.Contains(f.algs, alg) {
+			return nil, fmt.Errorf("--%s does not apply to --algorithm %s (only to %s)", f.name, alg, strings.Join(f.algs, ", "))
 		}
-		if r.Runs > 1 {
-			details = append(details, fmt.Sprintf("%d variables clamped, %d branches, %d runs", r.Clamped, r.Branches, r.Runs))
+	}
+	var o inference.Options
+	switch mib := c.Int64("max-memory"); {
+	case mib <= 0:
+		return nil, fmt.Errorf("--max-memory: %d MiB is not positive", mib)
+	case mib > math.MaxInt64>>20:
+		return nil, fmt.Errorf("--max-memory: %d MiB is too large", mib)
+	default:
+		o.MaxBytes = mib << 20
+	}
+	if o.ExactBudget = c.Duration("exact-budget"); o.ExactBudget <= 0 {
+		return nil, fmt.Errorf("--exact-budget: %v is not positive", o.ExactBudget)
+	}
+	d, err := inference.ParseDamping(c.String("damping"))
+	if err != nil {
+		return nil, fmt.Errorf("--damping: %w", err)
+	}
+	o.BP.Damping = d
+	if o.BP.Tolerance = c.Float64("tolerance"); !(o.BP.Tolerance > 0) {
+		return nil, fmt.Errorf("--tolerance: %v is not positive", o.BP.Tolerance)
+	}
+	if o.BP.MaxIterations = c.Int("max-iterations"); o.BP.MaxIterations <= 0 {
+		return nil, fmt.Errorf("--max-iterations: %d is not positive", o.BP.MaxIterations)
+	}
+	switch cb := strings.TrimSpace(c.String("clamp-budget")); cb {
+	case "none":
+		if alg == inference.NameConditionedBP {
+			return nil, fmt.Errorf("--clamp-budget none: conditioned BP needs a budget (--algorithm bp is loopy BP without conditioning)")
 		}
-		details = append(details, fmt.Sprintf("%d sweeps, %s, residual %.2g, damping %g", r.Iterations, conv, r.Residual, r.Damping))
+		o.Approximate = inference.NameLoopyBP
+	default:
+		m, err := strconv.ParseFloat(cb, 64)
+		if err != nil || !(m > 0) || m > 1e12 {
+			return nil, fmt.Errorf("--clamp-budget: %q is not a positive number of millions of message updates, or none", cb)
+		}
+		o.ClampBudget = max(1, int64(math.Round(m*1e6)))
 	}
-	if r.Components > 1 {
-		details = append(details, fmt.Sprintf("%d components, %d by bp", r.Components, r.BPComponents))
-	}
-	if len(details) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(details, "; "))
-	}
-	return b.String()
+	return inference.New(alg, o)
 }

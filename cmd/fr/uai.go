@@ -58,9 +58,9 @@ func runUAISolve(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr uai solve: %s: %s in %v\n", path, describeReport(res.Report), time.Since(start).Round(time.Microsecond))
-	if res.Report.BPComponents > 0 && !res.Report.Converged {
-		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: warning: loopy BP did not converge; the marginals are approximate (raise --max-iterations or --damping)\n")
+	fmt.Fprintf(c.App.ErrWriter, "fr uai solve: %s: %s in %v\n", path, res.Report.Summary(), time.Since(start).Round(time.Microsecond))
+	if !res.Report.Converged {
+		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: warning: an iterative method did not converge, even after its fallbacks; the marginals are rough (raise --max-iterations)\n")
 	}
 	return uai.WriteMAR(c.App.Writer, res)
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // frModel is an FR-shaped network: binary variables with unary priors and
@@ -131,11 +132,11 @@ func TestExactMatchesEnumeration(t *testing.T) {
 			continue
 		}
 		name := fmt.Sprintf("%s model %d (%d variables, %d factors)", kind, i, len(m.Cards), len(m.Factors))
-		r := checkAgainstEnumeration(t, name+" exact", Native{Algorithm: AlgorithmExact}, m, 1e-9)
+		r := checkAgainstEnumeration(t, name+" exact", JunctionTree{}, m, 1e-9)
 		if r.Report.Method != "exact" || !r.Report.Converged {
 			t.Errorf("%s: report %+v, want method exact", name, r.Report)
 		}
-		checkAgainstEnumeration(t, name+" auto", Native{}, m, 1e-9)
+		checkAgainstEnumeration(t, name+" auto", Auto{}, m, 1e-9)
 	}
 }
 
@@ -155,12 +156,12 @@ func TestExactWithEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !consistent(mm) {
-			if _, err := (Native{}).Solve(context.Background(), mm); err == nil || !strings.Contains(err.Error(), "inconsistent") {
+			if _, err := (Auto{}).Solve(context.Background(), mm); err == nil || !strings.Contains(err.Error(), "inconsistent") {
 				t.Errorf("model %d: inconsistent evidence gave err = %v", i, err)
 			}
 			continue
 		}
-		r := checkAgainstEnumeration(t, fmt.Sprintf("model %d with evidence %v", i, ev), Native{}, mm, 1e-9)
+		r := checkAgainstEnumeration(t, fmt.Sprintf("model %d with evidence %v", i, ev), Auto{}, mm, 1e-9)
 		for v, x := range ev {
 			if r.Marginals[v][x] != 1 {
 				t.Errorf("model %d: observed variable %d = %d has marginal %v", i, v, x, r.Marginals[v])
@@ -219,8 +220,8 @@ func TestBPExactOnTrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 100 {
 		m := randomTree(rng, 2+rng.IntN(12), i%2 == 0)
-		r := checkAgainstEnumeration(t, fmt.Sprintf("tree %d", i), Native{Algorithm: AlgorithmBP, Tolerance: 1e-13}, m, 1e-9)
-		if !r.Report.Converged || r.Report.Method != "bp" {
+		r := checkAgainstEnumeration(t, fmt.Sprintf("tree %d", i), ConditionedBP{BP: LoopyBP{Tolerance: 1e-13}}, m, 1e-9)
+		if !r.Report.Converged || r.Report.Method != MethodBP {
 			t.Errorf("tree %d: report %+v", i, r.Report)
 		}
 	}
@@ -241,7 +242,11 @@ func TestBPOnLoopyFR(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, budget := range []int64{-1, 0} {
-			got, err := Native{Algorithm: AlgorithmBP, ClampBudget: budget}.Solve(context.Background(), m)
+			var s Solver = ConditionedBP{}
+			if budget < 0 {
+				s = LoopyBP{}
+			}
+			got, err := s.Solve(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,8 +267,10 @@ func TestBPOnLoopyFR(t *testing.T) {
 	t.Logf("largest error over 50 loopy FR networks: %.4g conditioned, %.4g plain", worst, worstPlain)
 }
 
-// TestMixedMethods: a memory bound too small for one component but not
-// for another makes auto mix methods and say so; exact refuses.
+// TestMixedMethods: a memory bound too small for one component's tree but
+// not for another's makes auto mix methods and say so: the dense
+// component is solved exactly by cutset conditioning, or, when the exact
+// budget does not allow that either, by conditioned BP; exact refuses.
 func TestMixedMethods(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	dense := frModel(rng, 10, 1) // one dense component, width 9
@@ -276,26 +283,38 @@ func TestMixedMethods(t *testing.T) {
 		}
 		m.Factors = append(m.Factors, Factor{Scope: s, Table: f.Table})
 	}
-	small := Native{MaxBytes: 8 * 64}
+	small := Auto{Exact: JunctionTree{MaxBytes: 8 * 64}}
+	r := checkAgainstEnumeration(t, "mixed, cutset", small, m, 1e-9)
+	if p := r.Report.Parts; r.Report.Method != "exact+cutset" || len(p) != 1 || p[0].First != 3 || p[0].Variables != 10 ||
+		p[0].Method != MethodCutset || !p[0].Exact || p[0].Cutset == 0 || p[0].Branches != 1<<p[0].Cutset {
+		t.Errorf("report %+v, want the dense component (variables 3–12) by cutset conditioning", r.Report)
+	}
+
+	small.Exact.Budget = time.Nanosecond
 	r, err := small.Solve(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Report{Solver: "native", Method: "exact+bp", Width: 1, Iterations: r.Report.Iterations, Converged: true,
+	want := Report{Solver: "native", Method: "exact+cbp", Width: 1, Iterations: r.Report.Iterations, Converged: true,
 		Residual: r.Report.Residual, Damping: r.Report.Damping, Clamped: r.Report.Clamped, Branches: r.Report.Branches,
-		Runs: r.Report.Runs, Components: 2, BPComponents: 1}
-	if r.Report != want {
+		Runs: r.Report.Runs, Components: 2, BPComponents: 1, Parts: r.Report.Parts}
+	if !reflect.DeepEqual(r.Report, want) {
 		t.Errorf("report %+v, want %+v", r.Report, want)
+	}
+	if p := r.Report.Parts; len(p) != 1 || p[0].First != 3 || p[0].Variables != 10 || p[0].Method != MethodConditionedBP || p[0].Exact || !p[0].Converged {
+		t.Errorf("parts %+v, want the dense component (variables 3–12) by cbp, converged", p)
 	}
 	// Variable 2 is in no factor: uniform.
 	if !reflect.DeepEqual(r.Marginals[2], []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}) {
 		t.Errorf("free variable: %v, want uniform", r.Marginals[2])
 	}
-	small.Algorithm = AlgorithmExact
-	if _, err := small.Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "bound") {
-		t.Errorf("exact under a tiny bound: err = %v, want a bound error", err)
+	if _, err := small.Exact.Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "more than the exact budget of 1ns") {
+		t.Errorf("exact under a tiny bound and budget: err = %v, want a budget error", err)
 	}
-	checkAgainstEnumeration(t, "mixed, exact", Native{}, m, 1e-9)
+	if _, err := (JunctionTree{MaxBytes: 8}).Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "no cutset of up to 40 variables makes it fit") {
+		t.Errorf("exact under a bound of one entry: err = %v, want a bound error", err)
+	}
+	checkAgainstEnumeration(t, "mixed, exact", Auto{}, m, 1e-9)
 }
 
 // TestManyFactorsNoUnderflow: thousands of small factors (Z far below the
@@ -344,8 +363,8 @@ func TestManyFactorsNoUnderflow(t *testing.T) {
 		}
 	}
 	logZ := lse(fwd[n-1][0], fwd[n-1][1])
-	for _, alg := range []string{AlgorithmExact, AlgorithmBP} {
-		r, err := Native{Algorithm: alg}.Solve(context.Background(), m)
+	for alg, s := range map[string]Solver{"exact": JunctionTree{}, "bp": ConditionedBP{}} {
+		r, err := s.Solve(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +411,7 @@ func TestManyFactorsNoUnderflow(t *testing.T) {
 	for _, s := range sum {
 		z += math.Exp(s - mx)
 	}
-	r, err := Native{}.Solve(context.Background(), pm)
+	r, err := Auto{}.Solve(context.Background(), pm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +428,7 @@ func TestManyFactorsNoUnderflow(t *testing.T) {
 // free variables are uniform and count their states in Z.
 func TestConstantFactorsAndFreeVariables(t *testing.T) {
 	m := &Model{Cards: []int{3, 2}, Factors: []Factor{{Scope: nil, Table: []float64{2}}, {Scope: []int{1}, Table: []float64{1, 3}}}}
-	r, err := Native{}.Solve(context.Background(), m)
+	r, err := Auto{}.Solve(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +439,7 @@ func TestConstantFactorsAndFreeVariables(t *testing.T) {
 		t.Errorf("marginals %v, want %v", r.Marginals, want)
 	}
 	m.Factors[0].Table[0] = 0
-	if _, err := (Native{}).Solve(context.Background(), m); err == nil {
+	if _, err := (Auto{}).Solve(context.Background(), m); err == nil {
 		t.Error("a zero constant factor: no error")
 	}
 }
@@ -431,8 +450,8 @@ func TestInconsistentModel(t *testing.T) {
 		{Scope: []int{0}, Table: []float64{1, 0}},
 		{Scope: []int{1}, Table: []float64{1, 0}},
 	}}
-	for _, alg := range []string{AlgorithmExact, AlgorithmBP} {
-		_, err := Native{Algorithm: alg}.Solve(context.Background(), m)
+	for alg, s := range map[string]Solver{"exact": JunctionTree{}, "bp": ConditionedBP{}} {
+		_, err := s.Solve(context.Background(), m)
 		if err == nil || !strings.Contains(err.Error(), "inconsistent") {
 			t.Errorf("%s: err = %v, want inconsistent", alg, err)
 		}
@@ -443,12 +462,12 @@ func TestInconsistentModel(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	m := frModel(rng, 40, 0.5)
-	for _, alg := range []string{AlgorithmAuto, AlgorithmBP} {
-		a, err := Native{Algorithm: alg}.Solve(context.Background(), m)
+	for alg, s := range map[string]Solver{"auto": Auto{}, "bp": ConditionedBP{}} {
+		a, err := s.Solve(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := Native{Algorithm: alg}.Solve(context.Background(), m)
+		b, _ := s.Solve(context.Background(), m)
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: two runs differ", alg)
 		}
@@ -459,8 +478,8 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m := frModel(rand.New(rand.NewPCG(1, 1)), 5, 0.5)
-	for _, alg := range []string{AlgorithmExact, AlgorithmBP} {
-		if _, err := (Native{Algorithm: alg}).Solve(ctx, m); !errors.Is(err, context.Canceled) {
+	for alg, s := range map[string]Solver{"exact": JunctionTree{}, "bp": ConditionedBP{}} {
+		if _, err := s.Solve(ctx, m); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", alg, err)
 		}
 	}
@@ -468,13 +487,17 @@ func TestCancelled(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	m := &Model{Cards: []int{2}}
-	for _, n := range []Native{{Algorithm: "magic"}, {Damping: 1}} {
-		if _, err := n.Solve(context.Background(), m); err == nil {
-			t.Errorf("%+v: no error", n)
+	for _, s := range []Solver{LoopyBP{Damping: FixedDamping(1)}, ConditionedBP{BP: LoopyBP{Damping: FixedDamping(0)}},
+		Auto{Approximate: LoopyBP{Tolerance: -1}}, JunctionTree{MaxBytes: -1}, ConditionedBP{Budget: -1}} {
+		if _, err := s.Solve(context.Background(), m); err == nil {
+			t.Errorf("%+v: no error", s)
 		}
 	}
+	if _, err := New("magic", Options{}); err == nil {
+		t.Error("New(magic): no error")
+	}
 	bad := &Model{Cards: []int{2}, Factors: []Factor{{Scope: []int{0}, Table: []float64{1}}}}
-	if _, err := (Native{}).Solve(context.Background(), bad); err == nil {
+	if _, err := (Auto{}).Solve(context.Background(), bad); err == nil {
 		t.Error("invalid model: no error")
 	}
 }

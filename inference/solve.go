@@ -1,0 +1,257 @@
+package inference
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Defaults of the native solvers' options (a zero option takes its default).
+const (
+	DefaultMaxBytes      = 512 << 20
+	DefaultTolerance     = 1e-9
+	DefaultMaxIterations = 1000
+)
+
+// componentSolver is implemented by the native solvers: it solves one
+// connected component (renumbered from 0) with at least one factor.
+type componentSolver interface {
+	solveComponent(ctx context.Context, m *Model) (*componentResult, error)
+}
+
+type componentResult struct {
+	logZ      float64
+	marginals [][]float64
+	report    ComponentReport // First and Variables are the caller's to fill in
+}
+
+// solveByComponents validates m, splits it into connected components,
+// solves each one with s and assembles the result and its report.
+// Factors over no variable and variables in no factor are handled here.
+//
+// Variables of domain size 1 are taken as the constants they are. Before
+// anything per state is allocated, the marginals of the whole model, and
+// each component's tables, marginals and messages (see memoryNeed), are
+// checked against maxBytes (or minMemoryBound, if larger).
+func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxBytes int64) (*Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	bound := max(maxBytes, minMemoryBound)
+	var marg int64
+	for _, c := range m.Cards {
+		marg += int64(c)
+	}
+	if 8*marg > bound {
+		return nil, fmt.Errorf("native solver: the marginals alone need %s (%d states in all), more than the memory bound of %s", mib(8*marg), marg, mib(bound))
+	}
+	m = m.withoutConstants()
+	res := &Result{Marginals: make([][]float64, len(m.Cards)), Report: Report{Solver: NativeName, Converged: true}}
+	// Factors over no variable are constants of Z.
+	for _, f := range m.Factors {
+		if len(f.Scope) == 0 {
+			res.LogZ += math.Log(f.Table[0])
+		}
+	}
+	if math.IsInf(res.LogZ, -1) {
+		return nil, fmt.Errorf("native solver: %w (a factor over no variable is 0)", errInconsistent)
+	}
+	comps := Components(m)
+	for _, comp := range comps {
+		if need := m.memoryNeed(comp); need > bound {
+			what := "the model"
+			if len(comp.Vars) < len(m.Cards) {
+				what = "the component of variables " + varRange(comp.Vars)
+			}
+			return nil, fmt.Errorf("native solver: %s needs about %s before inference starts (its tables, marginals and messages), more than the memory bound of %s", what, mib(need), mib(bound))
+		}
+	}
+	local := make([]int, len(m.Cards)) // scratch for subModel
+	for _, comp := range comps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(comp.Factors) == 0 {
+			// A variable in no factor: uniform.
+			v := comp.Vars[0]
+			c := m.Cards[v]
+			p := make([]float64, c)
+			for x := range p {
+				p[x] = 1 / float64(c)
+			}
+			res.Marginals[v] = p
+			res.LogZ += math.Log(float64(c))
+			continue
+		}
+		sub := subModel(m, comp, local)
+		cr, err := s.solveComponent(ctx, sub)
+		if err != nil {
+			if len(comp.Vars) < len(m.Cards) {
+				return nil, fmt.Errorf("native solver: component of variables %s: %w", varRange(comp.Vars), err)
+			}
+			return nil, fmt.Errorf("native solver: %w", err)
+		}
+		res.LogZ += cr.logZ
+		for i, v := range comp.Vars {
+			res.Marginals[v] = cr.marginals[i]
+		}
+		cr.report.First, cr.report.Variables = comp.Vars[0], len(comp.Vars)
+		res.Report.add(cr.report, cr.report.Method == MethodExact)
+	}
+	if res.Report.Method == "" {
+		res.Report.Method = MethodExact // no factor over two variables or more
+	}
+	return res, nil
+}
+
+// subModel returns the model of one component with its variables
+// renumbered 0..len(comp.Vars)-1 in order. Tables are shared, not copied.
+// local is scratch space with an entry per variable of m.
+func subModel(m *Model, comp Component, local []int) *Model {
+	sub := &Model{Cards: make([]int, len(comp.Vars)), Factors: make([]Factor, len(comp.Factors))}
+	for i, v := range comp.Vars {
+		local[v] = i
+		sub.Cards[i] = m.Cards[v]
+	}
+	n := 0
+	for _, fi := range comp.Factors {
+		n += len(m.Factors[fi].Scope)
+	}
+	scopes := make([]int, n)
+	for i, fi := range comp.Factors {
+		f := m.Factors[fi]
+		s := scopes[:len(f.Scope):len(f.Scope)]
+		scopes = scopes[len(f.Scope):]
+		for k, v := range f.Scope {
+			s[k] = local[v]
+		}
+		sub.Factors[i] = Factor{Scope: s, Table: f.Table}
+	}
+	return sub
+}
+
+// mergeFactors multiplies factors over the same set of variables into one
+// (in the scope order of the first), so that neither method sees the same
+// interaction twice; loopy BP in particular would otherwise double count.
+// It returns the logarithms of the tables: a product of thousands of
+// small factors would underflow. Factors over no variable are dropped
+// (the caller accounts for them).
+func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
+	// Keys: the sorted scope, as one integer for one or two variables
+	// (most factors: cheap to hash), as an array for short scopes (no
+	// allocation) or as a string of varints.
+	type short [4]int
+	pairIndex := make(map[uint64]int, len(m.Factors))
+	shortIndex := map[short]int{}
+	longIndex := map[string]int{}
+	scopes = make([][]int, 0, len(m.Factors))
+	logTables = make([][]float64, 0, len(m.Factors))
+	var sorted []int
+	var key []byte
+	entries := 0
+	for _, f := range m.Factors {
+		entries += len(f.Table)
+	}
+	flat := make([]float64, entries)
+	for _, f := range m.Factors {
+		if len(f.Scope) == 0 {
+			continue
+		}
+		sorted = append(sorted[:0], f.Scope...)
+		slices.Sort(sorted)
+		var i int
+		var ok bool
+		if len(sorted) <= 2 && len(m.Cards) < 1<<31 {
+			k := uint64(sorted[0]) << 32
+			if len(sorted) == 2 {
+				k |= uint64(sorted[1]) + 1<<31 // never 0, unlike a missing second variable
+			}
+			if i, ok = pairIndex[k]; !ok {
+				pairIndex[k] = len(scopes)
+			}
+		} else if len(sorted) <= len(short{}) {
+			k := short{-1, -1, -1, -1}
+			copy(k[:], sorted)
+			if i, ok = shortIndex[k]; !ok {
+				shortIndex[k] = len(scopes)
+			}
+		} else {
+			key = key[:0]
+			for _, v := range sorted {
+				key = binary.AppendUvarint(key, uint64(v))
+			}
+			if i, ok = longIndex[string(key)]; !ok {
+				longIndex[string(key)] = len(scopes)
+			}
+		}
+		if ok {
+			addLogs(m.Cards, scopes[i], logTables[i], f)
+			continue
+		}
+		lt := flat[:len(f.Table):len(f.Table)]
+		flat = flat[len(f.Table):]
+		for j, x := range f.Table {
+			lt[j] = math.Log(x)
+		}
+		scopes = append(scopes, f.Scope)
+		logTables = append(logTables, lt)
+	}
+	return scopes, logTables
+}
+
+// addLogs adds the log of f, whose scope is a permutation of scope, into
+// dst, a log table over scope.
+func addLogs(cards, scope []int, dst []float64, f Factor) {
+	stride := make(map[int]int, len(f.Scope))
+	s := 1
+	for k := len(f.Scope) - 1; k >= 0; k-- {
+		stride[f.Scope[k]] = s
+		s *= cards[f.Scope[k]]
+	}
+	digits := make([]int, len(scope))
+	idx := 0
+	for i := range dst {
+		dst[i] += math.Log(f.Table[idx])
+		for k := len(scope) - 1; k >= 0; k-- {
+			v := scope[k]
+			digits[k]++
+			if digits[k] < cards[v] {
+				idx += stride[v]
+				break
+			}
+			digits[k] = 0
+			idx -= (cards[v] - 1) * stride[v]
+		}
+	}
+}
+
+// mib formats a number of bytes in MiB, rounded up.
+func mib(bytes int64) string {
+	return fmt.Sprintf("%d MiB", (bytes+1<<20-1)>>20)
+}
+
+// varRange describes a sorted list of variables briefly.
+func varRange(vars []int) string {
+	if len(vars) <= 6 {
+		return fmt.Sprint(vars)
+	}
+	return fmt.Sprintf("[%d %d %d … %d] (%d variables)", vars[0], vars[1], vars[2], vars[len(vars)-1], len(vars))
+}
+
+// NativeName is the name the project's own solvers report (Report.Solver),
+// whichever algorithm solved the model.
+const NativeName = "native"
+
+// Name is the solver's name in reports: NativeName.
+func (JunctionTree) Name() string { return NativeName }
+
+// Name is the solver's name in reports: NativeName.
+func (LoopyBP) Name() string { return NativeName }
+
+// Name is the solver's name in reports: NativeName.
+func (ConditionedBP) Name() string { return NativeName }
+
+// Name is the solver's name in reports: NativeName.
+func (Auto) Name() string { return NativeName }
