@@ -311,3 +311,20 @@ func TestRecordLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationLimit: a record with MaxRelations relations validates, one
+// with one more does not.
+func TestRelationLimit(t *testing.T) {
+	in := &Instance{Output: "R", Atoms: []Atom{{ID: "a0", Text: "A"}}, Contexts: []Context{{ID: "c0", Text: "C"}}}
+	in.Relations = make([]Relation, MaxRelations, MaxRelations+1)
+	for i := range in.Relations {
+		in.Relations[i] = Relation{Source: "c0", Target: "a0", Type: TypeEntailment, Probability: 0.5}
+	}
+	if err := in.Validate(); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	in.Relations = append(in.Relations, in.Relations[0])
+	if err := in.Validate(); err == nil || !strings.HasPrefix(err.Error(), "relations: 1000001 entries") {
+		t.Errorf("over the limit: %v", err)
+	}
+}
