@@ -17,13 +17,13 @@ import (
 // resumeFields are the fields of an output line that the input record and
 // the run's settings determine. A run resumes only into a file whose lines
 // agree with it on each of them.
-var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts"}
+var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom"}
 
 // OpenOutput opens the output file of a scoring run of input with version
 // v: a new file, or one this run can resume. It returns the file,
 // positioned for appending, and the input lines it already holds. A file
 // holding results of another run (another input record, version, NLI
-// backend or model, K or solver) is refused with an error naming its line
+// backend or model, pruning, K or solver) is refused with an error naming its line
 // and field, and left as it is; so is a file that is not an output of this
 // tool.
 func (p *Pipeline) OpenOutput(path, input string, v graph.Version) (*os.File, jsonl.Done, error) {
@@ -84,6 +84,16 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		}
 		if got != f.want {
 			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(got), shortQuote(f.want))
+		}
+	}
+	if !p.usesGiven(in) && p.Classifier != nil {
+		// Lines written before pruning existed asked about every pair.
+		got := "all"
+		if raw, ok := st.Fields["pairs_per_atom"]; ok && json.Unmarshal(raw, &got) != nil {
+			got = string(raw)
+		}
+		if want := PairsPerAtomName(p.PairsPerAtom); got != want {
+			return fmt.Errorf("field %q is %s there but %s in this run (--pairs-per-atom)", "pairs_per_atom", shortQuote(got), shortQuote(want))
 		}
 	}
 	if want := SolverName(p.Solver); want != "" {

@@ -20,6 +20,7 @@ func pipelineFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
+		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's `K` best-matching contexts only (BM25 over the record's contexts; for FR3 also each context's K most similar contexts), the other pairs being neutral; all asks about every pair, as the reference does"},
 	}
 	flags = append(flags, nliFlags()...)
 	flags = append(flags, solverFlags()...)
@@ -70,6 +71,9 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 		return o, usagef("--atom-prior, --context-prior: %w", err)
 	}
 	var err error
+	if o.PairsPerAtom, err = pipeline.ParsePairsPerAtom(c.String("pairs-per-atom")); err != nil {
+		return o, usagef("--pairs-per-atom: %w", err)
+	}
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
 		return o, usagef("--k: %w", err)
 	}
