@@ -97,7 +97,7 @@ func nliOptions(c *cli.Context) pipeline.Options {
 // fileOptions are the options of a run over a file: invalid records are
 // reported and skipped with --skip-invalid, progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: prog.update}
+	o := pipeline.FileOptions{Progress: prog.report}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 	}
