@@ -98,12 +98,15 @@ type Assessment struct {
 	Instance *instance.Instance // as scored, with atoms and contexts filled in
 	Version  graph.Version
 	Nodes    graph.Nodes
-	// Pairs are the pairs the version asks (after pruning); Pruned counts
-	// those pruning left out, and PairsPerAtom is the pruning setting
-	// (Pipeline.PairsPerAtom). Given relations are never pruned.
-	Pairs        []nli.Pair
-	Pruned       int
-	PairsPerAtom int
+	// Pairs are the pairs the version asks (after pruning). Asked counts
+	// the distinct text pairs among them, what the classifier is asked
+	// (FR1 may name one text under two context ids), and Pruned the
+	// distinct text pairs that pruning left out; PairsPerAtom is the
+	// pruning setting (Pipeline.PairsPerAtom). Given relations are never
+	// pruned, and ask nothing.
+	Pairs         []nli.Pair
+	Asked, Pruned int
+	PairsPerAtom  int
 	// Results[i] answers Pairs[i]; nil when the relations were given.
 	Results   []nli.Result
 	Relations []graph.Relation
@@ -246,8 +249,11 @@ func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Base
 		nodes := graph.SelectNodes(in, v)
 		a := &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
 		if !given {
+			every := a.Pairs
 			a.PairsPerAtom = max(p.PairsPerAtom, 0)
-			a.Pairs, a.Pruned = prune.Pairs(nodes, a.Pairs, p.PairsPerAtom)
+			a.Pairs, _ = prune.Pairs(nodes, every, p.PairsPerAtom)
+			a.Asked = distinct(a.Pairs)
+			a.Pruned = distinct(every) - a.Asked
 			all = append(all, a.Pairs...)
 		}
 		out[i] = a

@@ -160,7 +160,7 @@ func (a *Assessment) Record() Record {
 		Extra:           a.Instance.Extra,
 	}
 	if a.Results != nil { // asked, not given
-		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = len(a.Pairs), a.Pruned, PairsPerAtomName(a.PairsPerAtom)
+		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = a.Asked, a.Pruned, PairsPerAtomName(a.PairsPerAtom)
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

@@ -136,14 +136,34 @@ func (t *tracker) hooks() *nliHooks {
 	}
 }
 
-// count counts, beside the run, the records it scores and the NLI pairs
-// of those whose atoms and contexts the input gives.
+// count counts, beside the run, what it has to do (countWork), and
+// reports the totals.
 func (t *tracker) count(ctx context.Context, p *Pipeline, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) {
 	if t == nil {
 		return
 	}
-	var records, pairs int
-	err := instance.Scan(input, func(*instance.Error) {}, func(in *instance.Instance) error {
+	records, pairs, err := p.countWork(ctx, input, want, versions, b)
+	if err != nil {
+		return // the run reports what is wrong with the input
+	}
+	t.update(func(pr *Progress) {
+		if !pr.Counted {
+			pr.RecordsTotal, pr.PairsTotal, pr.Counted = records, pr.PairsTotal+pairs, true
+		}
+	})
+}
+
+// done sets the totals of a run that has ended well to what it did.
+func (t *tracker) done() {
+	t.update(func(p *Progress) { p.RecordsTotal, p.PairsTotal, p.Counted = p.Records, p.Pairs, true })
+}
+
+// countWork counts the valid records of input that want selects and the
+// NLI pairs that those whose atoms and contexts the input gives will put
+// to the classifier (the others' pairs are known only once they are
+// atomized or retrieved for).
+func (p *Pipeline) countWork(ctx context.Context, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) (records, pairs int, err error) {
+	err = instance.Scan(input, func(*instance.Error) {}, func(in *instance.Instance) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -157,12 +177,7 @@ func (t *tracker) count(ctx context.Context, p *Pipeline, input string, want fun
 		}
 		return nil
 	})
-	if err != nil {
-		return // the run reports what is wrong with the input
-	}
-	t.update(func(pr *Progress) {
-		pr.RecordsTotal, pr.PairsTotal, pr.Counted = records, pr.PairsTotal+pairs, true
-	})
+	return records, pairs, err
 }
 
 // ScoreStats count what a run over a file did.
@@ -229,6 +244,9 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		return nil
 	}
 	err := forEach(ctx, input, o.skip(&st.Invalid), o.Jobs, o.selector(done, &st), work, emit)
+	if err == nil {
+		tr.done()
+	}
 	return st, err
 }
 
@@ -379,6 +397,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	if err := forEach(ctx, input, o.skip(&st.Invalid), o.Jobs, o.selector(nil, &st), work, emit); err != nil {
 		return nil, st, err
 	}
+	tr.done()
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
 		rows[i] = summarize(name, perVersion[i])

@@ -53,7 +53,8 @@ func (c hashClassifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.R
 }
 
 // writeRecords writes n records of different sizes to a jsonl file; every
-// fifth carries its own relations.
+// third repeats a context under another id, every fifth carries its own
+// relations.
 func writeRecords(t testing.TB, n int) string {
 	t.Helper()
 	var b strings.Builder
@@ -67,6 +68,12 @@ func writeRecords(t testing.TB, n int) string {
 		}
 		for c := range contexts {
 			in.Contexts = append(in.Contexts, instance.Context{ID: fmt.Sprintf("c%d", c), Title: "T", Text: fmt.Sprintf("context %d of %d : %s %s %s .", c, r, words[(r+c)%20], words[(c*3)%20], words[(r*c+1)%20])})
+		}
+		if r%3 == 0 { // a context repeated under another id, one of a0's own
+			dup := in.Contexts[0]
+			dup.ID = "c_dup"
+			in.Contexts = append(in.Contexts, dup)
+			in.Atoms[0].Contexts = append(in.Atoms[0].Contexts, "c_dup")
 		}
 		if r%5 == 4 {
 			in.Relations = []instance.Relation{{Source: "c0", Target: "a0", Type: "entailment", Probability: 0.8}}
@@ -131,6 +138,13 @@ func TestScoreFileJobs(t *testing.T) {
 			}
 			if !last.Counted || last.Records != 40 || last.RecordsTotal != 40 || last.Pairs != st.Pairs || last.PairsTotal != st.Pairs || last.Line != 40 {
 				t.Errorf("%s: --jobs %d: last progress %+v, want 40 of 40 records and %d of %d pairs at line 40", v, jobs, last, st.Pairs, st.Pairs)
+			}
+			// The counting pass beside the run (which may end after it)
+			// counts what the run did.
+			p := testPipeline(hashClassifier{})
+			records, pairs, err := p.countWork(context.Background(), input, FileOptions{}.selector(nil, nil), []graph.Version{v}, nil)
+			if err != nil || records != 40 || pairs != st.Pairs {
+				t.Errorf("%s: counted %d records and %d pairs (%v), the run did %d and %d", v, records, pairs, err, st.Scored, st.Pairs)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -180,5 +181,63 @@ func TestProgressPlain(t *testing.T) {
 	}
 	if p.bar != nil {
 		t.Error("a progress bar on a buffer")
+	}
+}
+
+// TestScoreJobsParts: the parts a run shares between the records in
+// flight, used at once: the llm client with its answer cache and the NLI
+// cache, the sentence atomizer, the knowledge base's BM25 retriever with
+// its retrieval cache, and the onnx backend. --jobs 4 writes what --jobs 1
+// writes. Under the race detector (scripts/test) this is the check that
+// they are safe for concurrent use.
+func TestScoreJobsParts(t *testing.T) {
+	srv := fakellm.New(t, nliJudge)
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	ctx := context.Background()
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, flahertyDocs(t)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range 8 {
+		switch i % 3 {
+		case 0: // atoms, no contexts: retrieved
+			b.WriteString(bornRecord)
+		case 1: // no atoms: the sentence atomizer
+			b.WriteString(rawRecord + "\n")
+		default: // atoms and contexts
+			b.WriteString(record(i, nil) + "\n")
+		}
+	}
+	input := writeFile(t, "in.jsonl", b.String())
+	backends := [][]string{
+		{"--nli", "llm", "--llm-base-url", srv.BaseURL(), "--llm-model", "judge"},
+		{"--nli", "lexical"},
+	}
+	if _, err := os.Stat(filepath.Join(tinyRoberta, "model.onnx")); err == nil {
+		backends = append(backends, []string{"--nli", "onnx", "--nli-model", tinyRoberta})
+	}
+	for _, backend := range backends {
+		dir := t.TempDir()
+		var want string
+		for _, jobs := range []string{"1", "4"} {
+			// Fresh caches each time, so that both runs fill them.
+			sub := filepath.Join(dir, jobs)
+			os.Mkdir(sub, 0o755)
+			args := append(append([]string{"score", "--version", "3", "--jobs", jobs, "--atomizer", "sentences", "--db", kb,
+				"--cache", filepath.Join(sub, "nli.sqlite"), "--llm-cache", filepath.Join(sub, "llm.sqlite"),
+				"--retrieval-cache", filepath.Join(sub, "retrieval.sqlite")}, backend...), input)
+			out, stderr, err := run(t, ctx, args...)
+			if err != nil {
+				t.Fatalf("%s --jobs %s: %v\n%s", backend[1], jobs, err, stderr)
+			}
+			if jobs == "1" {
+				want = out
+				if n := strings.Count(out, "\n"); n != 8 {
+					t.Fatalf("%s: %d lines", backend[1], n)
+				}
+			} else if out != want {
+				t.Errorf("%s: --jobs %s output differs from --jobs 1", backend[1], jobs)
+			}
+		}
 	}
 }
