@@ -23,13 +23,14 @@ const nliRound = 32
 type memo struct {
 	inner  nli.Classifier
 	answer map[[2]string]nli.Result
+	round  int // pairs asked at once
 	// answered, when set, is told after each round how many pairs it
 	// answered.
 	answered func(pairs int)
 }
 
 func newMemo(c nli.Classifier) *memo {
-	return &memo{inner: c, answer: make(map[[2]string]nli.Result)}
+	return &memo{inner: c, answer: make(map[[2]string]nli.Result), round: nliRound}
 }
 
 func key(p nli.Pair) [2]string { return [2]string{p.Premise, p.Hypothesis} }
@@ -56,8 +57,8 @@ func (m *memo) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, er
 			miss = append(miss, p)
 		}
 	}
-	for lo := 0; lo < len(miss); lo += nliRound {
-		round := miss[lo:min(lo+nliRound, len(miss))]
+	for lo := 0; lo < len(miss); lo += m.round {
+		round := miss[lo:min(lo+m.round, len(miss))]
 		res, err := m.inner.Classify(ctx, round)
 		if err != nil {
 			return nil, err

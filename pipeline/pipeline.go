@@ -60,6 +60,9 @@ type Pipeline struct {
 	// (or less) asks about every pair, as the reference does. A record's
 	// own relations are never pruned: they cost nothing.
 	PairsPerAtom int
+	// round is how many pairs are put to the Classifier at once; 0 is
+	// nliRound. Benchmarks vary it.
+	round int
 
 	// Atomizer makes atoms for records that have none; Reviser, when set,
 	// rewrites them to stand alone.
@@ -194,6 +197,9 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		}
 	} else {
 		shared := newMemo(p.Classifier)
+		if p.round > 0 {
+			shared.round = p.round
+		}
 		if hooks != nil {
 			shared.answered = hooks.answered
 			if hooks.planned != nil {

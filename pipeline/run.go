@@ -284,6 +284,9 @@ func forEach[T any](ctx context.Context, input string, skip func(*instance.Error
 	go func() {
 		defer close(queue)
 		scanErr = instance.Scan(input, skip, func(in *instance.Instance) error {
+			if err := ctx.Err(); err != nil {
+				return err // the run has stopped
+			}
 			if !want(in) {
 				return nil
 			}

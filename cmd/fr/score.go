@@ -64,7 +64,7 @@ func runScore(c *cli.Context) error {
 	}
 	// Everything written to stderr from here on goes through the progress
 	// display, so that a message is not written into the bar.
-	prog := newProgress(c.App.ErrWriter, "fr score")
+	prog := newProgress(c.App.ErrWriter, "fr score").withBar()
 	c.App.ErrWriter = prog
 	p, err := openPipeline(c, input)
 	if err != nil {
@@ -97,11 +97,11 @@ func runScore(c *cli.Context) error {
 	return err
 }
 
-// progress shows how far long work has come on stderr: a progress bar
-// when stderr is a terminal, else a plain line every few seconds (for logs
-// and CI). Whatever else the command writes to stderr should go through
-// it (it is an io.Writer), so that messages and the bar do not mix. It is
-// safe for concurrent use.
+// progress shows how far long work has come on stderr: a plain line every
+// few seconds (for logs and CI) or, withBar and when stderr is a terminal,
+// a progress bar. A command with a bar writes everything else for stderr
+// through it (it is an io.Writer), so that messages and the bar do not
+// mix. It is safe for concurrent use.
 type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -120,11 +120,16 @@ const plainEvery = 5 * time.Second
 
 func newProgress(w io.Writer, prefix string) *progress {
 	now := time.Now()
-	p := &progress{w: w, prefix: prefix, start: now, last: now, every: plainEvery}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	return &progress{w: w, prefix: prefix, start: now, last: now, every: plainEvery}
+}
+
+// withBar shows a progress bar instead of plain lines when stderr is a
+// terminal.
+func (p *progress) withBar() *progress {
+	if f, ok := p.w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(-1,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(prefix),
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(p.prefix),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
@@ -203,11 +208,13 @@ func (p *progress) describe(pr pipeline.Progress, rates bool) string {
 		}
 	}
 	of(pr.Records, pr.RecordsTotal, "records")
-	unitDone, unitTotal := pr.Records, pr.RecordsTotal
+	// The rate and time left are of NLI pairs when the run asks any (they
+	// are where the time goes), else of records.
+	unit, done, total := "records", pr.Records, pr.RecordsTotal
 	if pr.Pairs > 0 || pr.PairsTotal > 0 {
 		b.WriteString(", ")
 		of(pr.Pairs, pr.PairsTotal, "NLI pairs")
-		unitDone, unitTotal = pr.Pairs, pr.PairsTotal
+		unit, done, total = "pairs", pr.Pairs, pr.PairsTotal
 	}
 	if pr.Line > 0 {
 		fmt.Fprintf(&b, " (at line %d)", pr.Line)
@@ -216,15 +223,11 @@ func (p *progress) describe(pr pipeline.Progress, rates bool) string {
 		return b.String()
 	}
 	elapsed := time.Since(p.start).Seconds()
-	if unitDone > 0 && elapsed > 0 {
-		rate := float64(unitDone) / elapsed
-		what := "records"
-		if unitTotal != pr.RecordsTotal || pr.Pairs > 0 {
-			what = "pairs"
-		}
-		fmt.Fprintf(&b, ", %.3g %s/s", rate, what)
-		if pr.Counted && unitTotal >= unitDone {
-			left := time.Duration(float64(unitTotal-unitDone) / rate * float64(time.Second))
+	if done > 0 && elapsed > 0 {
+		rate := float64(done) / elapsed
+		fmt.Fprintf(&b, ", %.3g %s/s", rate, unit)
+		if pr.Counted && total >= done {
+			left := time.Duration(float64(total-done) / rate * float64(time.Second))
 			fmt.Fprintf(&b, ", about %s left", left.Round(time.Second))
 		}
 	}
