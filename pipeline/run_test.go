@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,42 @@ func TestParseShard(t *testing.T) {
 	}
 	if fmt.Sprint(lines) != "[1 4 7 10]" || !(Shard{}).Has(5) {
 		t.Errorf("shard 1/3 has lines %v, want [1 4 7 10]", lines)
+	}
+}
+
+// TestProgressInsideRecord: a long record reports its NLI pairs as they
+// are answered, a round at a time, before the record is done.
+func TestProgressInsideRecord(t *testing.T) {
+	in, _ := loadGolden(t)
+	in.Relations = nil
+	line, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(t.TempDir(), "flaherty.jsonl")
+	os.WriteFile(input, append(line, '\n'), 0o644)
+	p := testPipeline(hashClassifier{})
+	p.PairsPerAtom = AllPairs
+	var inside []int // pairs answered, reported before the record was done
+	o := FileOptions{Progress: func(pr Progress) {
+		if pr.Records == 0 && (len(inside) == 0 || pr.Pairs != inside[len(inside)-1]) {
+			inside = append(inside, pr.Pairs)
+		}
+	}}
+	st, err := p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pairs != 966 {
+		t.Fatalf("%d pairs asked, want 966", st.Pairs)
+	}
+	rounds := (966 + nliRound - 1) / nliRound
+	if len(inside) < rounds || inside[len(inside)-1] != 966 {
+		t.Fatalf("pairs reported inside the record: %v; want the %d rounds of %d", inside, rounds, nliRound)
+	}
+	for i := 1; i < len(inside); i++ {
+		if d := inside[i] - inside[i-1]; d <= 0 || d > nliRound {
+			t.Errorf("pairs reported %v: a step of %d", inside, d)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,12 +24,29 @@ import (
 //
 //	llm-0ms, llm-50ms: the llm backend against the loopback fake server
 //	  (internal/fakellm), answering at once or after 50 ms, four requests
-//	  in flight (the client's default);
+//	  in flight (the client's default); llm-50ms-x16 (BenchmarkScaleJobs):
+//	  16 in flight (--llm-concurrency 16);
 //	onnx: the distilroberta-size random model in $FR_NLI_BENCH_MODEL
 //	  (scripts/make-nli-test-models.py --bench DIR), when set.
 //
 // Run each once (-benchtime 1x), several times with -count.
 const benchModelEnv = "FR_NLI_BENCH_MODEL"
+
+// cpuTime is the CPU time the process has used, all its threads (ONNX
+// Runtime's too). On a shared machine it varies far less than the wall
+// time, which depends on what else runs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU seconds per op since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}
 
 // benchBackends are the backends available here.
 func benchBackends() []string {
@@ -62,14 +80,17 @@ func benchPipeline(b *testing.B, backend string, perAtom int) *Pipeline {
 	b.Helper()
 	o := Options{Solver: inference.Native{}, PairsPerAtom: perAtom}
 	switch backend {
-	case "llm-0ms", "llm-50ms":
+	case "llm-0ms", "llm-50ms", "llm-50ms-x16":
 		delay := time.Duration(0)
-		if backend == "llm-50ms" {
+		if backend != "llm-0ms" {
 			delay = 50 * time.Millisecond
 		}
 		srv := fakellm.New(b, benchJudge(delay))
 		o.NLI.Backend, o.LLMPrompt = "llm", "v1"
 		o.LLM = llm.Config{BaseURL: srv.BaseURL(), Model: "judge"}
+		if backend == "llm-50ms-x16" {
+			o.LLM.Concurrency = 16
+		}
 		o.Caches.LLM = "off"
 	case "onnx":
 		o.NLI = NLIOptions{Backend: "onnx", Model: os.Getenv(benchModelEnv)}
@@ -94,12 +115,14 @@ func BenchmarkScaleFlaherty(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/%s/pairs-per-atom=%s", backend, v, PairsPerAtomName(k)), func(b *testing.B) {
 					p := benchPipeline(b, backend, k)
 					var a *Assessment
+					cpu := cpuTime()
 					for b.Loop() {
 						var err error
 						if a, err = p.Assess(context.Background(), in, v); err != nil {
 							b.Fatal(err)
 						}
 					}
+					reportCPU(b, cpu)
 					b.ReportMetric(float64(a.Asked), "pairs")
 					b.ReportMetric(float64(a.Pruned), "pruned")
 				})
@@ -129,22 +152,23 @@ func benchInput(b *testing.B, n int) string {
 }
 
 // BenchmarkScaleJobs: records per second over 12 records (the example
-// file four times; FR2, default pruning, 560 pairs) with 1, 2 and 4
-// records in flight.
+// file four times; FR2, 476 pairs: these records have 3 to 5 distinct
+// contexts, so nothing is pruned) with 1, 2 and 4 records in flight.
 func BenchmarkScaleJobs(b *testing.B) {
 	input := benchInput(b, 12)
-	for _, backend := range benchBackends() {
+	for _, backend := range append(benchBackends(), "llm-50ms-x16") {
 		for _, jobs := range []int{1, 2, 4} {
 			b.Run(fmt.Sprintf("%s/jobs=%d", backend, jobs), func(b *testing.B) {
 				p := benchPipeline(b, backend, DefaultPairsPerAtom)
 				var st ScoreStats
-				start := time.Now()
+				start, cpu := time.Now(), cpuTime()
 				for b.Loop() {
 					var err error
 					if st, err = p.ScoreFile(context.Background(), input, graph.FR2, io.Discard, nil, FileOptions{Jobs: jobs}); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu)
 				b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
 				b.ReportMetric(float64(st.Pairs), "pairs")
 			})
@@ -173,12 +197,14 @@ func BenchmarkScaleRound(b *testing.B) {
 				p := benchPipeline(b, backend, k)
 				p.round = round
 				var a *Assessment
+				cpu := cpuTime()
 				for b.Loop() {
 					var err error
 					if a, err = p.Assess(context.Background(), in, graph.FR2); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu)
 				b.ReportMetric(float64(a.Asked), "pairs")
 			})
 		}
