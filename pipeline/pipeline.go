@@ -167,7 +167,7 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 // nliHooks are told of a record's NLI work as Compare does it: planned
 // with the number of distinct pairs it will put to the classifier (and
 // whether the instance came with its atoms and contexts, so that
-// countPairs could count them beforehand), answered after each round.
+// countWork could count them beforehand), answered after each round.
 type nliHooks struct {
 	planned  func(pairs int, known bool)
 	answered func(pairs int)

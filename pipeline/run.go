@@ -28,20 +28,34 @@ type FileOptions struct {
 	// OmitInputs leaves the scored record's atoms, contexts and relations
 	// out of ScoreFile's output lines.
 	OmitInputs bool
-	// Jobs is the most records scored at once (1 when zero). Records are
-	// still written in input order, and the output is byte for byte that
-	// of one at a time; at most Jobs records are held in memory. The
-	// pipeline's parts must be safe for concurrent use, as Open's are.
+	// Jobs is the most records scored at once (1 when zero; AutoJobs is
+	// the measured choice). Records are still written in input order, and
+	// the output is byte for byte that of one at a time; at most Jobs
+	// records are held in memory. The pipeline's parts must be safe for
+	// concurrent use, as Open's are.
 	Jobs int
 	// Shard, when Count > 1, scores only the records of one shard (see
 	// Shard).
 	Shard Shard
 }
 
+// AutoJobs is how many records to score at once when the user does not
+// say: 1 when the NLI model runs in this process on the CPU (onnx: ONNX
+// Runtime already uses every core, and a second record in flight only
+// makes the two contend: 11% slower on 2 cores), else 2 (a second record
+// keeps an endpoint busy, or the second core, at the cost of one more
+// record in memory). See BENCHMARKS.md, "Records in parallel".
+func (p *Pipeline) AutoJobs() int {
+	if p.Classifier != nil && p.Given != GivenAlways && p.Classifier.Identity().Backend == "onnx" {
+		return 1
+	}
+	return 2
+}
+
 // Shard selects the records of one of Count shards of an input file: those
 // whose input line modulo Count is Index (0 ≤ Index < Count), as Kubernetes
 // Indexed Jobs and Slurm array tasks number their tasks. The shards of a
-// file are disjoint and together hold every record; MergeOutputs joins
+// file are disjoint and together hold every record; PlanMerge joins
 // their outputs into that of a single run.
 type Shard struct {
 	Index, Count int

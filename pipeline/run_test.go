@@ -288,3 +288,27 @@ func TestProgressInsideRecord(t *testing.T) {
 		}
 	}
 }
+
+// namedClassifier is a classifier that only has a name.
+type namedClassifier struct{ hashClassifier }
+
+func (namedClassifier) Identity() nli.Identity { return nli.Identity{Backend: "onnx", Model: "m"} }
+
+func TestAutoJobs(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *Pipeline
+		want int
+	}{
+		{"onnx", &Pipeline{Classifier: namedClassifier{}}, 1},
+		{"onnx, records with relations use them", &Pipeline{Classifier: namedClassifier{}, Given: GivenWhenPresent}, 1},
+		{"given only", &Pipeline{Classifier: namedClassifier{}, Given: GivenAlways}, 2},
+		{"another backend", &Pipeline{Classifier: hashClassifier{}}, 2},
+		{"no classifier", &Pipeline{Given: GivenAlways}, 2},
+	}
+	for _, tc := range tests {
+		if got := tc.p.AutoJobs(); got != tc.want {
+			t.Errorf("%s: AutoJobs %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

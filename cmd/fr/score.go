@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,11 +16,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
-
-// defaultJobs is --jobs' default: two records in flight keep the model
-// busy while the other record is prepared, solved and written, and cost
-// little memory (BENCHMARKS.md, "Records in parallel").
-const defaultJobs = 2
 
 func scoreCommand() *cli.Command {
 	return &cli.Command{
@@ -36,7 +32,7 @@ func scoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
 			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: defaultJobs, Usage: "records scored at once; output stays in input order, byte for byte as with 1"},
+			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Usage: "records scored at once, `N` or auto (1 with --nli onnx, whose model already uses every core; else 2); the output stays in input order, byte for byte as with 1"},
 			&cli.StringFlag{Name: "shard", Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I (0 ≤ I < N); join the shards' outputs with fr merge"},
 		}, pipelineFlags()...),
 		Action: runScore,
@@ -52,9 +48,11 @@ func runScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jobs := c.Int("jobs")
-	if jobs < 1 {
-		return usagef("--jobs %d: want 1 or more", jobs)
+	jobs := 0 // auto
+	if s := c.String("jobs"); s != "auto" {
+		if jobs, err = strconv.Atoi(s); err != nil || jobs < 1 {
+			return usagef("--jobs %q: want a number of records, 1 or more, or auto", s)
+		}
 	}
 	var shard pipeline.Shard
 	if s := c.String("shard"); s != "" {
@@ -86,9 +84,12 @@ func runScore(c *cli.Context) error {
 	}
 	o := fileOptions(c, prog)
 	o.OmitInputs = !c.Bool("output-inputs")
+	if jobs == 0 {
+		jobs = p.AutoJobs()
+	}
 	o.Jobs, o.Shard = jobs, shard
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
-	summary := fmt.Sprintf("%d records scored, %d invalid skipped, %d already done", st.Scored, st.Invalid, st.Done)
+	summary := fmt.Sprintf("%d records scored (%d at a time), %d invalid skipped, %d already done", st.Scored, jobs, st.Invalid, st.Done)
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
