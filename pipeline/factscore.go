@@ -119,10 +119,11 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 		agg.Add(rec.Result)
 		st.Scored++
 		if o.Progress != nil {
-			o.Progress(st.Scored, rec.Line)
+			o.Progress(Progress{Records: st.Scored, Line: rec.Line})
 		}
 		return emit(rec)
 	}
+	skip := o.skip(&st.Invalid)
 	format, err := instance.DetectFormat(input)
 	if err != nil {
 		return agg.Summary(), st, err
@@ -142,13 +143,13 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			}
 			rec, err := p.FActScoreOf(ctx, in, gamma)
 			if err != nil {
-				return o.fail(input, line, err, &st)
+				return o.fail(input, line, err, &st, skip)
 			}
 			return add(rec)
 		})
 		return agg.Summary(), st, err
 	}
-	err = instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
+	err = instance.Scan(input, skip, func(in *instance.Instance) error {
 		var rec FActScoreRecord
 		var err error
 		if gold {
@@ -157,7 +158,7 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 			rec, err = p.FActScoreOf(ctx, in, gamma)
 		}
 		if err != nil {
-			return o.fail(input, in.Line, err, &st)
+			return o.fail(input, in.Line, err, &st, skip)
 		}
 		return add(rec)
 	})

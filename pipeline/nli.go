@@ -7,19 +7,43 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
+// nliRound is how many pairs the memo puts to the classifier at once. A
+// record's pairs go in rounds, so that a run can show its progress inside a
+// record (an FR3 biography asks about a thousand pairs: minutes of model
+// time). Rounds are fixed in size, so the same record is always asked in
+// the same batches and the answers do not depend on how a run is
+// scheduled. 32 pairs is two full batches of the onnx backend and eight
+// rounds of the llm client's default four requests in flight; see
+// BENCHMARKS.md ("Progress inside a record") for what smaller rounds cost.
+const nliRound = 32
+
 // memo answers repeated pairs from memory, so that the versions of one
 // instance (and the FActScore baseline) share their NLI work. It is keyed
 // by the texts: a context repeated under two ids is asked about once.
 type memo struct {
 	inner  nli.Classifier
 	answer map[[2]string]nli.Result
+	round  int // pairs asked at once
+	// answered, when set, is told after each round how many pairs it
+	// answered.
+	answered func(pairs int)
 }
 
 func newMemo(c nli.Classifier) *memo {
-	return &memo{inner: c, answer: make(map[[2]string]nli.Result)}
+	return &memo{inner: c, answer: make(map[[2]string]nli.Result), round: nliRound}
 }
 
 func key(p nli.Pair) [2]string { return [2]string{p.Premise, p.Hypothesis} }
+
+// distinct is the number of distinct text pairs among pairs: what a fresh
+// memo asks its classifier about.
+func distinct(pairs []nli.Pair) int {
+	seen := make(map[[2]string]bool, len(pairs))
+	for _, p := range pairs {
+		seen[key(p)] = true
+	}
+	return len(seen)
+}
 
 func (m *memo) Identity() nli.Identity { return m.inner.Identity() }
 
@@ -33,16 +57,20 @@ func (m *memo) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, er
 			miss = append(miss, p)
 		}
 	}
-	if len(miss) > 0 {
-		res, err := m.inner.Classify(ctx, miss)
+	for lo := 0; lo < len(miss); lo += m.round {
+		round := miss[lo:min(lo+m.round, len(miss))]
+		res, err := m.inner.Classify(ctx, round)
 		if err != nil {
 			return nil, err
 		}
-		if len(res) != len(miss) {
-			return nil, fmt.Errorf("%s gave %d answers for %d pairs", m.inner.Identity(), len(res), len(miss))
+		if len(res) != len(round) {
+			return nil, fmt.Errorf("%s gave %d answers for %d pairs", m.inner.Identity(), len(res), len(round))
 		}
-		for i, p := range miss {
+		for i, p := range round {
 			m.answer[key(p)] = res[i]
+		}
+		if m.answered != nil {
+			m.answered(len(round))
 		}
 	}
 	out := make([]nli.Result, len(pairs))

@@ -43,6 +43,10 @@ type Options struct {
 	Solver inference.Solver
 
 	NLI NLIOptions
+	// PairsPerAtom prunes the pairs put to the NLI classifier (see
+	// Pipeline.PairsPerAtom): 0 is DefaultPairsPerAtom, AllPairs asks
+	// about every pair.
+	PairsPerAtom int
 	// LLM is the OpenAI-compatible endpoint of the LLM stages (NLI backend
 	// llm, atomizer llm, the reviser, FActScore's llm verifier). Its
 	// CachePath and Retry are ignored: the cache is Caches.LLM, the policy
@@ -237,6 +241,14 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	if err := p.Graph.Validate(); err != nil {
 		return nil, optionErr("atom-prior, --context-prior", err)
+	}
+	switch {
+	case o.PairsPerAtom == 0:
+		p.PairsPerAtom = DefaultPairsPerAtom
+	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs:
+		p.PairsPerAtom = o.PairsPerAtom
+	default:
+		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, or all", o.PairsPerAtom))
 	}
 	if o.Retrieval.TopK < 0 {
 		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))

@@ -21,6 +21,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/prune"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -51,6 +52,17 @@ type Pipeline struct {
 	Given      GivenMode
 
 	Solver inference.Solver
+
+	// PairsPerAtom, when positive, prunes the pairs put to the Classifier
+	// (package prune): each atom is asked about the PairsPerAtom contexts
+	// that match it best under BM25, and for FR3 each context about its
+	// PairsPerAtom most similar others; the other pairs are neutral. Zero
+	// (or less) asks about every pair, as the reference does. A record's
+	// own relations are never pruned: they cost nothing.
+	PairsPerAtom int
+	// round is how many pairs are put to the Classifier at once; 0 is
+	// nliRound. Benchmarks vary it.
+	round int
 
 	// Atomizer makes atoms for records that have none; Reviser, when set,
 	// rewrites them to stand alone.
@@ -89,7 +101,15 @@ type Assessment struct {
 	Instance *instance.Instance // as scored, with atoms and contexts filled in
 	Version  graph.Version
 	Nodes    graph.Nodes
-	Pairs    []nli.Pair
+	// Pairs are the pairs the version asks (after pruning). Asked counts
+	// the distinct text pairs among them, what the classifier is asked
+	// (FR1 may name one text under two context ids), and Pruned the
+	// distinct text pairs that pruning left out; PairsPerAtom is the
+	// pruning setting (Pipeline.PairsPerAtom). Given relations are never
+	// pruned, and ask nothing.
+	Pairs         []nli.Pair
+	Asked, Pruned int
+	PairsPerAtom  int
 	// Results[i] answers Pairs[i]; nil when the relations were given.
 	Results   []nli.Result
 	Relations []graph.Relation
@@ -137,12 +157,27 @@ type Baseline struct {
 var givenIdentity = nli.Identity{Backend: "given"}
 
 // Compare runs several versions, and the FActScore baseline when b is not
-// nil, on the same instance. Each distinct NLI pair is classified once, in
-// one batch, and shared by all of them.
+// nil, on the same instance. Each distinct NLI pair is classified once, and
+// shared by all of them; pairs are put to the classifier in rounds of
+// nliRound.
 func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline) ([]*Assessment, *score.Scores, error) {
+	return p.compare(ctx, in, versions, b, nil)
+}
+
+// nliHooks are told of a record's NLI work as Compare does it: planned
+// with the number of distinct pairs it will put to the classifier (and
+// whether the instance came with its atoms and contexts, so that
+// countWork could count them beforehand), answered after each round.
+type nliHooks struct {
+	planned  func(pairs int, known bool)
+	answered func(pairs int)
+}
+
+func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline, hooks *nliHooks) ([]*Assessment, *score.Scores, error) {
 	if p.Solver == nil {
 		return nil, nil, errors.New("pipeline: no solver configured")
 	}
+	known := len(in.Atoms) > 0 && len(in.Contexts) > 0
 	in, err := p.Prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
@@ -151,11 +186,7 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 	if !given && p.Classifier == nil {
 		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
-	out := make([]*Assessment, len(versions))
-	for i, v := range versions {
-		nodes := graph.SelectNodes(in, v)
-		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
-	}
+	out, all := p.plan(in, versions, b, given)
 	var verifier factscore.Verifier
 	if given {
 		for _, a := range out {
@@ -166,13 +197,14 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 		}
 	} else {
 		shared := newMemo(p.Classifier)
-		var all []nli.Pair
-		for _, a := range out {
-			all = append(all, a.Pairs...)
+		if p.round > 0 {
+			shared.round = p.round
 		}
-		if b != nil {
-			// FActScore asks about each atom and its own contexts: FR1's pairs.
-			all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+		if hooks != nil {
+			shared.answered = hooks.answered
+			if hooks.planned != nil {
+				hooks.planned(distinct(all), known)
+			}
 		}
 		if _, err := shared.Classify(ctx, all); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
@@ -211,6 +243,31 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 	}
 	s := score.Compute(atoms, p.K)
 	return out, &s, nil
+}
+
+// plan selects each version's nodes and the pairs it asks: after pruning,
+// unless the relations are given. all lists every pair the classifier is
+// to answer, the FActScore baseline's among them (each atom with its own
+// contexts, FR1's pairs, never pruned: that is FActScore's definition).
+func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair) {
+	out = make([]*Assessment, len(versions))
+	for i, v := range versions {
+		nodes := graph.SelectNodes(in, v)
+		a := &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
+		if !given {
+			every := a.Pairs
+			a.PairsPerAtom = max(p.PairsPerAtom, 0)
+			a.Pairs, _ = prune.Pairs(nodes, every, p.PairsPerAtom)
+			a.Asked = distinct(a.Pairs)
+			a.Pruned = distinct(every) - a.Asked
+			all = append(all, a.Pairs...)
+		}
+		out[i] = a
+	}
+	if b != nil && !given {
+		all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+	}
+	return out, all
 }
 
 // solve builds the network of an assessment's relations, computes its

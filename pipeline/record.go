@@ -65,6 +65,15 @@ type Record struct {
 	ModelName  string           `json:"model_name"`  // the NLI model
 	NLIBackend string           `json:"nli_backend"` // the NLI backend
 	Solver     inference.Report `json:"solver"`
+
+	// The NLI pairs put to the backend for this record, those that pruning
+	// left out (neutral, no factor) and the pruning setting: the most
+	// contexts asked about per atom, or "all". Records scored from their
+	// own relations ask nothing and have no setting.
+	NLIPairs       int    `json:"nli_pairs"`
+	NLIPairsPruned int    `json:"nli_pairs_pruned"`
+	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
+
 	// Line is the input line the record came from; a resumed run uses it to
 	// skip what is already done.
 	Line int `json:"line"`
@@ -172,6 +181,9 @@ func (a *Assessment) Record() Record {
 		Contexts:        a.Instance.Contexts,
 		Relations:       a.Relations,
 		Extra:           a.Instance.Extra,
+	}
+	if a.Results != nil { // asked, not given
+		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = a.Asked, a.Pruned, PairsPerAtomName(a.PairsPerAtom)
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

@@ -187,7 +187,7 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 			ru.scores = append(ru.scores, r.Scores)
 			st.Scored++
 			if o.Progress != nil {
-				o.Progress(st.Scored, in.Line)
+				o.Progress(Progress{Records: st.Scored, Line: in.Line})
 			}
 			return nil
 		})

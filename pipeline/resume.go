@@ -17,27 +17,41 @@ import (
 // resumeFields are the fields of an output line that the input record and
 // the run's settings determine. A run resumes only into a file whose lines
 // agree with it on each of them.
-var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts"}
+var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom"}
 
 // OpenOutput opens the output file of a scoring run of input with version
-// v: a new file, or one this run can resume. It returns the file,
-// positioned for appending, and the input lines it already holds. A file
-// holding results of another run (another input record, version, NLI
-// backend or model, K or solver) is refused with an error naming its line
-// and field, and left as it is; so is a file that is not an output of this
-// tool.
-func (p *Pipeline) OpenOutput(path, input string, v graph.Version) (*os.File, jsonl.Done, error) {
-	check := func(d jsonl.Done) error { return p.checkResume(input, path, v, d) }
+// v (of one shard of it, when shard.Count > 1): a new file, or one this run
+// can resume. It returns the file, positioned for appending, and the input
+// lines it already holds. A file holding results of another run (another
+// input record, version, NLI backend or model, pruning, K or solver, or
+// another shard) is refused with an error naming its line and field, and
+// left as it is; so is a file that is not an output of this tool.
+func (p *Pipeline) OpenOutput(path, input string, v graph.Version, shard Shard) (*os.File, jsonl.Done, error) {
+	check := func(d jsonl.Done) error { return p.checkResume(input, path, v, shard, d) }
 	return jsonl.Resume(path, "line", resumeFields, check)
 }
 
 // checkResume refuses to resume into out when one of its lines was not
 // written by this run.
-func (p *Pipeline) checkResume(input, out string, v graph.Version, done jsonl.Done) error {
+func (p *Pipeline) checkResume(input, out string, v graph.Version, shard Shard, done jsonl.Done) error {
 	if len(done) == 0 {
 		return nil
 	}
 	advice := fmt.Sprintf("%s holds the results of another run: give a different -o, or remove the file to start again", out)
+	var other []int // output lines of another shard
+	for line, st := range done {
+		if !shard.Has(line) {
+			other = append(other, st.Line)
+		}
+	}
+	if len(other) > 0 {
+		first := slices.Min(other)
+		for line, st := range done {
+			if st.Line == first {
+				return fmt.Errorf("%s:%d: holds the result of input line %d, which is not in shard %s (line modulo %d is not %d); %s", out, first, line, shard, shard.Count, shard.Index, advice)
+			}
+		}
+	}
 	seen := make(map[int]bool, len(done))
 	err := instance.Scan(input, func(*instance.Error) {} /* an invalid record: the run reports it */, func(in *instance.Instance) error {
 		st, ok := done[in.Line]
@@ -84,6 +98,16 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		}
 		if got != f.want {
 			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(got), shortQuote(f.want))
+		}
+	}
+	if !p.usesGiven(in) && p.Classifier != nil {
+		// Lines written before pruning existed asked about every pair.
+		got := "all"
+		if raw, ok := st.Fields["pairs_per_atom"]; ok && json.Unmarshal(raw, &got) != nil {
+			got = string(raw)
+		}
+		if want := PairsPerAtomName(p.PairsPerAtom); got != want {
+			return fmt.Errorf("field %q is %s there but %s in this run (--pairs-per-atom)", "pairs_per_atom", shortQuote(got), shortQuote(want))
 		}
 	}
 	if want := SolverName(p.Solver); want != "" {

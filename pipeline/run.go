@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -20,9 +23,11 @@ type FileOptions struct {
 	// Invalid, when set, is told about each invalid record, and the run
 	// goes on with the next; when nil an invalid record stops the run.
 	Invalid func(*instance.Error)
-	// Progress, when set, is called after each record with the number of
-	// records done so far and the input line of the last.
-	Progress func(records, line int)
+	// Progress, when set, is told how far the run has come: after each
+	// record, after each round of NLI pairs inside a record, and when the
+	// input has been counted. Calls come one at a time, from the run's
+	// goroutines; each should return quickly.
+	Progress func(Progress)
 	// Failed, when set, is told about each record that failed for a
 	// reason of its own (RecordFailure: an LLM answer that could not be
 	// read, after re-asking), and the run goes on; such a record is not
@@ -35,14 +40,353 @@ type FileOptions struct {
 	// Timings adds to each output record of ScoreFile the seconds it took
 	// (elapsed_time). Off by default: it makes equal runs differ.
 	Timings bool
+	// Jobs is the most records scored at once (1 when zero; AutoJobs is
+	// the measured choice). Records are still written in input order, and
+	// the output is byte for byte that of one at a time; at most Jobs
+	// records are held in memory. The pipeline's parts must be safe for
+	// concurrent use, as Open's are.
+	Jobs int
+	// Shard, when Count > 1, scores only the records of one shard (see
+	// Shard).
+	Shard Shard
+}
+
+// AutoJobs is how many records to score at once when the user does not
+// say: 1 when the NLI model runs in this process on the CPU (onnx: ONNX
+// Runtime already uses every core, and a second record in flight only
+// makes the two contend: 11% slower on 2 cores), else 2 (a second record
+// keeps an endpoint busy, or the second core, at the cost of one more
+// record in memory). See BENCHMARKS.md, "Records in parallel".
+func (p *Pipeline) AutoJobs() int {
+	if p.Classifier != nil && p.Given != GivenAlways && p.Classifier.Identity().Backend == "onnx" {
+		return 1
+	}
+	return 2
+}
+
+// Shard selects the records of one of Count shards of an input file: those
+// whose input line modulo Count is Index (0 ≤ Index < Count), as Kubernetes
+// Indexed Jobs and Slurm array tasks number their tasks. The shards of a
+// file are disjoint and together hold every record; PlanMerge joins
+// their outputs into that of a single run.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads a shard as I/N.
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	index, err1 := strconv.Atoi(strings.TrimSpace(i))
+	count, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || count < 1 || index < 0 || index >= count {
+		return Shard{}, fmt.Errorf("%q: want I/N, a shard index I from 0 to N-1 and the number of shards N", s)
+	}
+	return Shard{Index: index, Count: count}, nil
+}
+
+// Has reports whether the record at an input line belongs to the shard.
+// Every line belongs to the zero Shard (and to 0/1).
+func (s Shard) Has(line int) bool { return s.Count <= 1 || line%s.Count == s.Index }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, max(s.Count, 1)) }
+
+// Progress is how far a run over a file has come.
+type Progress struct {
+	// Records done (written, for ScoreFile), and the input line of the
+	// last one.
+	Records int
+	Line    int
+	// Pairs is the number of NLI pairs the classifier has answered.
+	Pairs int
+	// What the run has to do: the records it scores and the NLI pairs it
+	// puts to the classifier. They are counted by a pass over the input
+	// beside the run itself, and Counted is false until it is done. A
+	// record that is atomized or retrieved for adds its pairs to
+	// PairsTotal when it gets that far.
+	RecordsTotal int
+	PairsTotal   int
+	Counted      bool
+}
+
+// tracker keeps a run's Progress and reports each change, one call at a
+// time. A nil tracker does nothing.
+type tracker struct {
+	mu  sync.Mutex
+	p   Progress
+	fn  func(Progress)
+	off bool // the run is over: the counting pass reports nothing more
+}
+
+func newTracker(fn func(Progress)) *tracker {
+	if fn == nil {
+		return nil
+	}
+	return &tracker{fn: fn}
+}
+
+func (t *tracker) update(f func(*Progress)) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.off {
+		return
+	}
+	f(&t.p)
+	t.fn(t.p)
+}
+
+// stop ends the reports.
+func (t *tracker) stop() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.off = true
+	t.mu.Unlock()
+}
+
+// hooks are the NLI hooks that report a record's pairs to the tracker.
+func (t *tracker) hooks() *nliHooks {
+	if t == nil {
+		return nil
+	}
+	return &nliHooks{
+		planned: func(n int, known bool) {
+			if !known { // not counted beforehand
+				t.update(func(p *Progress) { p.PairsTotal += n })
+			}
+		},
+		answered: func(n int) { t.update(func(p *Progress) { p.Pairs += n }) },
+	}
+}
+
+// count counts, beside the run, what it has to do (countWork), and
+// reports the totals.
+func (t *tracker) count(ctx context.Context, p *Pipeline, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) {
+	if t == nil {
+		return
+	}
+	records, pairs, err := p.countWork(ctx, input, want, versions, b)
+	if err != nil {
+		return // the run reports what is wrong with the input
+	}
+	t.update(func(pr *Progress) {
+		if !pr.Counted {
+			pr.RecordsTotal, pr.PairsTotal, pr.Counted = records, pr.PairsTotal+pairs, true
+		}
+	})
+}
+
+// done sets the totals of a run that has ended well to what it did.
+func (t *tracker) done() {
+	t.update(func(p *Progress) { p.RecordsTotal, p.PairsTotal, p.Counted = p.Records, p.Pairs, true })
+}
+
+// countWork counts the valid records of input that want selects and the
+// NLI pairs that those whose atoms and contexts the input gives will put
+// to the classifier (the others' pairs are known only once they are
+// atomized or retrieved for).
+func (p *Pipeline) countWork(ctx context.Context, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) (records, pairs int, err error) {
+	err = instance.Scan(input, func(*instance.Error) {}, func(in *instance.Instance) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !want(in) {
+			return nil
+		}
+		records++
+		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
+			_, all := p.plan(in, versions, b, false)
+			pairs += distinct(all)
+		}
+		return nil
+	})
+	return records, pairs, err
 }
 
 // ScoreStats count what a run over a file did.
 type ScoreStats struct {
-	Scored  int // records scored (and written)
-	Invalid int // invalid records skipped
-	Failed  int // records that failed (RecordFailure) and were skipped
-	Done    int // records skipped because the output already held them
+	Scored      int // records scored (and written)
+	Invalid     int // invalid records skipped
+	Failed      int // records that failed (RecordFailure) and were skipped
+	Done        int // records skipped because the output already held them
+	OtherShards int // records left to the other shards
+	// NLI pairs put to the classifier for the records written, and those
+	// pruning left out (ScoreFile).
+	Pairs, Pruned int
+}
+
+// selector is the filter of a run's records: those of its shard that are
+// not done. It counts what it leaves out.
+func (o FileOptions) selector(done jsonl.Done, st *ScoreStats) func(*instance.Instance) bool {
+	return func(in *instance.Instance) bool {
+		if !o.Shard.Has(in.Line) {
+			if st != nil {
+				st.OtherShards++
+			}
+			return false
+		}
+		_, ok := done[in.Line]
+		return !ok
+	}
+}
+
+// ScoreFile scores every valid record of the input file with version v
+// (those of one shard, with o.Shard) and writes one output line per record
+// to w, in input order. Records whose input line is in done (OpenOutput's
+// answer for a resumed output) are skipped.
+func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version, w io.Writer, done jsonl.Done, o FileOptions) (ScoreStats, error) {
+	out := jsonl.NewWriter(w)
+	st := ScoreStats{Done: len(done)}
+	tr := newTracker(o.Progress)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var counting sync.WaitGroup
+	if tr != nil {
+		counting.Go(func() { tr.count(ctx, p, input, o.selector(done, nil), []graph.Version{v}, nil) })
+	}
+	defer func() { tr.stop(); cancel(); counting.Wait() }()
+	hooks := tr.hooks()
+	skip := o.skip(&st.Invalid)
+	// A record's own failure travels with its result, so that emit, which
+	// takes the results one at a time in input order, decides what it
+	// means for the run.
+	type scored struct {
+		rec Record
+		err error
+	}
+	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
+		start := time.Now()
+		as, _, err := p.compare(ctx, in, []graph.Version{v}, nil, hooks)
+		if err != nil {
+			return scored{err: err}, nil
+		}
+		rec := as[0].Record()
+		if o.OmitInputs {
+			rec = rec.WithoutInputs()
+		}
+		if o.Timings {
+			secs := time.Since(start).Seconds()
+			rec.ElapsedTime = &secs
+		}
+		return scored{rec: rec}, nil
+	}
+	emit := func(in *instance.Instance, r scored) error {
+		if r.err != nil {
+			return o.fail(input, in.Line, r.err, &st, skip)
+		}
+		rec := r.rec
+		if err := out.Write(rec); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		st.Scored++
+		st.Pairs += rec.NLIPairs
+		st.Pruned += rec.NLIPairsPruned
+		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
+		return nil
+	}
+	err := forEach(ctx, input, skip, o.Jobs, o.selector(done, &st), work, emit)
+	if err == nil {
+		tr.done()
+	}
+	return st, err
+}
+
+// forEach runs work on every record of input that want selects, up to
+// jobs at a time, and gives each result to emit in input order. It stops
+// at the first error, of the input, of work or of emit, once every record
+// before the one that failed has been emitted, so that a run stopped by an
+// error has written what one at a time would have. At most jobs records
+// are between the input and emit.
+func forEach[T any](ctx context.Context, input string, skip func(*instance.Error), jobs int, want func(*instance.Instance) bool,
+	work func(context.Context, *instance.Instance) (T, error), emit func(*instance.Instance, T) error) error {
+	if jobs <= 1 {
+		return instance.Scan(input, skip, func(in *instance.Instance) error {
+			if !want(in) {
+				return nil
+			}
+			r, err := work(ctx, in)
+			if err != nil {
+				return err
+			}
+			return emit(in, r)
+		})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		in   *instance.Instance
+		res  T
+		err  error
+		done chan struct{}
+	}
+	slots := make(chan struct{}, jobs) // one per record between the input and emit
+	queue := make(chan *job, jobs)     // in input order
+	var scanErr error
+	go func() {
+		defer close(queue)
+		scanErr = instance.Scan(input, skip, func(in *instance.Instance) error {
+			if err := ctx.Err(); err != nil {
+				return err // the run has stopped
+			}
+			if !want(in) {
+				return nil
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			j := &job{in: in, done: make(chan struct{})}
+			go func() {
+				defer close(j.done)
+				j.res, j.err = work(ctx, in)
+			}()
+			queue <- j // never blocks: it holds no more jobs than slots
+			return nil
+		})
+	}()
+	var err error
+	for j := range queue {
+		<-j.done
+		if err == nil {
+			err = j.err
+			if err == nil {
+				err = emit(j.in, j.res)
+			}
+			if err != nil {
+				cancel() // the records after it are not written: stop them
+			}
+		}
+		<-slots
+	}
+	if err != nil {
+		return err
+	}
+	return scanErr
+}
+
+// skip is the Scan callback of the options: nil (stop at an invalid
+// record) or one that counts and reports the invalid records of the
+// run's shard. It is also called for records that turn out invalid while
+// they are scored (fail), from another goroutine than the input's: the
+// count and the reports are serialized.
+func (o FileOptions) skip(n *int) func(*instance.Error) {
+	if o.Invalid == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(e *instance.Error) {
+		if e.Line > 0 && !o.Shard.Has(e.Line) {
+			return // another shard's
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		*n++
+		o.Invalid(e)
+	}
 }
 
 // RecordFailure reports whether err is the failure of one record that does
@@ -56,17 +400,17 @@ func RecordFailure(err error) bool {
 
 // fail handles the error of scoring the record at file:line: a record that
 // turned out invalid (one without atoms, say) is handled as an invalid
-// input record, a record failure is counted and reported when o says so,
-// and the run goes on (nil); anything else is returned.
-func (o FileOptions) fail(file string, line int, err error, st *ScoreStats) error {
+// input record (by skip, the run's Scan callback: nil stops the run), a
+// record failure is counted and reported when o says so, and the run goes
+// on (nil); anything else is returned.
+func (o FileOptions) fail(file string, line int, err error, st *ScoreStats, skip func(*instance.Error)) error {
 	var fe *instance.FieldError
 	if errors.As(err, &fe) {
 		e := &instance.Error{File: file, Line: line, Field: fe.Field, Err: errors.New(fe.Msg)}
-		if o.Invalid == nil {
+		if skip == nil {
 			return e
 		}
-		st.Invalid++
-		o.Invalid(e)
+		skip(e)
 		return nil
 	}
 	err = fmt.Errorf("%s:%d: %w", file, line, err)
@@ -76,54 +420,6 @@ func (o FileOptions) fail(file string, line int, err error, st *ScoreStats) erro
 	st.Failed++
 	o.Failed(err)
 	return nil
-}
-
-// ScoreFile scores every valid record of the input file with version v
-// and writes one output line per record to w, in input order. Records
-// whose input line is in done (OpenOutput's answer for a resumed output)
-// are skipped.
-func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version, w io.Writer, done jsonl.Done, o FileOptions) (ScoreStats, error) {
-	out := jsonl.NewWriter(w)
-	st := ScoreStats{Done: len(done)}
-	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
-		if _, ok := done[in.Line]; ok {
-			return nil
-		}
-		start := time.Now()
-		a, err := p.Assess(ctx, in, v)
-		if err != nil {
-			return o.fail(input, in.Line, err, &st)
-		}
-		rec := a.Record()
-		if o.OmitInputs {
-			rec = rec.WithoutInputs()
-		}
-		if o.Timings {
-			secs := time.Since(start).Seconds()
-			rec.ElapsedTime = &secs
-		}
-		if err := out.Write(rec); err != nil {
-			return fmt.Errorf("writing output: %w", err)
-		}
-		st.Scored++
-		if o.Progress != nil {
-			o.Progress(st.Scored, in.Line)
-		}
-		return nil
-	})
-	return st, err
-}
-
-// skip is the Scan callback of the options: nil (stop at an invalid
-// record) or one that counts and reports it.
-func (o FileOptions) skip(n *int) func(*instance.Error) {
-	if o.Invalid == nil {
-		return nil
-	}
-	return func(e *instance.Error) {
-		*n++
-		o.Invalid(e)
-	}
 }
 
 // Comparison is one row of a comparison of versions over a file.
@@ -143,9 +439,9 @@ type Comparison struct {
 const FActScoreBaselineName = "FActScore-NLI"
 
 // CompareFile runs several versions, and the FActScore baseline when b is
-// not nil, on every valid record of the input file, and summarizes each
-// over the file: one row per version, then the baseline's. Each distinct
-// NLI pair of a record is classified once.
+// not nil, on every valid record of the input file (of one shard, with
+// o.Shard), and summarizes each over the file: one row per version, then
+// the baseline's. Each distinct NLI pair of a record is classified once.
 func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []graph.Version, b *Baseline, o FileOptions) ([]Comparison, ScoreStats, error) {
 	names := make([]string, 0, len(versions)+1)
 	for _, v := range versions {
@@ -156,26 +452,43 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	}
 	perVersion := make([][]score.Scores, len(names))
 	var st ScoreStats
-	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
-		as, fs, err := p.Compare(ctx, in, versions, b)
-		if err != nil {
-			return o.fail(input, in.Line, err, &st)
+	tr := newTracker(o.Progress)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var counting sync.WaitGroup
+	if tr != nil {
+		counting.Go(func() { tr.count(ctx, p, input, o.selector(nil, nil), versions, b) })
+	}
+	defer func() { tr.stop(); cancel(); counting.Wait() }()
+	hooks := tr.hooks()
+	skip := o.skip(&st.Invalid)
+	type result struct {
+		as  []*Assessment
+		fs  *score.Scores
+		err error // the record's own failure
+	}
+	work := func(ctx context.Context, in *instance.Instance) (result, error) {
+		as, fs, err := p.compare(ctx, in, versions, b, hooks)
+		return result{as, fs, err}, nil
+	}
+	emit := func(in *instance.Instance, r result) error {
+		if r.err != nil {
+			return o.fail(input, in.Line, r.err, &st, skip)
 		}
-		for i, a := range as {
+		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)
 		}
-		if fs != nil {
-			perVersion[len(as)] = append(perVersion[len(as)], *fs)
+		if r.fs != nil {
+			perVersion[len(r.as)] = append(perVersion[len(r.as)], *r.fs)
 		}
 		st.Scored++
-		if o.Progress != nil {
-			o.Progress(st.Scored, in.Line)
-		}
+		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
 		return nil
-	})
-	if err != nil {
+	}
+	if err := forEach(ctx, input, skip, o.Jobs, o.selector(nil, &st), work, emit); err != nil {
 		return nil, st, err
 	}
+	tr.done()
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
 		rows[i] = summarize(name, perVersion[i])

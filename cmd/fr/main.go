@@ -57,6 +57,7 @@ func commands() []*cli.Command {
 		factscoreCommand(),
 		inspectCommand(),
 		kbCommand(),
+		mergeCommand(),
 		modelsCommand(),
 		reportCommand(),
 		retrieveCommand(),

@@ -20,6 +20,7 @@ func pipelineFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
+		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's `K` best-matching contexts only (BM25 over the record's contexts; for FR3 also each context's K most similar contexts), the other pairs being neutral; all asks about every pair, as the reference does"},
 	}
 	flags = append(flags, nliFlags()...)
 	flags = append(flags, solverFlags()...)
@@ -74,6 +75,9 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 		return o, usagef("--atom-prior, --context-prior: %w", err)
 	}
 	var err error
+	if o.PairsPerAtom, err = pipeline.ParsePairsPerAtom(c.String("pairs-per-atom")); err != nil {
+		return o, usagef("--pairs-per-atom: %w", err)
+	}
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
 		return o, usagef("--k: %w", err)
 	}
@@ -98,7 +102,7 @@ func nliOptions(c *cli.Context) pipeline.Options {
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: prog.update}
+	o := pipeline.FileOptions{Progress: prog.report}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }

@@ -98,7 +98,8 @@ func TestScoreRemoteErrors(t *testing.T) {
 		return nil
 	})
 	outFile := filepath.Join(t.TempDir(), "out.jsonl")
-	args := append(base, "--nli-remote-model", "roberta-nli", "--nli-batch-size", "64", "--nli-batch-tokens", "100000", "--nli-concurrency", "1", "--version", "1", "-o", outFile, exampleFile)
+	// One record at a time, so that the first request is the first record's.
+	args := append(base, "--nli-remote-model", "roberta-nli", "--nli-batch-size", "64", "--nli-batch-tokens", "100000", "--nli-concurrency", "1", "--jobs", "1", "--version", "1", "-o", outFile, exampleFile)
 	_, errOut, err := run(t, ctx, args...)
 	if err == nil || !strings.Contains(err.Error(), "GPU fell off the bus") || !strings.Contains(errOut, "retrying") {
 		t.Fatalf("%v\n%s", err, errOut)

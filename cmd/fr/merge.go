@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "join the outputs of the shards of an fr score run (--shard I/N) into the output of a single run",
+		ArgsUsage: "OUT...",
+		Description: "Writes the lines of the outputs, as they are, in input order: byte for byte what one run\n" +
+			"over the whole input writes. Outputs of different runs (version, solver, NLI backend, model or\n" +
+			"pruning), two results for one input line and a last line cut short are refused. With --input,\n" +
+			"every record of the input must have a result: a missing one is named by its line.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "input", Usage: "the input `FILE` the shards scored: check that every record has a result"},
+		}, outputFlags()...),
+		Action: runMerge,
+	}
+}
+
+func runMerge(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return usagef("merge: want the output files of the shards (see %s --help)", c.Command.HelpName)
+	}
+	o := pipeline.MergeOptions{}
+	if in := c.String("input"); in != "" {
+		path, err := inputPath(c, in)
+		if err != nil {
+			return err
+		}
+		o.Input = path
+	}
+	paths := c.Args().Slice()
+	if out := c.String("output"); out != "" {
+		for _, p := range paths {
+			if sameFile(p, out) {
+				return usagef("-o %s is one of the outputs to merge: give another -o", out)
+			}
+		}
+	}
+	// The outputs are checked before the output file is created.
+	m, err := pipeline.PlanMerge(paths, o)
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	if _, err := m.WriteTo(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr merge: %d lines from %d outputs\n", m.Lines(), len(paths))
+	return nil
+}
+
+// sameFile reports whether two paths name the same existing file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

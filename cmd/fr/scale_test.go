@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// scaleInput is a file of 12 records: the test fixtures (with relations,
+// scored by the lexical backend here all the same) and the Flaherty
+// biography twice.
+func scaleInput(t *testing.T) string {
+	t.Helper()
+	flaherty, _ := flahertyWithRelations(t)
+	fl, err := os.ReadFile(flaherty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range 10 {
+		b.WriteString(record(i, nil) + "\n")
+		if i == 3 || i == 7 {
+			b.Write(fl)
+		}
+	}
+	return writeFile(t, "in.jsonl", b.String())
+}
+
+// TestScoreJobsAndShards: fr score --jobs N writes what --jobs 1 does,
+// byte for byte; the outputs of --shard I/N for every I, merged by fr
+// merge, are the single run's output; each line reports its NLI pairs and
+// the stderr summary their totals.
+func TestScoreJobsAndShards(t *testing.T) {
+	input := scaleInput(t)
+	args := []string{"score", "--nli", "lexical", "--version", "3"}
+	want, stderr, err := run(t, context.Background(), append(args, "--jobs", "1", input)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two Flaherty records: 26 atoms × 5 contexts, and context pairs.
+	lines := strings.Split(strings.TrimSpace(want), "\n")
+	if len(lines) != 12 || !strings.Contains(lines[4], `"nli_pairs_pruned":`) || !strings.Contains(lines[4], `"pairs_per_atom":"5"`) {
+		t.Fatalf("%d lines; line 5: %.300s", len(lines), lines[4])
+	}
+	if m := regexp.MustCompile(`; (\d+) NLI pairs asked, (\d+) pruned \(--pairs-per-atom 5\)`).FindStringSubmatch(stderr); m == nil || m[2] == "0" {
+		t.Errorf("summary without pairs asked and pruned:\n%s", stderr)
+	}
+	for _, jobs := range []string{"2", "5"} {
+		got, _, err := run(t, context.Background(), append(args, "--jobs", jobs, input)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("--jobs %s output differs from --jobs 1", jobs)
+		}
+	}
+	var shards []string
+	for _, s := range []string{"0/3", "1/3", "2/3"} {
+		out := filepath.Join(t.TempDir(), "shard.jsonl")
+		if _, stderr, err := run(t, context.Background(), append(args, "--shard", s, "-o", out, input)...); err != nil || !strings.Contains(stderr, "in other shards (shard "+s+")") {
+			t.Fatalf("shard %s: %v\n%s", s, err, stderr)
+		}
+		shards = append(shards, out)
+	}
+	merged, _, err := run(t, context.Background(), append([]string{"merge", "--input", input}, shards...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged != want {
+		t.Errorf("merged shards differ from the single run")
+	}
+	_, _, err = run(t, context.Background(), "merge", "--input", input, shards[0], shards[2])
+	if err == nil || !strings.Contains(err.Error(), "4 records of "+input+" have no result in the outputs, at lines [1 4 7 10]") {
+		t.Errorf("merge without shard 1/3: %v", err)
+	}
+	_, _, err = run(t, context.Background(), "merge", "-o", shards[1], "--force", shards[0], shards[1])
+	if err == nil || !strings.Contains(err.Error(), "is one of the outputs to merge") {
+		t.Errorf("merge -o into an output: %v", err)
+	}
+
+	// Resume works per shard: the first line of shard 1/3's output is
+	// kept, the rest scored again to the same output; another shard's
+	// output is refused.
+	full, err := os.ReadFile(shards[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := filepath.Join(t.TempDir(), "part.jsonl")
+	os.WriteFile(part, full[:bytes.IndexByte(full, '\n')+1], 0o644)
+	if _, stderr, err := run(t, context.Background(), append(args, "--shard", "1/3", "-o", part, input)...); err != nil || !strings.Contains(stderr, "1 records already scored") {
+		t.Fatalf("resuming shard 1/3: %v\n%s", err, stderr)
+	}
+	if got, _ := os.ReadFile(part); !bytes.Equal(got, full) {
+		t.Errorf("resumed shard differs from the uninterrupted one")
+	}
+	_, _, err = run(t, context.Background(), append(args, "--shard", "2/3", "-o", part, input)...)
+	if err == nil || !strings.Contains(err.Error(), part+":1: holds the result of input line 1, which is not in shard 2/3") {
+		t.Errorf("resuming another shard's output: %v", err)
+	}
+}
+
+// TestScoreResumePruning: an output is resumed only with the pruning it
+// was written with; lines written before pruning existed asked every pair.
+func TestScoreResumePruning(t *testing.T) {
+	input := scaleInput(t)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if _, _, err := run(t, context.Background(), "score", "--nli", "lexical", "--pairs-per-atom", "2", "-o", out, input); err != nil {
+		t.Fatal(err)
+	}
+	full, _ := os.ReadFile(out)
+	first := full[:bytes.IndexByte(full, '\n')+1]
+	old := bytes.Replace(first, []byte(`,"pairs_per_atom":"2"`), nil, 1)
+	if bytes.Equal(old, first) {
+		t.Fatal("no pairs_per_atom in the output line")
+	}
+	tests := []struct {
+		name    string
+		content []byte
+		setting string
+		want    string
+	}{
+		{"same", first, "2", ""},
+		{"other K", first, "3", `:1: field "pairs_per_atom" is "2" there but "3" in this run (--pairs-per-atom)`},
+		{"all", first, "all", `:1: field "pairs_per_atom" is "2" there but "all" in this run`},
+		{"before pruning, all", old, "all", ""},
+		{"before pruning, default", old, "5", `:1: field "pairs_per_atom" is "all" there but "5" in this run`},
+	}
+	for _, tc := range tests {
+		path := filepath.Join(t.TempDir(), "out.jsonl")
+		os.WriteFile(path, tc.content, 0o644)
+		_, _, err := run(t, context.Background(), "score", "--nli", "lexical", "--pairs-per-atom", tc.setting, "-o", path, input)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), path+tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"0", "-3", "some"} {
+		if _, _, err := run(t, context.Background(), "score", "--nli", "lexical", "--pairs-per-atom", bad, input); exitStatus(err) != 2 {
+			t.Errorf("--pairs-per-atom %s: %v (exit %d), want a usage error", bad, err, exitStatus(err))
+		}
+	}
+	for _, bad := range [][]string{{"--jobs", "0"}, {"--jobs", "many"}, {"--shard", "3/3"}, {"--shard", "1"}} {
+		if _, _, err := run(t, context.Background(), append(append([]string{"score", "--nli", "lexical"}, bad...), input)...); exitStatus(err) != 2 {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// TestProgressPlain: when stderr is not a terminal, progress is a plain
+// line: records and NLI pairs done of their totals, the rate and the time
+// left.
+func TestProgressPlain(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, "fr score")
+	p.every = 0
+	p.report(pipeline.Progress{Records: 1, Line: 3, Pairs: 40})
+	p.report(pipeline.Progress{Records: 2, Line: 5, Pairs: 100, RecordsTotal: 10, PairsTotal: 500, Counted: true})
+	p.finish("done")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{
+		`^fr score: 1 records, 40 NLI pairs \(at line 3\), [0-9.e+]+ pairs/s, [0-9.]+s$`,
+		`^fr score: 2/10 records, 100/500 NLI pairs \(at line 5\), [0-9.e+]+ pairs/s, about \w+ left, [0-9.]+s$`,
+		`^fr score: done in [0-9.]+s$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("progress:\n%s", buf.String())
+	}
+	for i, re := range want {
+		if !regexp.MustCompile(re).MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i+1, lines[i], re)
+		}
+	}
+	if p.bar != nil {
+		t.Error("a progress bar on a buffer")
+	}
+}
+
+// TestScoreJobsParts: the parts a run shares between the records in
+// flight, used at once: the llm client with its answer cache and the NLI
+// cache, the sentence atomizer, the knowledge base's BM25 retriever with
+// its retrieval cache, and the onnx backend. --jobs 4 writes what --jobs 1
+// writes. Under the race detector (scripts/test) this is the check that
+// they are safe for concurrent use.
+func TestScoreJobsParts(t *testing.T) {
+	srv := fakellm.New(t, nliJudge)
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	ctx := context.Background()
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, flahertyDocs(t)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range 8 {
+		switch i % 3 {
+		case 0: // atoms, no contexts: retrieved
+			b.WriteString(bornRecord)
+		case 1: // no atoms: the sentence atomizer
+			b.WriteString(rawRecord + "\n")
+		default: // atoms and contexts
+			b.WriteString(record(i, nil) + "\n")
+		}
+	}
+	input := writeFile(t, "in.jsonl", b.String())
+	backends := [][]string{
+		{"--nli", "llm", "--llm-base-url", srv.BaseURL(), "--llm-model", "judge"},
+		{"--nli", "lexical"},
+	}
+	if _, err := os.Stat(filepath.Join(tinyRoberta, "model.onnx")); err == nil {
+		backends = append(backends, []string{"--nli", "onnx", "--nli-model", tinyRoberta})
+	}
+	for _, backend := range backends {
+		dir := t.TempDir()
+		var want string
+		for _, jobs := range []string{"1", "4"} {
+			// Fresh caches each time, so that both runs fill them.
+			sub := filepath.Join(dir, jobs)
+			os.Mkdir(sub, 0o755)
+			args := append(append([]string{"score", "--version", "3", "--jobs", jobs, "--atomizer", "sentences", "--db", kb,
+				"--cache", filepath.Join(sub, "nli.sqlite"), "--llm-cache", filepath.Join(sub, "llm.sqlite"),
+				"--retrieval-cache", filepath.Join(sub, "retrieval.sqlite")}, backend...), input)
+			out, stderr, err := run(t, ctx, args...)
+			if err != nil {
+				t.Fatalf("%s --jobs %s: %v\n%s", backend[1], jobs, err, stderr)
+			}
+			if jobs == "1" {
+				want = out
+				if n := strings.Count(out, "\n"); n != 8 {
+					t.Fatalf("%s: %d lines", backend[1], n)
+				}
+			} else if out != want {
+				t.Errorf("%s: --jobs %s output differs from --jobs 1", backend[1], jobs)
+			}
+		}
+	}
+}

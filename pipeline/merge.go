@@ -1,0 +1,244 @@
+package pipeline
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/factreasoner/factreasoner-go/instance"
+)
+
+// MergeOptions configure PlanMerge.
+type MergeOptions struct {
+	// Input, when set, is the input file the outputs were scored from.
+	// Every valid record of it must then have a result in the outputs
+	// (one that has none is an error naming its line), and every result
+	// a record there, with the same "input".
+	Input string
+}
+
+// mergeLine is where one output line is, and what run wrote it.
+type mergeLine struct {
+	file   int
+	offset int64
+	size   int
+	at     int // line number in its file
+	line   int // input line
+	input  string
+	run    runKey
+}
+
+// runKey is what every line of one run has in common: the version, the
+// solver and, for records scored by a classifier (not from their own
+// relations), the NLI backend, model and pruning.
+type runKey struct {
+	version, solver            string
+	backend, model, perAtomSet string
+}
+
+// Merge joins the outputs of the shards of a run (ScoreFile with
+// FileOptions.Shard) into exactly what a single run writes: every line as
+// it is, in input order. PlanMerge checks the outputs; WriteTo writes the
+// merged output.
+type Merge struct {
+	paths []string
+	lines []mergeLine // sorted by input line
+}
+
+// PlanMerge reads and checks the outputs to merge. It refuses outputs of
+// different runs (version, solver, NLI backend or model, pruning), an input
+// line with results in two places, a line that is not an output line, and
+// an output whose last line is cut short (an interrupted shard: resume it
+// first); with o.Input, a record of the input without a result and a
+// result without a record.
+func PlanMerge(paths []string, o MergeOptions) (*Merge, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no outputs to merge")
+	}
+	var lines []mergeLine
+	for i, path := range paths {
+		ls, err := indexOutput(path, i)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, ls...)
+	}
+	if err := sameRuns(paths, lines); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(lines, func(a, b mergeLine) int { return a.line - b.line })
+	for i := 1; i < len(lines); i++ {
+		if a, b := lines[i-1], lines[i]; a.line == b.line {
+			return nil, fmt.Errorf("%s:%d and %s:%d both hold the result of input line %d: outputs of overlapping shards, or one given twice",
+				paths[a.file], a.at, paths[b.file], b.at, a.line)
+		}
+	}
+	if o.Input != "" {
+		if err := checkInput(o.Input, paths, lines); err != nil {
+			return nil, err
+		}
+	}
+	return &Merge{paths: paths, lines: lines}, nil
+}
+
+// Lines is the number of lines the merged output has.
+func (m *Merge) Lines() int { return len(m.lines) }
+
+// WriteTo writes the merged output to w.
+func (m *Merge) WriteTo(w io.Writer) (int64, error) {
+	files := make([]*os.File, len(m.paths))
+	for i, path := range m.paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var (
+		buf     []byte
+		written int64
+	)
+	for _, l := range m.lines {
+		buf = slices.Grow(buf[:0], l.size)[:l.size]
+		if _, err := files[l.file].ReadAt(buf, l.offset); err != nil {
+			return written, fmt.Errorf("%s:%d: %w", m.paths[l.file], l.at, err)
+		}
+		n, err := bw.Write(buf)
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, bw.Flush()
+}
+
+// indexOutput reads where each line of an output file is and what it
+// records.
+func indexOutput(path string, file int) ([]mergeLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	var (
+		out    []mergeLine
+		offset int64
+	)
+	for n := 1; ; n++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) == 0 && err == io.EOF {
+			return out, nil
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if err == io.EOF { // no newline: a torn last line
+			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
+		}
+		var rec struct {
+			Line         *int   `json:"line"`
+			Input        string `json:"input"`
+			Version      string `json:"version"`
+			Backend      string `json:"nli_backend"`
+			Model        string `json:"model_name"`
+			PairsPerAtom string `json:"pairs_per_atom"`
+			Solver       struct {
+				Solver string `json:"solver"`
+			} `json:"solver"`
+		}
+		if json.Unmarshal(raw, &rec) != nil || rec.Line == nil || *rec.Line <= 0 || rec.Version == "" {
+			return nil, fmt.Errorf("%s:%d: not an output line of fr score (a JSON object with a version and a line number)", path, n)
+		}
+		k := runKey{version: rec.Version, solver: rec.Solver.Solver}
+		if rec.Backend != givenIdentity.Backend {
+			k.backend, k.model, k.perAtomSet = rec.Backend, rec.Model, rec.PairsPerAtom
+			if k.perAtomSet == "" {
+				k.perAtomSet = "all" // written before pruning existed
+			}
+		}
+		out = append(out, mergeLine{file: file, offset: offset, size: len(raw), at: n, line: *rec.Line, input: rec.Input, run: k})
+		offset += int64(len(raw))
+	}
+}
+
+// sameRuns refuses lines written by different runs.
+func sameRuns(paths []string, lines []mergeLine) error {
+	var first, firstNLI *mergeLine
+	for i := range lines {
+		l := &lines[i]
+		if first == nil {
+			first = l
+		}
+		for _, f := range []struct{ name, a, b string }{{"version", first.run.version, l.run.version}, {"solver.solver", first.run.solver, l.run.solver}} {
+			if f.a != f.b {
+				return mixedRuns(paths, first, l, f.name, f.a, f.b)
+			}
+		}
+		if l.run.backend == "" {
+			continue // scored from its own relations
+		}
+		if firstNLI == nil {
+			firstNLI = l
+		}
+		for _, f := range []struct{ name, a, b string }{
+			{"nli_backend", firstNLI.run.backend, l.run.backend},
+			{"model_name", firstNLI.run.model, l.run.model},
+			{"pairs_per_atom", firstNLI.run.perAtomSet, l.run.perAtomSet},
+		} {
+			if f.a != f.b {
+				return mixedRuns(paths, firstNLI, l, f.name, f.a, f.b)
+			}
+		}
+	}
+	return nil
+}
+
+func mixedRuns(paths []string, a, b *mergeLine, field, va, vb string) error {
+	return fmt.Errorf("%s:%d: field %q is %s, but %s at %s:%d: outputs of different runs cannot be merged",
+		paths[b.file], b.at, field, shortQuote(vb), shortQuote(va), paths[a.file], a.at)
+}
+
+// checkInput checks the merged lines (sorted by input line) against the
+// input file: a result for every valid record, a record for every result.
+func checkInput(input string, paths []string, lines []mergeLine) error {
+	i := 0
+	var missing []int
+	err := instance.Scan(input, func(*instance.Error) {} /* an invalid record has no result */, func(in *instance.Instance) error {
+		if i < len(lines) && lines[i].line < in.Line {
+			l := lines[i]
+			return fmt.Errorf("%s:%d: holds the result of line %d of %s, which has no valid record there", paths[l.file], l.at, l.line, input)
+		}
+		if i == len(lines) || lines[i].line != in.Line {
+			missing = append(missing, in.Line)
+			return nil
+		}
+		if l := lines[i]; l.input != in.Input {
+			return fmt.Errorf("%s:%d: field \"input\" is %s there but %s at %s:%d: the outputs were not scored from this input",
+				paths[l.file], l.at, shortQuote(l.input), shortQuote(in.Input), input, in.Line)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if i < len(lines) {
+		l := lines[i]
+		return fmt.Errorf("%s:%d: holds the result of line %d of %s, which has no valid record there", paths[l.file], l.at, l.line, input)
+	}
+	if len(missing) > 0 {
+		list := fmt.Sprint(missing[:min(len(missing), 10)])
+		if len(missing) > 10 {
+			list = list[:len(list)-1] + " …]"
+		}
+		return fmt.Errorf("%d records of %s have no result in the outputs, at lines %s: a shard is missing or unfinished (resume it with the same -o)", len(missing), input, list)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+)
+
+// TestPlanMergeRefuses: outputs that are not the shards of one run are
+// refused with an error naming the file and line, and so is an incomplete
+// set when the input is given.
+func TestPlanMergeRefuses(t *testing.T) {
+	input := writeRecords(t, 9)
+	shard := func(i, n, perAtom int) []byte {
+		var out bytes.Buffer
+		p := testPipeline(hashClassifier{})
+		p.PairsPerAtom = perAtom
+		if _, err := p.ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Shard: Shard{i, n}}); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	s0, s1, s2 := shard(0, 3, 2), shard(1, 3, 2), shard(2, 3, 2)
+	s1all := shard(1, 3, AllPairs)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f0, f1, f2 := write("s0", s0), write("s1", s1), write("s2", s2)
+	f1all := write("s1all", s1all)
+	torn := write("torn", append(append([]byte{}, s2...), `{"factuality_score": 0.`...))
+	firstLine := s2[:bytes.IndexByte(s2, '\n')+1]
+	dup := write("dup", firstLine)
+	notOutput := write("notout", []byte(`{"input": "Q?", "output": "x"}`+"\n"))
+	otherVersion := write("v3", bytes.Replace(firstLine, []byte(`"version":"FR2"`), []byte(`"version":"FR3"`), 1))
+	otherInput := write("otherinput", bytes.Replace(firstLine, []byte(`"input":"Question`), []byte(`"input":"Another question`), 1))
+
+	tests := []struct {
+		name  string
+		paths []string
+		input string
+		want  string
+	}{
+		{"all shards", []string{f2, f0, f1}, input, ""},
+		{"without the input, a missing shard goes unnoticed", []string{f0, f2}, "", ""},
+		{"missing shard", []string{f0, f2}, input, "3 records of " + input + " have no result in the outputs, at lines [1 4 7]"},
+		{"duplicate", []string{f0, f1, f2, dup}, input, f2 + ":1 and " + dup + ":1 both hold the result of input line 2"},
+		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "2" at ` + f0 + ":1"},
+		{"other version", []string{f0, f1, otherVersion}, "", `field "version" is "FR3", but "FR2" at ` + f0 + ":1"},
+		{"torn", []string{f0, f1, torn}, "", torn + ":4: the last line is cut short"},
+		{"not an output", []string{f0, notOutput}, "", notOutput + ":1: not an output line of fr score"},
+		{"other input", []string{f0, f1, otherInput}, input, otherInput + `:1: field "input" is "Another question 1?" there but "Question 1?"`},
+		{"more than the input", []string{f0, f1, f2}, writeRecords(t, 7), f2 + ":3: holds the result of line 8 of "},
+	}
+	for _, tc := range tests {
+		m, err := PlanMerge(tc.paths, MergeOptions{Input: tc.input})
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if tc.input != "" && m.Lines() != 9 {
+				t.Errorf("%s: %d lines, want 9", tc.name, m.Lines())
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v\nwant one containing %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+// hashClassifier answers each pair by a hash of its texts, after a delay
+// that also depends on them, so that records finish out of order when
+// several are in flight. It fails on a hypothesis containing fail, when
+// set.
+type hashClassifier struct {
+	fail string
+}
+
+func (hashClassifier) Identity() nli.Identity { return nli.Identity{Backend: "hash"} }
+
+func (c hashClassifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
+	out := make([]nli.Result, len(pairs))
+	var wait time.Duration
+	for i, p := range pairs {
+		if c.fail != "" && strings.Contains(p.Hypothesis, c.fail) {
+			return nil, errors.New("the model is down")
+		}
+		h := fnv.New32a()
+		h.Write([]byte(p.Premise + "\x00" + p.Hypothesis))
+		v := h.Sum32()
+		out[i] = nli.Result{Label: nli.Label(v % 3), Probability: 0.5 + float64(v%1000)/2001}
+		wait += time.Duration(v%300) * time.Microsecond
+	}
+	select {
+	case <-time.After(wait):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return out, nil
+}
+
+// writeRecords writes n records of different sizes to a jsonl file; every
+// third repeats a context under another id, every fifth carries its own
+// relations.
+func writeRecords(t testing.TB, n int) string {
+	t.Helper()
+	var b strings.Builder
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon")
+	for r := range n {
+		in := instance.Instance{Input: fmt.Sprintf("Question %d?", r), Output: fmt.Sprintf("Response %d.", r), Topic: "T"}
+		atoms, contexts := 2+r%5, 2+r%7
+		for a := range atoms {
+			own := []string{fmt.Sprintf("c%d", a%contexts), fmt.Sprintf("c%d", (a+1)%contexts), fmt.Sprintf("c%d", (a+3)%contexts)}
+			in.Atoms = append(in.Atoms, instance.Atom{ID: fmt.Sprintf("a%d", a), Text: fmt.Sprintf("Record %d atom %d %s %s.", r, a, words[(r+a)%20], words[(r*a)%20]), Contexts: own})
+		}
+		for c := range contexts {
+			in.Contexts = append(in.Contexts, instance.Context{ID: fmt.Sprintf("c%d", c), Title: "T", Text: fmt.Sprintf("context %d of %d : %s %s %s .", c, r, words[(r+c)%20], words[(c*3)%20], words[(r*c+1)%20])})
+		}
+		if r%3 == 0 { // a context repeated under another id, one of a0's own
+			dup := in.Contexts[0]
+			dup.ID = "c_dup"
+			in.Contexts = append(in.Contexts, dup)
+			in.Atoms[0].Contexts = append(in.Atoms[0].Contexts, "c_dup")
+		}
+		if r%5 == 4 {
+			in.Relations = []instance.Relation{{Source: "c0", Target: "a0", Type: "entailment", Probability: 0.8}}
+		}
+		line, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func testPipeline(c nli.Classifier) *Pipeline {
+	return &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Auto{},
+		Classifier: c, Given: GivenWhenPresent, PairsPerAtom: 2}
+}
+
+// TestScoreFileJobs: records scored several at a time are written in
+// input order, byte for byte as one at a time, for every version; the
+// progress reports add up to what was asked; the stats agree.
+func TestScoreFileJobs(t *testing.T) {
+	input := writeRecords(t, 40)
+	for _, v := range []graph.Version{graph.FR1, graph.FR2, graph.FR3} {
+		var want []byte
+		var wantStats ScoreStats
+		for _, jobs := range []int{1, 2, 3, 8} {
+			var out bytes.Buffer
+			var mu sync.Mutex
+			var last Progress
+			calls := 0
+			o := FileOptions{Jobs: jobs, Progress: func(p Progress) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if p.Pairs < last.Pairs || p.Records < last.Records {
+					t.Errorf("progress went back: %+v after %+v", p, last)
+				}
+				last = p
+			}}
+			st, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, v, &out, nil, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if jobs == 1 {
+				want, wantStats = out.Bytes(), st
+				if st.Scored != 40 || st.Pairs == 0 || st.Pruned == 0 {
+					t.Fatalf("%s: stats %+v", v, st)
+				}
+				continue
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s: --jobs %d output differs from --jobs 1", v, jobs)
+			}
+			if st != wantStats {
+				t.Errorf("%s: --jobs %d stats %+v, --jobs 1 %+v", v, jobs, st, wantStats)
+			}
+			if !last.Counted || last.Records != 40 || last.RecordsTotal != 40 || last.Pairs != st.Pairs || last.PairsTotal != st.Pairs || last.Line != 40 {
+				t.Errorf("%s: --jobs %d: last progress %+v, want 40 of 40 records and %d of %d pairs at line 40", v, jobs, last, st.Pairs, st.Pairs)
+			}
+			// The counting pass beside the run (which may end after it)
+			// counts what the run did.
+			p := testPipeline(hashClassifier{})
+			records, pairs, err := p.countWork(context.Background(), input, FileOptions{}.selector(nil, nil), []graph.Version{v}, nil)
+			if err != nil || records != 40 || pairs != st.Pairs {
+				t.Errorf("%s: counted %d records and %d pairs (%v), the run did %d and %d", v, records, pairs, err, st.Scored, st.Pairs)
+			}
+		}
+	}
+}
+
+// TestScoreFileJobsError: an error in one record stops the run after
+// every record before it is written, as one at a time does, however many
+// records are in flight; nothing after it is written.
+func TestScoreFileJobsError(t *testing.T) {
+	input := writeRecords(t, 30)
+	var want []byte
+	for _, jobs := range []int{1, 4} {
+		var out bytes.Buffer
+		st, err := testPipeline(hashClassifier{fail: "Record 17 "}).ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Jobs: jobs})
+		if err == nil || !strings.Contains(err.Error(), "in.jsonl:18: nli (hash): the model is down") {
+			t.Fatalf("--jobs %d: error %v", jobs, err)
+		}
+		if st.Scored != 17 || bytes.Count(out.Bytes(), []byte("\n")) != 17 {
+			t.Errorf("--jobs %d: %d records written (%d lines), want the 17 before the failure", jobs, st.Scored, bytes.Count(out.Bytes(), []byte("\n")))
+		}
+		if jobs == 1 {
+			want = out.Bytes()
+		} else if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("--jobs %d: output differs from --jobs 1", jobs)
+		}
+	}
+}
+
+// TestScoreFileShards: the shards of a file are disjoint, hold every
+// record, and merged give the single run's output byte for byte.
+func TestScoreFileShards(t *testing.T) {
+	input := writeRecords(t, 23)
+	var whole bytes.Buffer
+	if _, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, &whole, nil, FileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 5} {
+		var paths []string
+		scored := 0
+		for i := range n {
+			path := filepath.Join(t.TempDir(), fmt.Sprintf("shard%d.jsonl", i))
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, f, nil, FileOptions{Jobs: 2, Shard: Shard{i, n}})
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Scored+st.OtherShards != 23 {
+				t.Errorf("shard %d/%d: %d scored and %d in other shards, want 23 in all", i, n, st.Scored, st.OtherShards)
+			}
+			scored += st.Scored
+			paths = append(paths, path)
+		}
+		if scored != 23 {
+			t.Errorf("%d shards scored %d records, want 23", n, scored)
+		}
+		m, err := PlanMerge(paths, MergeOptions{Input: input})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var merged bytes.Buffer
+		if _, err := m.WriteTo(&merged); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(merged.Bytes(), whole.Bytes()) {
+			t.Errorf("%d shards merged differ from the single run", n)
+		}
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Shard
+		err  bool
+	}{
+		{"0/1", Shard{0, 1}, false},
+		{"3/4", Shard{3, 4}, false},
+		{" 2 / 10 ", Shard{2, 10}, false},
+		{"4/4", Shard{}, true},
+		{"-1/4", Shard{}, true},
+		{"1/0", Shard{}, true},
+		{"1", Shard{}, true},
+		{"a/b", Shard{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseShard(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+	s := Shard{1, 3}
+	var lines []int
+	for l := 1; l <= 10; l++ {
+		if s.Has(l) {
+			lines = append(lines, l)
+		}
+	}
+	if fmt.Sprint(lines) != "[1 4 7 10]" || !(Shard{}).Has(5) {
+		t.Errorf("shard 1/3 has lines %v, want [1 4 7 10]", lines)
+	}
+}
+
+// TestProgressInsideRecord: a long record reports its NLI pairs as they
+// are answered, a round at a time, before the record is done.
+func TestProgressInsideRecord(t *testing.T) {
+	in, _ := loadGolden(t)
+	in.Relations = nil
+	line, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(t.TempDir(), "flaherty.jsonl")
+	os.WriteFile(input, append(line, '\n'), 0o644)
+	p := testPipeline(hashClassifier{})
+	p.PairsPerAtom = AllPairs
+	var inside []int // pairs answered, reported before the record was done
+	o := FileOptions{Progress: func(pr Progress) {
+		if pr.Records == 0 && (len(inside) == 0 || pr.Pairs != inside[len(inside)-1]) {
+			inside = append(inside, pr.Pairs)
+		}
+	}}
+	st, err := p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pairs != 966 {
+		t.Fatalf("%d pairs asked, want 966", st.Pairs)
+	}
+	rounds := (966 + nliRound - 1) / nliRound
+	if len(inside) < rounds || inside[len(inside)-1] != 966 {
+		t.Fatalf("pairs reported inside the record: %v; want the %d rounds of %d", inside, rounds, nliRound)
+	}
+	for i := 1; i < len(inside); i++ {
+		if d := inside[i] - inside[i-1]; d <= 0 || d > nliRound {
+			t.Errorf("pairs reported %v: a step of %d", inside, d)
+		}
+	}
+}
+
+// namedClassifier is a classifier that only has a name.
+type namedClassifier struct{ hashClassifier }
+
+func (namedClassifier) Identity() nli.Identity { return nli.Identity{Backend: "onnx", Model: "m"} }
+
+func TestAutoJobs(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *Pipeline
+		want int
+	}{
+		{"onnx", &Pipeline{Classifier: namedClassifier{}}, 1},
+		{"onnx, records with relations use them", &Pipeline{Classifier: namedClassifier{}, Given: GivenWhenPresent}, 1},
+		{"given only", &Pipeline{Classifier: namedClassifier{}, Given: GivenAlways}, 2},
+		{"another backend", &Pipeline{Classifier: hashClassifier{}}, 2},
+		{"no classifier", &Pipeline{Given: GivenAlways}, 2},
+	}
+	for _, tc := range tests {
+		if got := tc.p.AutoJobs(); got != tc.want {
+			t.Errorf("%s: AutoJobs %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

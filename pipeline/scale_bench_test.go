@@ -1,0 +1,212 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm"
+)
+
+// The throughput benchmarks of issue 12 (BENCHMARKS.md, "Throughput"):
+// pairs asked and time per record with and without pruning, records per
+// second at several --jobs, and the cost of asking in rounds. Backends:
+//
+//	llm-0ms, llm-50ms: the llm backend against the loopback fake server
+//	  (internal/fakellm), answering at once or after 50 ms, four requests
+//	  in flight (the client's default); llm-50ms-x16 (BenchmarkScaleJobs):
+//	  16 in flight (--llm-concurrency 16);
+//	onnx: the distilroberta-size random model in $FR_NLI_BENCH_MODEL
+//	  (scripts/make-nli-test-models.py --bench DIR), when set.
+//
+// Run each once (-benchtime 1x), several times with -count.
+const benchModelEnv = "FR_NLI_BENCH_MODEL"
+
+// cpuTime is the CPU time the process has used, all its threads (ONNX
+// Runtime's too). On a shared machine it varies far less than the wall
+// time, which depends on what else runs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU seconds per op since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// benchBackends are the backends available here.
+func benchBackends() []string {
+	bs := []string{"llm-0ms", "llm-50ms"}
+	if os.Getenv(benchModelEnv) != "" {
+		bs = append(bs, "onnx")
+	}
+	return bs
+}
+
+// benchJudge answers an NLI request as a model might: mostly neutral,
+// about one pair in ten entailment and one in twenty contradiction,
+// decided by a hash of the request, after delay.
+func benchJudge(delay time.Duration) func(int, fakellm.Request) fakellm.Reply {
+	return func(_ int, r fakellm.Request) fakellm.Reply {
+		h := fnv.New32a()
+		io.WriteString(h, r.Last())
+		label := "neutral"
+		switch v := h.Sum32() % 20; {
+		case v < 2:
+			label = "entailment"
+		case v == 2:
+			label = "contradiction"
+		}
+		return fakellm.Reply{Content: label, Tokens: fakellm.Tokenize(label, -0.05), Delay: delay}
+	}
+}
+
+// benchPipeline opens the pipeline of a backend with a pruning setting.
+func benchPipeline(b *testing.B, backend string, perAtom int) *Pipeline {
+	b.Helper()
+	o := Options{Solver: inference.Auto{}, PairsPerAtom: perAtom}
+	switch backend {
+	case "llm-0ms", "llm-50ms", "llm-50ms-x16":
+		delay := time.Duration(0)
+		if backend != "llm-0ms" {
+			delay = 50 * time.Millisecond
+		}
+		srv := fakellm.New(b, benchJudge(delay))
+		o.NLI.Backend, o.LLMPrompt = "llm", "v1"
+		o.LLM = llm.Config{BaseURL: srv.BaseURL(), Model: "judge"}
+		if backend == "llm-50ms-x16" {
+			o.LLM.Concurrency = 16
+		}
+		o.Caches.LLM = "off"
+	case "onnx":
+		o.NLI = NLIOptions{Backend: "onnx", Model: os.Getenv(benchModelEnv)}
+	}
+	p, err := Open(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	return p
+}
+
+// BenchmarkScaleFlaherty: one Flaherty record (26 atoms, 21 contexts after
+// dedup) scored with FR2 and FR3, every pair asked or the default
+// pruning: the pairs asked and the time per record.
+func BenchmarkScaleFlaherty(b *testing.B) {
+	in, _ := loadGolden(b)
+	in.Relations = nil
+	for _, backend := range benchBackends() {
+		for _, v := range []graph.Version{graph.FR2, graph.FR3} {
+			for _, k := range []int{AllPairs, DefaultPairsPerAtom} {
+				b.Run(fmt.Sprintf("%s/%s/pairs-per-atom=%s", backend, v, PairsPerAtomName(k)), func(b *testing.B) {
+					p := benchPipeline(b, backend, k)
+					var a *Assessment
+					cpu := cpuTime()
+					for b.Loop() {
+						var err error
+						if a, err = p.Assess(context.Background(), in, v); err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportCPU(b, cpu)
+					b.ReportMetric(float64(a.Asked), "pairs")
+					b.ReportMetric(float64(a.Pruned), "pruned")
+				})
+			}
+		}
+	}
+}
+
+// benchInput writes copies of the example records (13, 9 and 6 atoms with
+// their contexts) to a file: n records in all.
+func benchInput(b *testing.B, n int) string {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "example.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
+	var sb strings.Builder
+	for i := range n {
+		sb.WriteString(strings.TrimSpace(lines[i%len(lines)]) + "\n")
+	}
+	path := filepath.Join(b.TempDir(), "in.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkScaleJobs: records per second over 12 records (the example
+// file four times; FR2, 476 pairs: these records have 3 to 5 distinct
+// contexts, so nothing is pruned) with 1, 2 and 4 records in flight.
+func BenchmarkScaleJobs(b *testing.B) {
+	input := benchInput(b, 12)
+	for _, backend := range append(benchBackends(), "llm-50ms-x16") {
+		for _, jobs := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/jobs=%d", backend, jobs), func(b *testing.B) {
+				p := benchPipeline(b, backend, DefaultPairsPerAtom)
+				var st ScoreStats
+				start, cpu := time.Now(), cpuTime()
+				for b.Loop() {
+					var err error
+					if st, err = p.ScoreFile(context.Background(), input, graph.FR2, io.Discard, nil, FileOptions{Jobs: jobs}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu)
+				b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+				b.ReportMetric(float64(st.Pairs), "pairs")
+			})
+		}
+	}
+}
+
+// BenchmarkScaleRound: the cost of asking a record's pairs in rounds (so
+// that progress shows inside a record) against asking them all at once:
+// Flaherty FR2, every pair (546) for llm, the default pruning (130) for
+// onnx.
+func BenchmarkScaleRound(b *testing.B) {
+	in, _ := loadGolden(b)
+	in.Relations = nil
+	for _, backend := range benchBackends() {
+		k := AllPairs
+		if backend == "onnx" {
+			k = DefaultPairsPerAtom
+		}
+		for _, round := range []int{8, 16, 32, 64, 1 << 20} {
+			name := fmt.Sprint(round)
+			if round == 1<<20 {
+				name = "whole-record"
+			}
+			b.Run(fmt.Sprintf("%s/round=%s", backend, name), func(b *testing.B) {
+				p := benchPipeline(b, backend, k)
+				p.round = round
+				var a *Assessment
+				cpu := cpuTime()
+				for b.Loop() {
+					var err error
+					if a, err = p.Assess(context.Background(), in, graph.FR2); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu)
+				b.ReportMetric(float64(a.Asked), "pairs")
+			})
+		}
+	}
+}
