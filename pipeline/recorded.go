@@ -163,6 +163,7 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	type run struct {
 		version, nli, file string
 		scores             []score.Scores
+		reports            []inference.Report
 	}
 	var runs []*run
 	index := make(map[[3]string]*run)
@@ -185,6 +186,7 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 				runs = append(runs, ru)
 			}
 			ru.scores = append(ru.scores, r.Scores)
+			ru.reports = append(ru.reports, r.Solver)
 			st.Scored++
 			if o.Progress != nil {
 				o.Progress(Progress{Records: st.Scored, Line: in.Line})
@@ -220,6 +222,7 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	rows := make([]Comparison, len(runs))
 	for i, r := range runs {
 		rows[i] = summarize(names[i], r.scores)
+		rows[i].Inference = InferenceSummary(r.reports)
 	}
 	return rows, st, nil
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/llm"
@@ -433,6 +435,47 @@ type Comparison struct {
 	Spearman *float64 `json:"spearman"`
 	MeanE    *float64 `json:"mean_avg_entropy"`
 	MeanU    *float64 `json:"mean_uniform_atoms"`
+	// Inference says how the responses' marginals were computed (see
+	// InferenceSummary); empty for FActScore's row.
+	Inference string `json:"inference,omitempty"`
+}
+
+// InferenceSummary says in one line how a run's responses were solved:
+// each method with its count, how many did not converge, and the largest
+// error indicator of an approximate method (loopy BP's residual,
+// conditioned BP's spread, a partial cutset's missing share of Z).
+func InferenceSummary(reports []inference.Report) string {
+	count := make(map[string]int)
+	var methods []string
+	unconverged, worst := 0, 0.0
+	for _, r := range reports {
+		if count[r.Method] == 0 {
+			methods = append(methods, r.Method)
+		}
+		count[r.Method]++
+		if !r.Converged {
+			unconverged++
+		}
+		for _, p := range r.Parts {
+			worst = max(worst, p.Residual, p.Spread, p.Missing)
+		}
+		if len(r.Parts) == 0 && r.BPComponents > 0 {
+			worst = max(worst, r.Residual)
+		}
+	}
+	sort.Strings(methods)
+	parts := make([]string, len(methods))
+	for i, m := range methods {
+		parts[i] = fmt.Sprintf("%s %d", m, count[m])
+	}
+	out := strings.Join(parts, ", ")
+	if unconverged > 0 {
+		out += fmt.Sprintf("; %d NOT converged", unconverged)
+	}
+	if worst > 0 {
+		out += fmt.Sprintf("; largest error indicator %.2g", worst)
+	}
+	return out
 }
 
 // FActScoreBaselineName names the FActScore baseline's row.
@@ -451,6 +494,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		names = append(names, FActScoreBaselineName)
 	}
 	perVersion := make([][]score.Scores, len(names))
+	reports := make([][]inference.Report, len(versions))
 	var st ScoreStats
 	tr := newTracker(o.Progress)
 	ctx, cancel := context.WithCancel(ctx)
@@ -477,6 +521,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		}
 		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)
+			reports[i] = append(reports[i], a.Solution.Report)
 		}
 		if r.fs != nil {
 			perVersion[len(r.as)] = append(perVersion[len(r.as)], *r.fs)
@@ -492,6 +537,9 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
 		rows[i] = summarize(name, perVersion[i])
+		if i < len(reports) {
+			rows[i].Inference = InferenceSummary(reports[i])
+		}
 	}
 	return rows, st, nil
 }

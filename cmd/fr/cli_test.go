@@ -253,6 +253,13 @@ func TestCompareCSV(t *testing.T) {
 			}
 			for j, cell := range rec[1:] {
 				col := header[j+1]
+				if col == "inference" {
+					want, _ := rows[i]["inference"].(string)
+					if cell != want || (rec[0] != "FActScore-NLI" && !strings.HasPrefix(cell, "exact ")) {
+						t.Errorf("%s %s inference: csv %q, json %q", tc.name, rec[0], cell, want)
+					}
+					continue
+				}
 				want, isNum := rows[i][columns[col]].(float64)
 				// FActScore decides every atom: no entropy, no undecided atoms.
 				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U")

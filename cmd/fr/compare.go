@@ -25,7 +25,8 @@ func compareCommand() *cli.Command {
 			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
 			"accuracy, mean #S/#C/#U atoms (supported, contradicted, undecided), and the\n" +
-			"Pearson and Spearman correlations of precision with gold precision.\n\n" +
+			"Pearson and Spearman correlations of precision with gold precision, and how inference\n" +
+			"went (each method with its count, responses not converged, the largest error indicator).\n\n" +
 			"The gold measures count labeled atoms only: MAE and the correlations compare a\n" +
 			"response's precision on its labeled atoms with its gold precision (the same atoms);\n" +
 			"atom F1, accuracy and Brier are pooled over all labeled atoms of the file (Brier is\n" +
@@ -120,7 +121,7 @@ func runCompare(c *cli.Context) error {
 }
 
 func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) error {
-	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman"}
+	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman", "inference"}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -146,6 +147,14 @@ func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) err
 	return nil
 }
 
+// text is s, or missing when s is empty.
+func text(s, missing string) string {
+	if s == "" {
+		return missing
+	}
+	return s
+}
+
 // comparisonCells is a row of the table: numbers formatted by num, and
 // missing where a value does not exist (NaN, or a gold measure of unlabeled
 // input). An infinity is no value either: no measure of the table can be
@@ -166,5 +175,5 @@ func comparisonCells(r pipeline.Comparison, num func(float64) string, missing st
 	}
 	return []string{r.Version, strconv.Itoa(s.Responses), f(s.MeanPr), labeled(s.AtomF1), f(s.MeanF1K), labeled(s.MAE),
 		f(s.MeanEntropy), labeled(s.Brier), labeled(s.Accuracy), f(s.MeanTrue), f(s.MeanFalse), f(s.MeanUniform),
-		labeled(s.Pearson), labeled(s.Spearman)}
+		labeled(s.Pearson), labeled(s.Spearman), text(r.Inference, missing)}
 }
