@@ -38,7 +38,8 @@ import (
 // Anything else is an error that says why: JSON that is cut off or of
 // another shape, a line that is neither a fact nor one of the known
 // remarks, a refusal, prose with several sentences on a line, an answer
-// with only reasoning. An empty list ("[]") is no atoms, not an error.
+// with only reasoning. An empty list ("[]", or IBM's object shape empty:
+// "{}") is no atoms, not an error.
 func ParseAtoms(answer string) ([]string, error) {
 	if err := llmanswer.CheckSize(answer); err != nil {
 		return nil, err
@@ -129,10 +130,8 @@ func atomList(v jvalue) ([]string, bool) {
 		if n == 1 {
 			return only, true
 		}
-		// id → text, in order.
-		if len(v.keys) == 0 {
-			return nil, false
-		}
+		// id → text, in order; {} is the object with no facts, as [] is
+		// the array with none.
 		out := []string{}
 		for i, k := range v.keys {
 			if v.values[i].kind != jstring || !strings.ContainsFunc(k, unicode.IsDigit) {

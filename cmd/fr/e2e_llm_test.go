@@ -75,6 +75,12 @@ func (w *world) answer(n int, r fakellm.Request) fakellm.Reply {
 				if strings.HasPrefix(response, "Ada") && !fakellm.IsReask(r) {
 					return fakellm.Reply{Content: fakellm.UnreadableAtoms} // read on the second try
 				}
+				if len(atoms) == 0 {
+					// Not a rotated shape: with records in flight at once,
+					// n differs from run to run, and a list shape with no
+					// items is rightly unreadable.
+					return fakellm.Reply{Content: "[]"}
+				}
 				return fakellm.Reply{Content: fakellm.AtomAnswer(n, atoms)}
 			}
 		}
