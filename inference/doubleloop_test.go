@@ -6,43 +6,50 @@ import (
 	"testing"
 )
 
-// TestDoubleLoop: on a dense, strongly coupled model where loopy BP does
-// not converge with any damping, the double loop does, to a fixed point
-// of BP (a sweep of undamped BP from it changes no message by more than
-// 1e-6), and the solver reports the fallback.
+// TestDoubleLoop: on dense, strongly coupled models where loopy BP does
+// not converge with any damping, the double loop does, plain and
+// overrelaxed, to a fixed point of BP (a sweep of undamped BP from it
+// changes no message by more than 1e-6), and the solver reports the
+// fallback.
 func TestDoubleLoop(t *testing.T) {
-	m := frModel(rand.New(rand.NewPCG(13, 14)), 40, 0.5)
-	b, err := newLoopyBPModel(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := b.run(context.Background(), 0, true, DefaultTolerance, DefaultMaxIterations, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.converged {
-		t.Fatal("BP converged: the model does not test the fallback")
-	}
-	dl, marg, err := b.doubleLoop(context.Background(), DefaultTolerance, DefaultMaxIterations)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !dl.converged {
-		t.Fatalf("double loop: %+v", dl)
-	}
-	bpMarg, err := b.marginals()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diff(marg, bpMarg); d > 1e-6 {
-		t.Errorf("the double loop's beliefs are %g from BP's beliefs at its messages", d)
-	}
-	one, err := b.run(context.Background(), 0, false, 0, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if one.residual > 1e-6 {
-		t.Errorf("a BP sweep from the double loop's result moves a message by %g", one.residual)
+	var m *Model
+	for _, seed := range []uint64{13, 21, 34} {
+		for _, overrelax := range []bool{false, true} {
+			m = frModel(rand.New(rand.NewPCG(seed, seed+1)), 40, 0.5)
+			b, err := newLoopyBPModel(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := b.run(context.Background(), 0, true, DefaultTolerance, DefaultMaxIterations, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.converged {
+				t.Fatalf("seed %d: BP converged: the model does not test the fallback", seed)
+			}
+			dl, marg, err := b.doubleLoop(context.Background(), DefaultTolerance, 10*DefaultMaxIterations, overrelax)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !dl.converged {
+				t.Fatalf("seed %d, overrelaxed %v: double loop: %+v", seed, overrelax, dl)
+			}
+			t.Logf("seed %d, overrelaxed %v: %d sweeps", seed, overrelax, dl.iterations)
+			bpMarg, err := b.marginals()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diff(marg, bpMarg); d > 1e-6 {
+				t.Errorf("seed %d, overrelaxed %v: the double loop's beliefs are %g from BP's beliefs at its messages", seed, overrelax, d)
+			}
+			one, err := b.run(context.Background(), 0, false, 0, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if one.residual > 1e-6 {
+				t.Errorf("seed %d, overrelaxed %v: a BP sweep from the double loop's result moves a message by %g", seed, overrelax, one.residual)
+			}
+		}
 	}
 
 	r, err := LoopyBP{}.Solve(context.Background(), m)
