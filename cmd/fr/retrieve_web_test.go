@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +217,31 @@ func TestRetrieveSeveralSources(t *testing.T) {
 	}
 	if reqs := serper.Requests(); len(reqs) != 1 || reqs[0].Num != 3 {
 		t.Errorf("serper requests %+v", reqs)
+	}
+}
+
+// TestRetrieveRetries: fr retrieve takes --retries, the one retry count of
+// its HTTP clients: a Serper rate limit (429, Retry-After in seconds) is
+// asked again that many times, then reported with its status.
+func TestRetrieveRetries(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	serper, _ := webFakes(t)
+	in := writeTemp(t, "in.jsonl", bornRecord)
+	ctx := context.Background()
+	for _, retries := range []int{0, 2} {
+		serper.Throttle(10, "0.01")
+		before := len(serper.Requests())
+		_, stderr, err := run(t, ctx, "retrieve", "--source", "serper", "--serper-endpoint", serper.URL, "--retrieval-cache", "off",
+			"--retries", strconv.Itoa(retries), in)
+		if err == nil || !strings.Contains(err.Error(), "HTTP 429") {
+			t.Errorf("--retries %d: %v\n%s", retries, err, stderr)
+		}
+		if n := len(serper.Requests()) - before; n != retries+1 {
+			t.Errorf("--retries %d: %d requests, want %d", retries, n, retries+1)
+		}
+		if n := strings.Count(stderr, "retrying in 10ms"); n != retries {
+			t.Errorf("--retries %d: %d retries announced with the server's wait, want %d:\n%s", retries, n, retries, stderr)
+		}
 	}
 }
