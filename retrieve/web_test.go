@@ -166,7 +166,7 @@ func TestSearXNG(t *testing.T) {
 	s.Retry = fastRetry()
 	fake.SetFormats("html")
 	_, err := s.Retrieve(ctx, "", "Lanny Flaherty was an actor.", 2)
-	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "search.formats") || !strings.Contains(err.Error(), "json") {
+	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "search.formats") || !strings.Contains(err.Error(), "json") || strings.Contains(err.Error(), `\n`) {
 		t.Errorf("json refused: %v", err)
 	}
 	fake.SetFormats("html", "json")
