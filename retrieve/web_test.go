@@ -33,7 +33,8 @@ var flahertyHits = []fakesearch.Result{
 }
 
 // TestSerperRequest: the request is Serper's documented one, and the
-// first k organic results become snippet passages.
+// first k organic results become snippet passages (not the knowledge graph,
+// answer box or other boxes the fake answers beside them, as Serper does).
 func TestSerperRequest(t *testing.T) {
 	fake, s := newTestSerper(t)
 	atom := "Lanny Flaherty was born on July 27, 1942."
