@@ -245,3 +245,39 @@ func TestRetrieveRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreRetrievalCacheFlag: fr score keeps its retrievals where
+// --retrieval-cache says: in FILE, or nowhere with off (the default file in
+// the cache directory is not made, and every search is made again).
+func TestScoreRetrievalCacheFlag(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("FACTREASONER_CACHE", cacheDir)
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	serper, _ := webFakes(t)
+	in := writeTemp(t, "in.jsonl", bornRecord)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "mine.sqlite")
+	args := []string{"score", "--nli", "lexical", "--source", "serper", "--serper-endpoint", serper.URL, "--retrieval-cache"}
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := run(t, ctx, append(args, file, in)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if n := len(serper.Requests()); n != 2 {
+		t.Errorf("--retrieval-cache FILE: %d searches in two runs, want 2 (the second from the cache)", n)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("--retrieval-cache FILE: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := run(t, ctx, append(args, "off", in)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if n := len(serper.Requests()); n != 6 {
+		t.Errorf("--retrieval-cache off: %d searches in all, want 6 (2 more per run)", n)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(cacheDir, "retrieval*")); len(matches) != 0 {
+		t.Errorf("--retrieval-cache FILE or off made %v", matches)
+	}
+}
