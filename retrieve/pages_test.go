@@ -295,7 +295,8 @@ func TestPageFetcherExcerpt(t *testing.T) {
 // TestPageFetcherRobotsRFC9309: robots.txt is read as RFC 9309 says: rule
 // paths and the URL's path are compared in one encoding (§2.2.2), and the
 // parseable rules of a file are used even when some lines are not (§2.2),
-// without joining groups that a dropped line kept apart.
+// without joining groups that a dropped line kept apart; the group that
+// applies is the one that names the product token (§2.2.1).
 func TestPageFetcherRobotsRFC9309(t *testing.T) {
 	tests := []struct {
 		name, robots, path string
@@ -314,6 +315,12 @@ func TestPageFetcherRobotsRFC9309(t *testing.T) {
 		{"a rule before any group", "Disallow: /\nUser-agent: *\nDisallow: /admin/\n", "/page", true},
 		{"crawl-delay that is not a number", "User-agent: *\nCrawl-delay: 2s\nDisallow: /admin/\n", "/admin/x", false},
 		{"crawl-delay that is not a number, others allowed", "User-agent: *\nCrawl-delay: 2s\nDisallow: /admin/\n", "/page", true},
+		{"a group for a prefix of the token is another robot's", "User-agent: factreasoner\nDisallow: /\n", "/page", true},
+		{"the token's group, in any case", "User-agent: FactReasoner-Go\nDisallow: /a/\n\nUser-agent: *\nDisallow: /\n", "/page", true},
+		{"the token's group, its rules", "User-agent: FactReasoner-Go\nDisallow: /a/\n\nUser-agent: *\nDisallow: /\n", "/a/x", false},
+		{"the token with a version", "User-agent: factreasoner-go/1.0\nDisallow: /\n", "/page", false},
+		{"groups of the token combine", "User-agent: factreasoner-go\nDisallow: /a/\n\nUser-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /b/\n", "/b/x", false},
+		{"other robots' groups stay theirs", "User-agent: factreasoner-go\nDisallow: /a/\n\nUser-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /b/\n", "/c", true},
 		{"a bad crawl-delay does not join groups", "User-agent: factreasoner-go\nCrawl-delay: NaN\n\nUser-agent: otherbot\nDisallow: /\n", "/page", true},
 	}
 	for _, tt := range tests {

@@ -5,10 +5,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/version"
 )
 
 // robotsRules prepares a robots.txt file for github.com/temoto/robotstxt
 // so that it is read as RFC 9309 says:
+//   - a group applies to the fetcher when its user-agent line names the
+//     product token factreasoner-go (robotsAgent), not a prefix of it;
 //   - the paths of allow and disallow rules are compared in one encoding
 //     with the URL's path (robotsPath, §2.2.2): a rule written
 //     /wiki/Café matches the link /wiki/Caf%C3%A9, and /%7Ejoe/ matches
@@ -33,6 +37,7 @@ func robotsRules(body []byte) []byte {
 		switch k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(key, "\uFEFF"))); k {
 		case "user-agent", "useragent":
 			inGroup = true
+			line = []byte(k + ": " + robotsAgent(value))
 		case "crawl-delay", "crawldelay":
 			if !inGroup {
 				continue
@@ -51,6 +56,32 @@ func robotsRules(body []byte) []byte {
 		out = append(out, line)
 	}
 	return bytes.Join(out, []byte("\n"))
+}
+
+// robotsAgent is the value of a user-agent line as the fetcher's group is
+// found (RFC 9309 §2.2.1: the product token, compared without regard to
+// case): "*", version.Name for a line that names it (with or without a
+// version after it, as Google reads "factreasoner-go/1.0"), and for any
+// other robot a name that matches no prefix of version.Name, since the
+// library would apply a group for "factreasoner" (a prefix) to
+// factreasoner-go. Other robots' groups may then merge; none applies to
+// the fetcher either way.
+func robotsAgent(value string) string {
+	value, _, _ = strings.Cut(value, "#")
+	value = strings.TrimSpace(value)
+	if value == "*" || strings.HasPrefix(value, "* ") || strings.HasPrefix(value, "*\t") {
+		return "*"
+	}
+	token := value
+	if i := strings.IndexFunc(value, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '_' || r == '-')
+	}); i >= 0 {
+		token = value[:i]
+	}
+	if strings.EqualFold(token, version.Name) {
+		return version.Name
+	}
+	return "other-robots"
 }
 
 // robotsPath puts a URL's path and query, or a rule's path, in the form in
