@@ -23,10 +23,13 @@ import (
 //     before the first user-agent line belong to no group and are
 //     dropped; a crawl-delay (not in RFC 9309, and not used by the
 //     fetcher) that is not a number of seconds becomes 0, kept in its
-//     place so that the groups stay as they were.
+//     place so that the groups stay as they were;
+//   - of an allow and a disallow rule that match a path equally long, the
+//     allow rule is used (§2.2.2): the library uses the first listed, so
+//     each group's disallow rules are moved after its allow rules.
 func robotsRules(body []byte) []byte {
 	lines := bytes.Split(body, []byte("\n"))
-	out := lines[:0]
+	var out, disallows [][]byte
 	inGroup := false
 	for _, line := range lines {
 		key, value, ok := strings.Cut(string(line), ":")
@@ -38,6 +41,7 @@ func robotsRules(body []byte) []byte {
 		case "user-agent", "useragent":
 			inGroup = true
 			line = []byte(k + ": " + robotsAgent(value))
+			out, disallows = append(out, disallows...), nil // the group before ends here if it had rules
 		case "crawl-delay", "crawldelay":
 			if !inGroup {
 				continue
@@ -52,10 +56,14 @@ func robotsRules(body []byte) []byte {
 			}
 			value, _, _ = strings.Cut(value, "#")
 			line = []byte(k + ": " + robotsPath(strings.TrimSpace(value)))
+			if k == "disallow" {
+				disallows = append(disallows, line)
+				continue
+			}
 		}
 		out = append(out, line)
 	}
-	return bytes.Join(out, []byte("\n"))
+	return bytes.Join(append(out, disallows...), []byte("\n"))
 }
 
 // robotsAgent is the value of a user-agent line as the fetcher's group is
