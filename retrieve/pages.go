@@ -550,7 +550,7 @@ func (f *PageFetcher) robotsAllow(ctx context.Context, u *url.URL) *PageError {
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	if !e.data.TestAgent(path, version.Name) {
+	if !e.data.TestAgent(robotsPath(path), version.Name) {
 		return &PageError{URL: redact.URL(u.String()), Reason: FailRobots}
 	}
 	return nil
@@ -605,7 +605,7 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 	if ans.status < 200 || ans.status > 299 {
 		ans.body = nil // 4xx: no rules
 	}
-	data, perr := robotstxt.FromBytes(ans.body)
+	data, perr := robotstxt.FromBytes(robotsRules(ans.body))
 	if perr != nil {
 		// A file that cannot be read grants nothing.
 		return nil, &PageError{URL: shown, Reason: FailRobots, Err: fmt.Errorf("unreadable: %v", perr)}

@@ -291,3 +291,75 @@ func TestPageFetcherExcerpt(t *testing.T) {
 		t.Errorf("the page was fetched %d times", n)
 	}
 }
+
+// TestPageFetcherRobotsRFC9309: robots.txt is read as RFC 9309 says: rule
+// paths and the URL's path are compared in one encoding (§2.2.2), and the
+// parseable rules of a file are used even when some lines are not (§2.2),
+// without joining groups that a dropped line kept apart; the group that
+// applies is the one that names the product token (§2.2.1).
+func TestPageFetcherRobotsRFC9309(t *testing.T) {
+	tests := []struct {
+		name, robots, path string
+		allowed            bool
+	}{
+		{"encoded unreserved in the rule", "User-agent: *\nDisallow: /%7Ejoe/\n", "/~joe/notes", false},
+		{"encoded unreserved in the link", "User-agent: *\nDisallow: /~joe/\n", "/%7ejoe/notes", false},
+		{"non-ASCII rule, encoded link", "User-agent: *\nDisallow: /wiki/Café\n", "/wiki/Caf%C3%A9", false},
+		{"non-ASCII link, encoded rule", "User-agent: *\nDisallow: /wiki/Caf%c3%a9\n", "/wiki/Café", false},
+		{"other pages stay allowed", "User-agent: *\nDisallow: /wiki/Café\n", "/wiki/Cafe", true},
+		{"an encoded reserved character differs", "User-agent: *\nDisallow: /a%3Ab\n", "/a:b", true},
+		{"an encoded reserved character matches itself", "User-agent: *\nDisallow: /a%3ab\n", "/a%3Ab", false},
+		{"allow wins a tie", "User-agent: *\nDisallow: /page\nAllow: /page\n", "/page", true},
+		{"allow wins a tie of patterns", "User-agent: *\nDisallow: /*.html\nAllow: /*.html\n", "/a.html", true},
+		{"the longer rule wins", "User-agent: *\nAllow: /p\nDisallow: /page\n", "/page", false},
+		{"ties are kept within groups", "User-agent: otherbot\nDisallow: /page\n\nUser-agent: *\nAllow: /x\n", "/page", true},
+		{"a comment after the path", "User-agent: *\nDisallow: /private/ # staff only\n", "/private/x", false},
+		{"crawl-delay before any group", "Crawl-delay: 10\nUser-agent: *\nDisallow: /admin/\n", "/page", true},
+		{"crawl-delay before any group, rules kept", "Crawl-delay: 10\nUser-agent: *\nDisallow: /admin/\n", "/admin/x", false},
+		{"a rule before any group", "Disallow: /\nUser-agent: *\nDisallow: /admin/\n", "/page", true},
+		{"crawl-delay that is not a number", "User-agent: *\nCrawl-delay: 2s\nDisallow: /admin/\n", "/admin/x", false},
+		{"crawl-delay that is not a number, others allowed", "User-agent: *\nCrawl-delay: 2s\nDisallow: /admin/\n", "/page", true},
+		{"a group for a prefix of the token is another robot's", "User-agent: factreasoner\nDisallow: /\n", "/page", true},
+		{"the token's group, in any case", "User-agent: FactReasoner-Go\nDisallow: /a/\n\nUser-agent: *\nDisallow: /\n", "/page", true},
+		{"the token's group, its rules", "User-agent: FactReasoner-Go\nDisallow: /a/\n\nUser-agent: *\nDisallow: /\n", "/a/x", false},
+		{"the token with a version", "User-agent: factreasoner-go/1.0\nDisallow: /\n", "/page", false},
+		{"groups of the token combine", "User-agent: factreasoner-go\nDisallow: /a/\n\nUser-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /b/\n", "/b/x", false},
+		{"other robots' groups stay theirs", "User-agent: factreasoner-go\nDisallow: /a/\n\nUser-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /b/\n", "/c", true},
+		{"a bad crawl-delay does not join groups", "User-agent: factreasoner-go\nCrawl-delay: NaN\n\nUser-agent: otherbot\nDisallow: /\n", "/page", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site := fakesearch.NewSite(t)
+			site.SetRobots(tt.robots)
+			site.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				w.Write([]byte("page text"))
+			}))
+			_, err := testFetcher().Text(context.Background(), site.URL+tt.path, "")
+			var pe *PageError
+			if allowed := !errors.As(err, &pe) || pe.Reason != FailRobots; allowed != tt.allowed {
+				t.Errorf("%q for %s: allowed %v, want %v (%v)", tt.robots, tt.path, allowed, tt.allowed, err)
+			}
+		})
+	}
+}
+
+func TestRobotsPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a/b?c=d":      "/a/b?c=d",
+		"/%7euser/%7Ex": "/~user/~x",
+		"/caf%c3%a9":    "/caf%C3%A9",
+		"/café":         "/caf%C3%A9",
+		"/a%2Fb%3a":     "/a%2Fb%3A",
+		"/%41%2d%5F":    "/A-_",
+		"/100%":         "/100%",
+		"/%zz":          "/%zz",
+		"/a b":          "/a%20b",
+		"/*.php$":       "/*.php$",
+		"":              "",
+	} {
+		if got := robotsPath(in); got != want {
+			t.Errorf("robotsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func (s *SearXNG) attempt(ctx context.Context, u string) (*searxngAnswer, error)
 	switch {
 	case resp.StatusCode == http.StatusForbidden:
 		return nil, retry.Permanent(fmt.Errorf("%s: HTTP 403 Forbidden: the instance does not serve JSON; "+
-			"add json to search.formats in its settings.yml (search:\\n  formats:\\n    - html\\n    - json) and restart it", shown))
+			"add json to search.formats in its settings.yml (under search:, formats: [html, json]) and restart it", shown))
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP 429 Too Many Requests: the instance's limiter refused the request "+
 			"(on your own instance, set server.limiter: false in settings.yml, or list this address under pass_ip in limiter.toml)", shown), resp)

@@ -33,7 +33,8 @@ var flahertyHits = []fakesearch.Result{
 }
 
 // TestSerperRequest: the request is Serper's documented one, and the
-// first k organic results become snippet passages.
+// first k organic results become snippet passages (not the knowledge graph,
+// answer box or other boxes the fake answers beside them, as Serper does).
 func TestSerperRequest(t *testing.T) {
 	fake, s := newTestSerper(t)
 	atom := "Lanny Flaherty was born on July 27, 1942."
@@ -166,7 +167,7 @@ func TestSearXNG(t *testing.T) {
 	s.Retry = fastRetry()
 	fake.SetFormats("html")
 	_, err := s.Retrieve(ctx, "", "Lanny Flaherty was an actor.", 2)
-	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "search.formats") || !strings.Contains(err.Error(), "json") {
+	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "search.formats") || !strings.Contains(err.Error(), "json") || strings.Contains(err.Error(), `\n`) {
 		t.Errorf("json refused: %v", err)
 	}
 	fake.SetFormats("html", "json")

@@ -87,6 +87,7 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 	if o.Retrieval, err = retrievalOptions(c, "retrieve-k"); err != nil {
 		return o, err
 	}
+	o.Caches.Retrieval = c.String("retrieval-cache")
 	return o, nil
 }
 

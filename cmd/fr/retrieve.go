@@ -12,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
@@ -33,6 +34,7 @@ func retrieveCommand() *cli.Command {
 			"result's page, cut to 4000 characters around the passage that best matches the atom.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
+			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error, for every HTTP client of the run (Wikipedia, search engines, web pages)"},
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
@@ -116,7 +118,7 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: c.App.ErrWriter}
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: c.App.ErrWriter, Retry: &retry.Policy{Retries: c.Int("retries")}}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +217,67 @@ func TestRetrieveSeveralSources(t *testing.T) {
 	}
 	if reqs := serper.Requests(); len(reqs) != 1 || reqs[0].Num != 3 {
 		t.Errorf("serper requests %+v", reqs)
+	}
+}
+
+// TestRetrieveRetries: fr retrieve takes --retries, the one retry count of
+// its HTTP clients: a Serper rate limit (429, Retry-After in seconds) is
+// asked again that many times, then reported with its status.
+func TestRetrieveRetries(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	serper, _ := webFakes(t)
+	in := writeTemp(t, "in.jsonl", bornRecord)
+	ctx := context.Background()
+	for _, retries := range []int{0, 2} {
+		serper.Throttle(10, "0.01")
+		before := len(serper.Requests())
+		_, stderr, err := run(t, ctx, "retrieve", "--source", "serper", "--serper-endpoint", serper.URL, "--retrieval-cache", "off",
+			"--retries", strconv.Itoa(retries), in)
+		if err == nil || !strings.Contains(err.Error(), "HTTP 429") {
+			t.Errorf("--retries %d: %v\n%s", retries, err, stderr)
+		}
+		if n := len(serper.Requests()) - before; n != retries+1 {
+			t.Errorf("--retries %d: %d requests, want %d", retries, n, retries+1)
+		}
+		if n := strings.Count(stderr, "retrying in 10ms"); n != retries {
+			t.Errorf("--retries %d: %d retries announced with the server's wait, want %d:\n%s", retries, n, retries, stderr)
+		}
+	}
+}
+
+// TestScoreRetrievalCacheFlag: fr score keeps its retrievals where
+// --retrieval-cache says: in FILE, or nowhere with off (the default file in
+// the cache directory is not made, and every search is made again).
+func TestScoreRetrievalCacheFlag(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("FACTREASONER_CACHE", cacheDir)
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	serper, _ := webFakes(t)
+	in := writeTemp(t, "in.jsonl", bornRecord)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "mine.sqlite")
+	args := []string{"score", "--nli", "lexical", "--source", "serper", "--serper-endpoint", serper.URL, "--retrieval-cache"}
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := run(t, ctx, append(args, file, in)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if n := len(serper.Requests()); n != 2 {
+		t.Errorf("--retrieval-cache FILE: %d searches in two runs, want 2 (the second from the cache)", n)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("--retrieval-cache FILE: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := run(t, ctx, append(args, "off", in)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if n := len(serper.Requests()); n != 6 {
+		t.Errorf("--retrieval-cache off: %d searches in all, want 6 (2 more per run)", n)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(cacheDir, "retrieval*")); len(matches) != 0 {
+		t.Errorf("--retrieval-cache FILE or off made %v", matches)
 	}
 }

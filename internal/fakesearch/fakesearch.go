@@ -30,7 +30,9 @@ type Result struct {
 // (POST https://google.serper.dev/search): it takes the JSON body
 // {"q": query, "num": n} with the key in the X-API-KEY header and answers
 // {"searchParameters": {...}, "organic": [{"title", "link", "snippet",
-// "position"}], "credits": 1}. Its errors are Serper's:
+// "position"}], "credits": 1}, with Google's other boxes beside the organic
+// results when there are any ("knowledgeGraph", "answerBox",
+// "peopleAlsoAsk", "relatedSearches", and "sitelinks" in the first result). Its errors are Serper's:
 // {"message": "Unauthorized.", "statusCode": 403} for a missing or wrong
 // key, {"message": "Not enough credits", "statusCode": 400} when Quota
 // searches are spent, and 429 for the requests Throttle says.
@@ -170,14 +172,27 @@ func (s *Serper) serve(w http.ResponseWriter, r *http.Request) {
 		if i == num {
 			break
 		}
-		organic = append(organic, map[string]any{"title": res.Title, "link": res.Link, "snippet": res.Snippet, "position": i + 1})
+		hit := map[string]any{"title": res.Title, "link": res.Link, "snippet": res.Snippet, "position": i + 1}
+		if i == 0 {
+			hit["sitelinks"] = []map[string]any{{"title": "More", "link": res.Link + "#more"}}
+		}
+		organic = append(organic, hit)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
+	answer := map[string]any{
 		"searchParameters": map[string]any{"q": req.Q, "type": "search", "num": num, "engine": "google"},
 		"organic":          organic,
 		"credits":          1,
-	})
+	}
+	if len(organic) > 0 {
+		// Google's other boxes, which a client must not take for results.
+		answer["knowledgeGraph"] = map[string]any{"title": req.Q, "type": "Topic", "description": "A knowledge panel.",
+			"descriptionSource": "Wikipedia", "descriptionLink": "https://knowledge-graph.example/panel", "attributes": map[string]string{"Born": "1942"}}
+		answer["answerBox"] = map[string]any{"title": req.Q, "answer": "1942", "snippet": "An answer box.", "link": "https://answer-box.example/answer"}
+		answer["peopleAlsoAsk"] = []map[string]any{{"question": "Who?", "snippet": "Someone.", "title": "People also ask", "link": "https://people-also-ask.example/q"}}
+		answer["relatedSearches"] = []map[string]any{{"query": req.Q + " age"}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(answer)
 }
 
 // SearXNG is a fake SearXNG instance: GET or POST / or /search with q and
