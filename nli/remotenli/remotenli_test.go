@@ -180,6 +180,26 @@ func TestOpenErrors(t *testing.T) {
 		want  []string
 	}{
 		{"kserve not ready", kserve(func(s *setup) { s.ready = false }), remotenli.ErrNotReady, []string{`model "nli"`, "/v2/models/nli/ready", "400 Bad Request"}},
+		// The Open Inference Protocol's model ready answer is
+		// {"name", "ready"}: a server may say 200 with "ready": false
+		// (the status alone is Triton's way), or, as KServe's Python
+		// server, 503 while the model loads.
+		{"kserve ready false", kserve(func(s *setup) {
+			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+				if strings.HasSuffix(r.URL.Path, "/ready") {
+					return &fakeinfer.Fault{Body: `{"name": "nli", "ready": false}`}
+				}
+				return nil
+			}
+		}), remotenli.ErrNotReady, []string{`model "nli"`, `"ready": false`}},
+		{"kserve ready 503", kserve(func(s *setup) {
+			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+				if strings.HasSuffix(r.URL.Path, "/ready") {
+					return &fakeinfer.Fault{Status: 503, Body: `{"error": "Model with name nli is not ready."}`}
+				}
+				return nil
+			}
+		}), remotenli.ErrNotReady, []string{`model "nli"`, "503 Service Unavailable", "is not ready."}},
 		{"kserve unknown model", kserve(func(s *setup) { s.model = "roberta" }), remotenli.ErrUnknownModel, []string{`does not serve a model named "roberta"`, "Request for unknown model"}},
 		{"kserve unknown model (404)", kserve(func(s *setup) {
 			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
