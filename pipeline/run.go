@@ -53,6 +53,10 @@ type FileOptions struct {
 	Shard Shard
 }
 
+// MaxJobs bounds Jobs: the records in flight are held in memory, and
+// their queue is allocated up front.
+const MaxJobs = 4096
+
 // AutoJobs is how many records to score at once when the user does not
 // say: 1 when the NLI model runs in this process on the CPU (onnx: ONNX
 // Runtime already uses every core, and a second record in flight only
@@ -304,6 +308,9 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 // are between the input and emit.
 func forEach[T any](ctx context.Context, input string, skip func(*instance.Error), jobs int, want func(*instance.Instance) bool,
 	work func(context.Context, *instance.Instance) (T, error), emit func(*instance.Instance, T) error) error {
+	if jobs > MaxJobs {
+		return fmt.Errorf("%d records at once (Jobs): at most %d", jobs, MaxJobs)
+	}
 	if jobs <= 1 {
 		return instance.Scan(input, skip, func(in *instance.Instance) error {
 			if !want(in) {

@@ -151,6 +151,17 @@ func TestScoreFileJobs(t *testing.T) {
 	}
 }
 
+// TestScoreFileTooManyJobs: more records in flight than MaxJobs is an
+// error before anything is read or allocated, not a runtime panic.
+func TestScoreFileTooManyJobs(t *testing.T) {
+	input := writeRecords(t, 3)
+	var out bytes.Buffer
+	_, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Jobs: 1 << 50})
+	if err == nil || !strings.Contains(err.Error(), "at most 4096") || out.Len() != 0 {
+		t.Errorf("error %v, %d bytes written; want a refusal naming the limit", err, out.Len())
+	}
+}
+
 // TestScoreFileJobsError: an error in one record stops the run after
 // every record before it is written, as one at a time does, however many
 // records are in flight; nothing after it is written.

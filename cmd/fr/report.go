@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/factreasoner/factreasoner-go/report"
 )
@@ -54,7 +55,9 @@ func runReport(c *cli.Context) error {
 	}
 	out, force := c.String("output"), c.Bool("force")
 	if out == "" && c.App.Writer == os.Stdout {
-		if st, err := os.Stdout.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		// A terminal, not any character device: > /dev/null is a
+		// redirection too.
+		if term.IsTerminal(int(os.Stdout.Fd())) {
 			return errors.New("report: give -o FILE or redirect stdout: the report is an HTML file")
 		}
 	}

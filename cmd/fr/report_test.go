@@ -223,3 +223,26 @@ func TestReportRecordedOutput(t *testing.T) {
 		t.Error("the report of an old lexical output claims relations it cannot have")
 	}
 }
+
+// TestReportToDevNull: stdout redirected to /dev/null (a character device,
+// but no terminal) takes the report, as any redirection does; only a
+// terminal is refused.
+func TestReportToDevNull(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	stdout := os.Stdout
+	os.Stdout = null
+	defer func() { os.Stdout = stdout }()
+	var errw strings.Builder
+	app := newApp()
+	app.Writer, app.ErrWriter = os.Stdout, &errw
+	if err := app.RunContext(context.Background(), []string{"fr", "report", "--layout", "built-in", "--input", exampleFile, filepath.Join("..", "..", "testdata", "report", "example.fr2.jsonl")}); err != nil {
+		t.Fatalf("fr report > %s: %v\n%s", os.DevNull, err, errw.String())
+	}
+	if !strings.Contains(errw.String(), "fr report: wrote stdout") {
+		t.Errorf("no summary on stderr:\n%s", errw.String())
+	}
+}

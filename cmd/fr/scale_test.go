@@ -148,7 +148,7 @@ func TestScoreResumePruning(t *testing.T) {
 			t.Errorf("--pairs-per-atom %s: %v (exit %d), want a usage error", bad, err, exitStatus(err))
 		}
 	}
-	for _, bad := range [][]string{{"--jobs", "0"}, {"--jobs", "many"}, {"--shard", "3/3"}, {"--shard", "1"}} {
+	for _, bad := range [][]string{{"--jobs", "0"}, {"--jobs", "many"}, {"--jobs", "100000000000000"}, {"--shard", "3/3"}, {"--shard", "1"}} {
 		if _, _, err := run(t, context.Background(), append(append([]string{"score", "--nli", "lexical"}, bad...), input)...); exitStatus(err) != 2 {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}

@@ -51,8 +51,8 @@ func runScore(c *cli.Context) error {
 	}
 	jobs := 0 // auto
 	if s := c.String("jobs"); s != "auto" {
-		if jobs, err = strconv.Atoi(s); err != nil || jobs < 1 {
-			return usagef("--jobs %q: want a number of records, 1 or more, or auto", s)
+		if jobs, err = strconv.Atoi(s); err != nil || jobs < 1 || jobs > pipeline.MaxJobs {
+			return usagef("--jobs %q: want a number of records, 1 to %d, or auto", s, pipeline.MaxJobs)
 		}
 	}
 	var shard pipeline.Shard

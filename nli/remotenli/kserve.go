@@ -84,11 +84,19 @@ func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveR
 	if metaErr != nil {
 		return nil, "", fmt.Errorf("model metadata: %w", metaErr)
 	}
-	if _, err := do(ctx, c, http.MethodGet, base+"/ready", nil, func([]byte) (struct{}, error) { return struct{}{}, nil }); err != nil {
-		if errors.As(err, &se) && se.StatusCode/100 == 4 {
+	// The status says whether the model is ready (Triton: 200 or 400;
+	// KServe's Python server: 503 while the model loads, asked again
+	// first); the body, where there is one, is {"name", "ready"}, and a
+	// server may answer 200 with "ready": false.
+	ready, err := do(ctx, c, http.MethodGet, base+"/ready", nil, readyAnswer)
+	if err != nil {
+		if errors.As(err, &se) && (se.StatusCode/100 == 4 || se.StatusCode == http.StatusServiceUnavailable) {
 			return nil, "", fmt.Errorf("%w: model %q at %s (GET %s/ready: %s: %s)", ErrNotReady, name, endpoint, base, se.Status, se.Message)
 		}
 		return nil, "", fmt.Errorf("model readiness: %w", err)
+	}
+	if !ready {
+		return nil, "", fmt.Errorf(`%w: model %q at %s (GET %s/ready: 200 OK with "ready": false)`, ErrNotReady, name, endpoint, base)
 	}
 	r := &kserveRunner{c: c, infer: base + "/infer"}
 	if err := r.check(meta); err != nil {
@@ -98,6 +106,19 @@ func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveR
 		name += "@" + meta.Versions[0]
 	}
 	return r, name, nil
+}
+
+// readyAnswer reads the body of a 2xx model ready answer: false only
+// when it is the protocol's {"name", "ready"} object with "ready" false.
+// An empty body (Triton's), or another one, leaves the status to say it.
+func readyAnswer(raw []byte) (bool, error) {
+	var r struct {
+		Ready *bool `json:"ready"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Ready == nil {
+		return true, nil
+	}
+	return *r.Ready, nil
 }
 
 // check checks the model's inputs and outputs against what an NLI
