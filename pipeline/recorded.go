@@ -222,7 +222,10 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	rows := make([]Comparison, len(runs))
 	for i, r := range runs {
 		rows[i] = summarize(names[i], r.scores)
-		rows[i].Inference = InferenceSummary(r.reports)
+		if len(r.reports) > 0 { // none for a FActScore run
+			sum := InferenceSummary(r.reports)
+			rows[i].Inference = &sum
+		}
 	}
 	return rows, st, nil
 }

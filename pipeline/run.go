@@ -443,8 +443,9 @@ type Comparison struct {
 	MeanE    *float64 `json:"mean_avg_entropy"`
 	MeanU    *float64 `json:"mean_uniform_atoms"`
 	// Inference says how the responses' marginals were computed (see
-	// InferenceSummary); empty for FActScore's row.
-	Inference string `json:"inference,omitempty"`
+	// InferenceSummary); nil (null) for FActScore's row, which has no
+	// inference.
+	Inference *string `json:"inference"`
 }
 
 // InferenceSummary says in one line how a run's responses were solved:
@@ -545,7 +546,8 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	for i, name := range names {
 		rows[i] = summarize(name, perVersion[i])
 		if i < len(reports) {
-			rows[i].Inference = InferenceSummary(reports[i])
+			sum := InferenceSummary(reports[i])
+			rows[i].Inference = &sum
 		}
 	}
 	return rows, st, nil

@@ -148,11 +148,11 @@ func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) err
 }
 
 // text is s, or missing when s is empty.
-func text(s, missing string) string {
-	if s == "" {
+func text(s *string, missing string) string {
+	if s == nil || *s == "" {
 		return missing
 	}
-	return s
+	return *s
 }
 
 // comparisonCells is a row of the table: numbers formatted by num, and

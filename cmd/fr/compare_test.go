@@ -111,4 +111,8 @@ func TestCompareNotApplicable(t *testing.T) {
 	if rows[1]["mean_avg_entropy"] != nil || rows[1]["mean_uniform_atoms"] != nil || rows[0]["mean_avg_entropy"] == nil {
 		t.Errorf("json rows: %v", rows)
 	}
+	// FActScore has no inference: null, not a missing key.
+	if inf, ok := rows[1]["inference"]; !ok || inf != nil || rows[0]["inference"] == nil {
+		t.Errorf("json rows' inference: %v", rows)
+	}
 }
