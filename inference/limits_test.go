@@ -84,6 +84,16 @@ func TestMemoryBound(t *testing.T) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
+	// Domain sizes whose sum does not fit in an int64 (it once wrapped
+	// negative, passed the check and panicked in make) are refused too.
+	for _, cards := range [][]int{{math.MaxInt}, {1 << 62, 1 << 62}, {2, math.MaxInt - 1}} {
+		for name, s := range map[string]Solver{"auto": Auto{}, "exact": JunctionTree{}, "bp": LoopyBP{}, "cbp": ConditionedBP{}} {
+			_, err := s.Solve(context.Background(), &Model{Cards: cards})
+			if err == nil || !strings.Contains(err.Error(), "the marginals alone need more than") {
+				t.Errorf("%s, cards %v: err = %v", name, cards, err)
+			}
+		}
+	}
 	// 300 factors of 2^12 entries, logs and all: about 19 MiB, over a bound
 	// of 16 MiB.
 	m := &Model{Cards: make([]int, 24)}

@@ -40,11 +40,16 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxByte
 		return nil, err
 	}
 	bound := max(maxBytes, minMemoryBound)
+	// The states of all marginals, summed without overflow: a domain size
+	// near the int64 limit once wrapped the sum negative past this check.
 	var marg int64
 	for _, c := range m.Cards {
+		if int64(c) > math.MaxInt64/8-marg {
+			return nil, fmt.Errorf("native solver: the marginals alone need more than %d states in all, more than the memory bound of %s", int64(math.MaxInt64/8), mib(bound))
+		}
 		marg += int64(c)
 	}
-	if 8*marg > bound {
+	if marg > bound/8 {
 		return nil, fmt.Errorf("native solver: the marginals alone need %s (%d states in all), more than the memory bound of %s", mib(8*marg), marg, mib(bound))
 	}
 	m = m.withoutConstants()

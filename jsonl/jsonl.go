@@ -51,9 +51,10 @@ type Stored struct {
 // Resume opens path for appending, creating it if needed. Records already in
 // the file must carry the input line they came from in a numeric field
 // named lineField, each input line at most once; of each, the fields named
-// in keep are returned in Done. A last line cut short by a crash (no
-// newline, or not valid JSON) is removed; any other malformed line is an
-// error, and nothing is changed. So is an error from check, which, when not
+// in keep are returned in Done. A last line cut short by a crash (the
+// beginning of an object, without its newline) is removed; any other
+// malformed line, the last one included, is an error, and nothing is
+// changed. So is an error from check, which, when not
 // nil, is given what the file holds before anything is changed, to say
 // whether it may be resumed.
 //
@@ -111,8 +112,15 @@ func scan(r io.Reader, path, lineField string, keep []string) (Done, int64, erro
 		complete := err == nil
 		var rec map[string]json.RawMessage
 		if jerr := json.Unmarshal(line, &rec); jerr != nil || !complete {
-			if _, perr := br.Peek(1); perr == io.EOF {
-				break // a torn last line: drop it
+			// Writer writes each line, newline included, in one call, so a
+			// crash can only cut the last line before its newline: a
+			// beginning of an object. A last line with its newline, or
+			// that is not an object's beginning, was not torn by us; it is
+			// someone's data (a one-line text file given as -o), kept.
+			torn := !complete && bytes.HasPrefix(line, []byte("{"))
+			blank := complete && len(bytes.TrimSpace(line)) == 0
+			if _, perr := br.Peek(1); perr == io.EOF && (torn || blank) {
+				break // a torn (or blank) last line: drop it
 			}
 			return nil, 0, fmt.Errorf("%s:%d: not a JSON record (is this an output file of this tool?)", path, n)
 		}

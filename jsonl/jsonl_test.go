@@ -24,6 +24,12 @@ func TestResume(t *testing.T) {
 		{"torn last line", "{\"line\":1}\n{\"line\":3,\"x\":[1,", "{\"line\":1}\n", []int{1}, ""},
 		{"unterminated but valid last line", "{\"line\":1}\n{\"line\":3}", "{\"line\":1}\n", []int{1}, ""},
 		{"garbage in the middle", "{\"line\":1}\nnot json\n{\"line\":3}\n", "", nil, ":2: not a JSON record"},
+		// Not torn by a crash (a torn line has no newline and begins an
+		// object): someone's data, refused and kept, never cut.
+		{"a one-line text file", "garbage\n", "", nil, ":1: not a JSON record"},
+		{"a complete last line that is not JSON", "{\"line\":1}\nnotes\n", "", nil, ":2: not a JSON record"},
+		{"text without a newline", "my notes", "", nil, ":1: not a JSON record"},
+		{"a blank last line", "{\"line\":1}\n\n", "{\"line\":1}\n", []int{1}, ""},
 		{"no line field", "{\"x\":1}\n", "", nil, "field line"},
 		{"line recorded twice", "{\"line\":1}\n{\"line\":2}\n{\"line\":1}\n", "", nil, ":3: field line: input line 1 is already recorded at line 1"},
 	}

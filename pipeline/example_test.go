@@ -50,7 +50,7 @@ func Example() {
 	// Each atom is linked to one context (prior 0.9), so by hand, with the
 	// default factor tables: P(a0) = (0.1·0.5 + 0.9·0.98) / 1 = 0.932 and
 	// P(a1) = (0.1·0.5 + 0.9·0.1) / 1 = 0.14.
-	//
+
 	// Output:
 	// precision 0.50, 1 true, 1 false
 	// P(a0) = 0.9320

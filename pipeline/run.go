@@ -442,6 +442,14 @@ type Comparison struct {
 	Spearman *float64 `json:"spearman"`
 	MeanE    *float64 `json:"mean_avg_entropy"`
 	MeanU    *float64 `json:"mean_uniform_atoms"`
+	// The gold measures do not exist without labels: null when no
+	// response is labeled (Summary holds 0 there), as the tables print n/a.
+	GoldAtomF1    *float64 `json:"atom_f1"`
+	GoldAccuracy  *float64 `json:"accuracy"`
+	GoldBrier     *float64 `json:"brier"`
+	GoldMAE       *float64 `json:"mae"`
+	GoldLabeledPr *float64 `json:"mean_precision_labeled"`
+	GoldMean      *float64 `json:"mean_gold"`
 	// Inference says how the responses' marginals were computed (see
 	// InferenceSummary); nil (null) for FActScore's row, which has no
 	// inference.
@@ -565,6 +573,10 @@ func summarize(name string, all []score.Scores) Comparison {
 	s := c.Summary
 	c.Pearson, c.Spearman = finite(s.Pearson), finite(s.Spearman)
 	c.MeanE, c.MeanU = finite(s.MeanEntropy), finite(s.MeanUniform)
+	if s.Labeled > 0 {
+		c.GoldAtomF1, c.GoldAccuracy, c.GoldBrier = finite(s.AtomF1), finite(s.Accuracy), finite(s.Brier)
+		c.GoldMAE, c.GoldLabeledPr, c.GoldMean = finite(s.MAE), finite(s.LabeledPr), finite(s.MeanGold)
+	}
 	return c
 }
 

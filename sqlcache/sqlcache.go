@@ -23,6 +23,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +34,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 )
@@ -73,6 +75,9 @@ CREATE TABLE entries (
 	key   BLOB PRIMARY KEY,
 	value BLOB NOT NULL
 ) WITHOUT ROWID;`
+
+// busyTimeout is how long a writer waits for another to finish.
+const busyTimeout = 30 * time.Second
 
 // sqliteHeader starts every SQLite database file.
 const sqliteHeader = "SQLite format 3\x00"
@@ -115,7 +120,7 @@ func (c *Cache) open() error {
 	// A file: URI lets any path through (go-sqlite3 would cut a plain path
 	// at its first '?'). No journal mode here: it would be set on the file
 	// before we know whose file it is.
-	dsn := "file:" + (&url.URL{Path: c.path}).EscapedPath() + "?_busy_timeout=30000&_txlock=immediate"
+	dsn := "file:" + (&url.URL{Path: c.path}).EscapedPath() + "?_busy_timeout=" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + "&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return err
@@ -129,11 +134,34 @@ func (c *Cache) open() error {
 	}
 	// Now that the file is known to be ours: write-ahead logging, so that
 	// readers in other processes do not wait for a writer.
-	var mode string
-	if err := db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-		return err
+	return setWAL(db)
+}
+
+// setWAL switches the file to write-ahead logging unless another opener
+// already has. The switch needs the file to itself and SQLite answers
+// "database is locked" at once, without its busy timeout, while another
+// connection reads it (as racing openers do): so wait and try again, for as
+// long as the busy timeout.
+func setWAL(db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		var mode string
+		err := db.QueryRow("PRAGMA journal_mode").Scan(&mode)
+		if err == nil && strings.EqualFold(mode, "wal") {
+			return nil
+		}
+		if err == nil {
+			err = db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+			if err == nil {
+				return nil
+			}
+		}
+		var se sqlite3.Error
+		if !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
 }
 
 // checkHeader refuses a non-empty file that is not an SQLite database.
@@ -173,31 +201,25 @@ type fileState struct {
 
 func (c *Cache) state(q interface {
 	QueryRow(string, ...any) *sql.Row
-	Query(string, ...any) (*sql.Rows, error)
 }) (fileState, error) {
+	// One statement, so one snapshot: read in separate statements, the
+	// header could come from before another opener's initialise commits
+	// and the schema from after it, which looked like a foreign database.
 	var s fileState
-	if err := q.QueryRow("PRAGMA application_id").Scan(&s.appID); err != nil {
-		return s, err
-	}
-	if err := q.QueryRow("PRAGMA user_version").Scan(&s.userVersion); err != nil {
-		return s, err
-	}
-	if err := q.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&s.objects); err != nil {
-		return s, err
-	}
-	rows, err := q.Query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	var tables string
+	err := q.QueryRow(`SELECT
+		(SELECT application_id FROM pragma_application_id()),
+		(SELECT user_version FROM pragma_user_version()),
+		(SELECT count(*) FROM sqlite_master),
+		(SELECT json_group_array(name) FROM sqlite_master WHERE type = 'table')`).Scan(&s.appID, &s.userVersion, &s.objects, &tables)
 	if err != nil {
 		return s, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return s, err
-		}
-		s.tables = append(s.tables, name)
+	if err := json.Unmarshal([]byte(tables), &s.tables); err != nil {
+		return s, err
 	}
-	return s, rows.Err()
+	slices.Sort(s.tables)
+	return s, nil
 }
 
 func (s fileState) empty() bool { return s.appID == 0 && s.userVersion == 0 && s.objects == 0 }

@@ -424,3 +424,32 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("parent is a file: %v", err)
 	}
 }
+
+// TestOpenRace: openers racing to make a new file a cache all succeed. A
+// reader that saw the header before another opener's commit and the schema
+// after it once refused the new cache as a foreign database (TestProcesses
+// failed so under load), so Open reads header and schema in one snapshot.
+func TestOpenRace(t *testing.T) {
+	dir := t.TempDir()
+	const files, openers = 40, 6
+	for f := range files {
+		path := filepath.Join(dir, fmt.Sprintf("race%d.sqlite", f))
+		var wg sync.WaitGroup
+		errs := make([]error, openers)
+		for o := range openers {
+			wg.Go(func() {
+				c, err := Open(path, LLM)
+				if err == nil {
+					err = c.Close()
+				}
+				errs[o] = err
+			})
+		}
+		wg.Wait()
+		for o, err := range errs {
+			if err != nil {
+				t.Fatalf("file %d, opener %d: %v", f, o, err)
+			}
+		}
+	}
+}

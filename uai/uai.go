@@ -48,8 +48,9 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// maxStates bounds the number of entries of one table, so that a malformed
-// header cannot make the reader attempt an absurd allocation.
+// maxStates bounds the number of entries of one table, and so the domain
+// size of a variable, so that a malformed header cannot make the reader (or
+// a solver after it) attempt an absurd allocation.
 const maxStates = 1 << 31
 
 // scanner splits input into whitespace-separated tokens and tracks lines.
@@ -211,6 +212,11 @@ func Read(r io.Reader, name string) (*Network, error) {
 		}
 		if c < 1 {
 			return nil, s.errorf("domain size of variable %d is 0", i)
+		}
+		if c > maxStates {
+			// Its marginal alone would be a table over the limit, and
+			// products of larger sizes could overflow.
+			return nil, s.errorf("domain size of variable %d: %d, more than the %d states a variable may have", i, c, maxStates)
 		}
 		m.Cards = append(m.Cards, c)
 	}

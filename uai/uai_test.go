@@ -97,6 +97,13 @@ func TestReadErrors(t *testing.T) {
 		{"short table", "MARKOV\n1\n2\n1\n1 0\n2\n1\n", 7, "unexpected end of input: want entry 1 of function 0"},
 		{"bayes empty scope", "BAYES\n1\n2\n1\n0\n", 5, "function 0: a BAYES function needs at least its child variable"},
 		{"huge table", "MARKOV\n4\n65536 65536 65536 65536\n1\n4 0 1 2 3\n", 5, "table of more than"},
+		// The limits at their edges: 2^31 states pass the size checks
+		// (the short table is the error), 2^31 + 1 do not.
+		{"domain at the limit", "MARKOV\n1\n2147483648\n1\n1 0\n1\n1\n", 6, "table has 1 entries, its scope needs 2147483648"},
+		{"domain over the limit", "MARKOV\n1\n2147483649\n", 3, "domain size of variable 0: 2147483649, more than the 2147483648"},
+		{"domain that overflows", "MARKOV\n1\n9223372036854775807\n0\n", 3, "domain size of variable 0: 9223372036854775807"},
+		{"table at the limit", "MARKOV\n2\n65536 32768\n1\n2 0 1\n1\n1\n", 6, "table has 1 entries, its scope needs 2147483648"},
+		{"table over the limit", "MARKOV\n2\n3 715827883\n1\n2 0 1\n", 5, "function 0: table of more than 2147483648 entries"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

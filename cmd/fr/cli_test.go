@@ -267,6 +267,10 @@ func TestCompareCSV(t *testing.T) {
 					if cell != "" {
 						t.Errorf("%s %s %s: %q, want an empty cell", tc.name, rec[0], col, cell)
 					}
+					// The json row says the same: null, not a number.
+					if v, ok := rows[i][columns[col]]; !ok || v != nil {
+						t.Errorf("%s %s %s: json %v, want null", tc.name, rec[0], columns[col], v)
+					}
 					continue
 				}
 				got, err := strconv.ParseFloat(cell, 64)

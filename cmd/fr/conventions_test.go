@@ -39,6 +39,11 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"compare", "--format", "xml", example}, exitUsage, "--format"},
 		{[]string{"factscore", "--verifier", "oracle", example}, exitUsage, "--verifier"},
 		{[]string{"score", "no-such-file.jsonl"}, exitFailure, "no such file"},
+		{[]string{"bogus"}, exitUsage, `unknown command "bogus"`},
+		{[]string{"report"}, exitUsage, "give at least one output file"},
+		{[]string{"report", "--layout", "svg", example}, exitUsage, "--layout: unknown layout"},
+		{[]string{"report", "--excerpt", "0", example}, exitUsage, "--excerpt 0"},
+		{[]string{"kb", "bogus"}, exitUsage, `unknown command "bogus" (see fr kb --help)`},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-retries", "0", "--llm-cache", "off", example}, exitFailure, "127.0.0.1:1"},
 	}
 	for _, tc := range tests {

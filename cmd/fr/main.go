@@ -31,6 +31,7 @@ func newApp() *cli.App {
 		// Each command lives in its own file of this package.
 		Commands:     commands(),
 		OnUsageError: onUsageError,
+		Action:       unknownCommand(cli.ShowAppHelp),
 		// main reports errors and sets the exit status.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
@@ -44,7 +45,23 @@ func setup(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 		c.Before, c.After = withTemp, removeTemp
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = unknownCommand(cli.ShowSubcommandHelp)
+		}
 		setup(c.Subcommands)
+	}
+}
+
+// unknownCommand is the action of fr and of commands made of subcommands
+// (fr kb, fr uai, ...): without arguments it shows the help; an argument
+// that names no command is a usage error, in one line on stderr (urfave/cli
+// would print "No help topic" and exit 1).
+func unknownCommand(help func(*cli.Context) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Args().Present() {
+			return usagef("unknown command %q (see %s --help)", c.Args().First(), c.Command.HelpName)
+		}
+		return help(c)
 	}
 }
 

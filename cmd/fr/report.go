@@ -40,7 +40,7 @@ func reportCommand() *cli.Command {
 
 func runReport(c *cli.Context) error {
 	if c.NArg() == 0 {
-		return errors.New("report: give at least one output file of fr score (see fr report --help)")
+		return usagef("report: give at least one output file of fr score (see fr report --help)")
 	}
 	var layout report.Layouter
 	switch c.String("layout") {
@@ -51,7 +51,10 @@ func runReport(c *cli.Context) error {
 	case "built-in", "builtin":
 		layout = report.Builtin{}
 	default:
-		return fmt.Errorf("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
+		return usagef("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
+	}
+	if c.Int("excerpt") < 1 {
+		return usagef("--excerpt %d: want at least 1", c.Int("excerpt"))
 	}
 	out, force := c.String("output"), c.Bool("force")
 	if out == "" && c.App.Writer == os.Stdout {
@@ -82,9 +85,6 @@ func runReport(c *cli.Context) error {
 			return err
 		}
 		runs = append(runs, run)
-	}
-	if c.Int("excerpt") < 1 {
-		return fmt.Errorf("--excerpt %d: want at least 1", c.Int("excerpt"))
 	}
 	rep, err := report.New(runs, report.Options{Title: c.String("title"), ExcerptRunes: c.Int("excerpt")})
 	if err != nil {
