@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/progress"
 )
 
 func atomizeCommand() *cli.Command {
@@ -57,7 +58,7 @@ func runAtomize(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut()) }()
 	w := jsonl.NewWriter(out)
-	prog := newProgress(c.App.ErrWriter, "fr atomize")
+	prog := progress.New(c.App.ErrWriter, "fr atomize")
 	var records, atomized, empty, skipped, failed int
 	var skip func(*instance.Error)
 	if c.Bool("skip-invalid") {
@@ -88,10 +89,10 @@ func runAtomize(c *cli.Context) (err error) {
 		if err := w.Write(in); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
-		prog.update(records, in.Line)
+		prog.Update(records, in.Line)
 		return nil
 	})
-	prog.finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
+	prog.Finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
 		records-failed, atomized, records-atomized-empty-failed, empty, skippedSummary(pipeline.ScoreStats{Invalid: skipped, Failed: failed})))
 	if err != nil {
 		return err

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"io"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/progress"
 )
 
 func compareCommand() *cli.Command {
@@ -54,7 +51,7 @@ func runCompare(c *cli.Context) error {
 		return usagef("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
 	}
 	format := c.String("format")
-	if format != "markdown" && format != "json" && format != "csv" {
+	if !slices.Contains(pipeline.ComparisonFormats, format) {
 		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
 	}
 	var paths []string
@@ -76,13 +73,13 @@ func runCompare(c *cli.Context) error {
 				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
 			}
 		}
-		prog := newProgress(c.App.ErrWriter, "fr compare")
+		prog := progress.New(c.App.ErrWriter, "fr compare")
 		rows, st, err := pipeline.CompareRecorded(paths, fileOptions(c, prog))
 		if err != nil {
 			return err
 		}
-		prog.finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return writeComparison(c.App.Writer, format, rows)
+		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
+		return pipeline.WriteComparison(c.App.Writer, format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -108,72 +105,14 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	defer p.Close()
-	prog := newProgress(c.App.ErrWriter, "fr compare")
+	prog := progress.New(c.App.ErrWriter, "fr compare")
 	rows, st, err := p.CompareFile(c.Context, input, versions, baseline, fileOptions(c, prog))
 	if err != nil {
 		return err
 	}
-	prog.finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := writeComparison(c.App.Writer, format, rows); err != nil {
+	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
+	if err := pipeline.WriteComparison(c.App.Writer, format, rows); err != nil {
 		return err
 	}
 	return failedError(st)
-}
-
-func writeComparison(w io.Writer, format string, rows []pipeline.Comparison) error {
-	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman", "inference"}
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	case "csv":
-		// For programs: every digit, and an empty cell where there is no
-		// value.
-		cw := csv.NewWriter(w)
-		cw.Write(header)
-		for _, r := range rows {
-			cw.Write(comparisonCells(r, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, ""))
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
-	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
-	for _, r := range rows {
-		cells := comparisonCells(r, func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }, "n/a")
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-	}
-	return nil
-}
-
-// text is s, or missing when s is empty.
-func text(s *string, missing string) string {
-	if s == nil || *s == "" {
-		return missing
-	}
-	return *s
-}
-
-// comparisonCells is a row of the table: numbers formatted by num, and
-// missing where a value does not exist (NaN, or a gold measure of unlabeled
-// input). An infinity is no value either: no measure of the table can be
-// one, so it is printed as missing rather than as "+Inf".
-func comparisonCells(r pipeline.Comparison, num func(float64) string, missing string) []string {
-	f := func(x float64) string {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return missing
-		}
-		return num(x)
-	}
-	s := r.Summary
-	labeled := func(x float64) string {
-		if s.Labeled == 0 {
-			return missing
-		}
-		return f(x)
-	}
-	return []string{r.Version, strconv.Itoa(s.Responses), f(s.MeanPr), labeled(s.AtomF1), f(s.MeanF1K), labeled(s.MAE),
-		f(s.MeanEntropy), labeled(s.Brier), labeled(s.Accuracy), f(s.MeanTrue), f(s.MeanFalse), f(s.MeanUniform),
-		labeled(s.Pearson), labeled(s.Spearman), text(r.Inference, missing)}
 }

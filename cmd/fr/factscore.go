@@ -9,6 +9,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/progress"
 )
 
 func factscoreCommand() *cli.Command {
@@ -97,11 +98,11 @@ func runFActScore(c *cli.Context) error {
 	}
 	defer p.Close()
 	w := jsonl.NewWriter(c.App.Writer)
-	prog := newProgress(c.App.ErrWriter, "fr factscore")
+	prog := progress.New(c.App.ErrWriter, "fr factscore")
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
+	prog.Finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
 	if err != nil {
 		return err
 	}

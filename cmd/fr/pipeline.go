@@ -8,6 +8,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
@@ -102,8 +103,8 @@ func nliOptions(c *cli.Context) pipeline.Options {
 // fileOptions are the options of a run over a file: with --skip-invalid,
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
-func fileOptions(c *cli.Context, prog *progress) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: prog.report}
+func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
+	o := pipeline.FileOptions{Progress: prog.Report}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }

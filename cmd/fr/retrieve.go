@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
@@ -137,7 +138,7 @@ func runRetrieve(c *cli.Context) error {
 	}
 	defer closeOut()
 	w := jsonl.NewWriter(out)
-	prog := newProgress(c.App.ErrWriter, "fr retrieve")
+	prog := progress.New(c.App.ErrWriter, "fr retrieve")
 	var records, atoms, noAtoms, skipped int
 	err = instance.Scan(input, nil, func(in *instance.Instance) error {
 		records++
@@ -155,7 +156,7 @@ func runRetrieve(c *cli.Context) error {
 		if err := w.Write(in); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
-		prog.update(records, in.Line)
+		prog.Update(records, in.Line)
 		return nil
 	})
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", records, atoms)
@@ -165,6 +166,6 @@ func runRetrieve(c *cli.Context) error {
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %d records' topics not found, left without contexts", skipped)
 	}
-	prog.finish(msg)
+	prog.Finish(msg)
 	return err
 }

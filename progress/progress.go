@@ -1,0 +1,172 @@
+// Package progress shows how far long work has come, on stderr: a
+// progress bar on a terminal, plain lines every few seconds in a log, and a
+// closing summary with the time taken. Results never go through it: they
+// go to stdout or an output file.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// Display shows how far long work has come on stderr: a plain line every
+// few seconds (for logs and CI) or, WithBar and when stderr is a terminal,
+// a progress bar. A program with a bar writes everything else for stderr
+// through it (it is an io.Writer), so that messages and the bar do not
+// mix. It is safe for concurrent use.
+type Display struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	start  time.Time
+	last   time.Time // of the last plain line
+	// Every is how often a plain line is written (PlainEvery unless
+	// changed before the first report).
+	Every time.Duration
+	bar   *progressbar.ProgressBar // nil when stderr is not a terminal
+	unit  string                   // what the bar counts: "pairs" or "records"
+	cur   pipeline.Progress
+}
+
+// PlainEvery is how often progress lines are written when stderr is not a
+// terminal.
+const PlainEvery = 5 * time.Second
+
+// New returns a display that writes to w, each line starting with prefix
+// (the command's name).
+func New(w io.Writer, prefix string) *Display {
+	now := time.Now()
+	return &Display{w: w, prefix: prefix, start: now, last: now, Every: PlainEvery}
+}
+
+// WithBar shows a progress bar instead of plain lines when w is a
+// terminal.
+func (p *Display) WithBar() *Display {
+	if f, ok := p.w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(p.prefix),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("records"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionSpinnerType(14),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+// Write writes a message to stderr, above the bar.
+func (p *Display) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	return p.w.Write(b)
+}
+
+// Update reports the records done and the input line of the last.
+func (p *Display) Update(n, line int) { p.Report(pipeline.Progress{Records: n, Line: line}) }
+
+// Report shows a run's progress (it is a pipeline.FileOptions.Progress).
+func (p *Display) Report(pr pipeline.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = pr
+	if p.bar != nil {
+		p.showBar(pr)
+		return
+	}
+	if time.Since(p.last) < p.Every {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprintf(p.w, "%s: %s, %.1fs\n", p.prefix, p.describe(pr, true), time.Since(p.start).Seconds())
+}
+
+// showBar updates the bar: it counts NLI pairs when the run asks any (they
+// are where the time goes), else records, and spins until the totals are
+// known.
+func (p *Display) showBar(pr pipeline.Progress) {
+	unit, n, total := "records", pr.Records, pr.RecordsTotal
+	if pr.PairsTotal > 0 || pr.Pairs > 0 {
+		unit, n, total = "pairs", pr.Pairs, pr.PairsTotal
+	}
+	if unit != p.unit {
+		p.unit = unit
+		p.bar.Reset()
+		progressbar.OptionSetItsString(unit)(p.bar)
+	}
+	if !pr.Counted {
+		total = -1
+	}
+	if p.bar.GetMax() != total {
+		p.bar.ChangeMax(total)
+	}
+	desc := p.prefix + ": " + p.describe(pr, false)
+	p.bar.Describe(desc)
+	p.bar.Set(n)
+}
+
+// describe says what is done of what there is to do; with rates, the
+// rate and time left too (the bar shows its own).
+func (p *Display) describe(pr pipeline.Progress, rates bool) string {
+	var b strings.Builder
+	of := func(n, total int, what string) {
+		if pr.Counted {
+			fmt.Fprintf(&b, "%d/%d %s", n, total, what)
+		} else {
+			fmt.Fprintf(&b, "%d %s", n, what)
+		}
+	}
+	of(pr.Records, pr.RecordsTotal, "records")
+	// The rate and time left are of NLI pairs when the run asks any (they
+	// are where the time goes), else of records.
+	unit, done, total := "records", pr.Records, pr.RecordsTotal
+	if pr.Pairs > 0 || pr.PairsTotal > 0 {
+		b.WriteString(", ")
+		of(pr.Pairs, pr.PairsTotal, "NLI pairs")
+		unit, done, total = "pairs", pr.Pairs, pr.PairsTotal
+	}
+	if pr.Line > 0 {
+		fmt.Fprintf(&b, " (at line %d)", pr.Line)
+	}
+	if !rates {
+		return b.String()
+	}
+	elapsed := time.Since(p.start).Seconds()
+	if done > 0 && elapsed > 0 {
+		rate := float64(done) / elapsed
+		fmt.Fprintf(&b, ", %.3g %s/s", rate, unit)
+		if pr.Counted && total >= done {
+			left := time.Duration(float64(total-done) / rate * float64(time.Second))
+			fmt.Fprintf(&b, ", about %s left", left.Round(time.Second))
+		}
+	}
+	return b.String()
+}
+
+// Finish clears the bar and writes the summary of the work, with the time
+// it took.
+func (p *Display) Finish(summary string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, "%s: %s in %.1fs\n", p.prefix, summary, time.Since(p.start).Seconds())
+}

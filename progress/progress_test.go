@@ -1,0 +1,39 @@
+package progress
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// TestProgressPlain: when stderr is not a terminal, progress is a plain
+// line: records and NLI pairs done of their totals, the rate and the time
+// left.
+func TestProgressPlain(t *testing.T) {
+	var buf bytes.Buffer
+	p := New(&buf, "fr score")
+	p.Every = 0
+	p.Report(pipeline.Progress{Records: 1, Line: 3, Pairs: 40})
+	p.Report(pipeline.Progress{Records: 2, Line: 5, Pairs: 100, RecordsTotal: 10, PairsTotal: 500, Counted: true})
+	p.Finish("done")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{
+		`^fr score: 1 records, 40 NLI pairs \(at line 3\), [0-9.e+]+ pairs/s, [0-9.]+s$`,
+		`^fr score: 2/10 records, 100/500 NLI pairs \(at line 5\), [0-9.e+]+ pairs/s, about \w+ left, [0-9.]+s$`,
+		`^fr score: done in [0-9.]+s$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("progress:\n%s", buf.String())
+	}
+	for i, re := range want {
+		if !regexp.MustCompile(re).MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i+1, lines[i], re)
+		}
+	}
+	if p.bar != nil {
+		t.Error("a progress bar on a buffer")
+	}
+}
