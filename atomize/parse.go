@@ -23,7 +23,9 @@ import (
 //     a preamble or before other text; trailing commas and a wrong
 //     closing bracket where one is missing (as in IBM's few-shot examples)
 //     are forgiven.
-//   - Lists: numbered ("1.", "1)", "(1)", "[1]", "Fact 1:") or bulleted
+//   - A Python list of strings (['…', "…"]), as Llama 3 and Mistral
+//     sometimes write instead of JSON.
+//   - Lists: numbered ("1.", "1)", "1 -", "(1)", "[1]", "Fact 1:") or bulleted
 //     ("-", "*", "•", "+", "–") items; a line indented under an item
 //     continues it. IBM's "- unit: Fact" type tags are removed, and units
 //     typed other than Fact or Claim are left out, as IBM's code does.
@@ -67,7 +69,86 @@ func ParseAtoms(answer string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("the answer holds JSON, but %w", firstErr)
 	}
+	if m := pyListStart.FindStringIndex(text); m != nil {
+		atoms, err := pythonList(text[m[0]:])
+		if err != nil {
+			return nil, fmt.Errorf("the answer holds a Python list, but %w", err)
+		}
+		return atoms, nil
+	}
 	return lineAtoms(text)
+}
+
+// pyListStart matches where a Python list of strings may begin: '[' first
+// on a line (or after a colon) and then a single-quoted string, which JSON
+// does not have.
+var pyListStart = regexp.MustCompile(`(?m)(?:^[ \t]*|:[ \t]*)\[\s*'`)
+
+// pythonList reads the Python list of strings that s begins with
+// (['a', "b's",]), the shape Llama 3 and Mistral write when they answer in
+// Python instead of JSON: single or double quotes, backslash escapes, a
+// trailing comma. What follows the list is not read. A list cut off before
+// its end, or holding anything but strings, is an error.
+func pythonList(s string) ([]string, error) {
+	cutOff := errors.New("its list is cut off before its end")
+	skip := func(i int) int {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+		return i
+	}
+	i := strings.IndexByte(s, '[') + 1
+	out := []string{}
+	for {
+		if i = skip(i); i >= len(s) {
+			return nil, cutOff
+		}
+		if s[i] == ']' {
+			return out, nil
+		}
+		q := s[i]
+		if q != '\'' && q != '"' {
+			return nil, fmt.Errorf("its list holds %q where a quoted string belongs", llmanswer.Clip(s[i:], 20))
+		}
+		var b strings.Builder
+		for i++; ; i++ {
+			if i >= len(s) {
+				return nil, cutOff
+			}
+			c := s[i]
+			if c == q {
+				i++
+				break
+			}
+			if c == '\n' {
+				return nil, errors.New("its list has a string that runs past the end of its line")
+			}
+			if c == '\\' {
+				if i++; i >= len(s) {
+					return nil, cutOff
+				}
+				switch c = s[i]; c {
+				case 'n', 't', 'r':
+					c = ' '
+				}
+			}
+			b.WriteByte(c)
+		}
+		if a := cleanAtom(b.String()); a != "" {
+			out = append(out, a)
+		}
+		if i = skip(i); i >= len(s) {
+			return nil, cutOff
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			return out, nil
+		default:
+			return nil, fmt.Errorf("its list holds %q where a comma or ] belongs", llmanswer.Clip(s[i:], 20))
+		}
+	}
 }
 
 // textKeys name the text of an atom given as an object.
@@ -148,7 +229,7 @@ func atomList(v jvalue) ([]string, bool) {
 
 // listItem matches a line that is an item of a numbered or bulleted list,
 // capturing its text.
-var listItem = regexp.MustCompile(`^\s*(?:[-*•+–—‣◦▪]|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|(?i:fact|atom|atomic fact|unit|claim|statement)\s*#?\s*\d{1,3}\s*[:.)\-])\s+(.*)$`)
+var listItem = regexp.MustCompile(`^\s*(?:[-*•+–—‣◦▪]|\d{1,3}(?:[.):]|\s+[-–])|\(\d{1,3}\)|\[\d{1,3}\]|(?i:fact|atom|atomic fact|unit|claim|statement)\s*#?\s*\d{1,3}\s*[:.)\-])\s+(.*)$`)
 
 // typeTag is IBM's content-unit type after an item ("- unit: Fact").
 var typeTag = regexp.MustCompile(`(?i)\s*:\s*(fact|claim|instruction|data format|meta statement|question|other)\s*$`)
@@ -259,7 +340,7 @@ func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasP
 
 // remarkStart begins a line that talks about the answer instead of giving
 // a fact: preambles, offers and sign-offs.
-var remarkStart = regexp.MustCompile(`(?i)^(?:here (?:is|are)\b|here's\b|sure\b|certainly\b|of course\b|okay\b|ok\b|absolutely\b|great\b|below (?:is|are)\b|the following\b|i (?:have|'ve) (?:broken|split|extracted|listed|identified)\b|i hope\b|hope (?:this|that) helps\b|let me know\b|please let me know\b|feel free\b|if you (?:need|have|want|would)\b|note:|please note\b|(?:atomic )?(?:facts|units|atoms|statements|output|answer)\s*:?$|this (?:list|breakdown) \b|these (?:are|facts|atomic)\b|each (?:fact|atom|statement) (?:is|above)\b|i (?:can|could) (?:also|further)\b|would you like\b)`)
+var remarkStart = regexp.MustCompile(`(?i)^(?:here (?:is|are)\b|here's\b|sure\b|certainly\b|of course\b|okay\b|ok\b|absolutely\b|great\b|below (?:is|are)\b|the following\b|i(?: have|'ve|’ve) (?:broken|split|extracted|listed|identified)\b|i hope\b|hope (?:this|that) helps\b|let me know\b|please let me know\b|feel free\b|if you (?:need|have|want|would)\b|note:|please note\b|(?:atomic )?(?:facts|units|atoms|statements|output|answer)\s*:?$|this (?:list|breakdown) \b|these (?:are|facts|atomic)\b|each (?:fact|atom|statement) (?:is|above)\b|i (?:can|could) (?:also|further)\b|would you like\b)`)
 
 // isRemark reports whether a line is a preamble, heading or closing: a
 // line ending in a colon, a markdown heading or rule, or one that begins
@@ -292,6 +373,11 @@ func checkFactLine(l string) error {
 	}
 	if refusal.MatchString(l) {
 		return errors.New("declines the task")
+	}
+	if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") || strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+		// JSON that did not parse (typographic quotes, say): data, not a
+		// fact, and never one atom.
+		return errors.New("is a bracketed list or object, not a fact")
 	}
 	if n := len(SplitSentences(l)); n > 1 {
 		return fmt.Errorf("holds %d sentences, where an answer without list markers must give one fact per line", n)

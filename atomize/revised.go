@@ -30,7 +30,7 @@ import (
 //     closings ("Let me know…") and explanations ("Explanation: …", "I
 //     replaced …") are set aside.
 //
-// Markdown bold and surrounding quotes are removed. Anything else is an
+// Markdown bold, a block quote's "> " and surrounding quotes are removed. Anything else is an
 // error: an empty answer, JSON without the atom, several lines any of
 // which could be the atom, a refusal. Reasoning in <think> blocks is
 // ignored.
@@ -126,7 +126,7 @@ func revisedField(v jvalue) (string, bool) {
 
 var (
 	hashWrapped  = regexp.MustCompile(`###([^\n#]+)###`)
-	revisedLabel = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:revised (?:atom|unit|statement|fact|version)|revised|standalone(?: (?:atom|unit|statement|version))?|decontextuali[sz]ed (?:atom|unit)|rewritten atom|final answer|answer|output)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
+	revisedLabel = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:(?:the )?revised (?:atom|unit|statement|fact|version)(?: is)?|revised|standalone(?: (?:atom|unit|statement|version))?|decontextuali[sz]ed (?:atom|unit)|rewritten atom|final answer|answer|output)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
 	explanation  = regexp.MustCompile(`(?i)^(?:\(?(?:explanation|rationale|reasoning|justification|note|notes|changes?)\b|i (?:replaced|changed|resolved|substituted|added|kept|left)\b|i've (?:replaced|changed|resolved)\b|the (?:atom|unit|statement) (?:already|is already|does not|doesn't|needs no|contains)\b|this (?:atom|unit|statement|revision)\b|no (?:changes?|revision) (?:is|was|were) (?:needed|necessary|required)\b|\()`)
 )
 
@@ -157,7 +157,9 @@ func lastFence(lines []string) (string, bool) {
 // checkRevised cleans a revised atom and refuses an empty one or a
 // refusal.
 func checkRevised(s string) (string, error) {
-	s = cleanAtom(s)
+	// A markdown block quote ("> atom", GPT-4o) marks the atom, and is not
+	// part of it.
+	s = cleanAtom(strings.TrimPrefix(strings.TrimSpace(s), ">"))
 	switch {
 	case s == "":
 		return "", errors.New("the revised atom is empty")
