@@ -101,7 +101,7 @@ func runFActScore(c *cli.Context) error {
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
+	prog.finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)) + stopped(err))
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func runScore(c *cli.Context) error {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
 	summary += fmt.Sprintf("; %d NLI pairs asked, %d pruned (--pairs-per-atom %s)", st.Pairs, st.Pruned, c.String("pairs-per-atom"))
-	prog.finish(summary)
+	prog.finish(summary + stopped(err))
 	if err != nil {
 		return err
 	}
