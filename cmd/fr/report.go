@@ -38,8 +38,11 @@ func reportCommand() *cli.Command {
 }
 
 func runReport(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() == 0 {
-		return errors.New("report: give at least one output file of fr score (see fr report --help)")
+		return usagef("report: give at least one output file of fr score (see fr report --help)")
 	}
 	var layout report.Layouter
 	switch c.String("layout") {
@@ -50,7 +53,7 @@ func runReport(c *cli.Context) error {
 	case "built-in", "builtin":
 		layout = report.Builtin{}
 	default:
-		return fmt.Errorf("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
+		return usagef("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
 	}
 	out, force := c.String("output"), c.Bool("force")
 	if out == "" && c.App.Writer == os.Stdout {
@@ -61,27 +64,34 @@ func runReport(c *cli.Context) error {
 	if out != "" && !force {
 		// Fail before the work, not after it; the write checks again.
 		if _, err := os.Stat(out); err == nil {
-			return fmt.Errorf("%s already exists (use --force to replace it)", out)
+			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 		}
 	}
 	start := time.Now()
 	var inputs *report.Inputs
+	if c.Int("excerpt") < 1 {
+		return usagef("--excerpt %d: want at least 1", c.Int("excerpt"))
+	}
 	if path := c.String("input"); path != "" {
-		var err error
+		path, err := inputPath(c, path)
+		if err != nil {
+			return err
+		}
 		if inputs, err = report.ReadInputs(path); err != nil {
 			return fmt.Errorf("--input: %w", err)
 		}
 	}
 	var runs []*report.Run
-	for _, path := range c.Args().Slice() {
+	for _, arg := range c.Args().Slice() {
+		path, err := inputPath(c, arg)
+		if err != nil {
+			return err
+		}
 		run, err := report.ReadRun(c.Context, path, inputs)
 		if err != nil {
 			return err
 		}
 		runs = append(runs, run)
-	}
-	if c.Int("excerpt") < 1 {
-		return fmt.Errorf("--excerpt %d: want at least 1", c.Int("excerpt"))
 	}
 	rep, err := report.New(runs, report.Options{Title: c.String("title"), ExcerptRunes: c.Int("excerpt")})
 	if err != nil {
