@@ -27,7 +27,8 @@ import (
 //     sometimes write instead of JSON.
 //   - Lists: numbered ("1.", "1)", "1 -", "(1)", "[1]", "Fact 1:") or bulleted
 //     ("-", "*", "•", "+", "–") items; a line indented under an item
-//     continues it. IBM's "- unit: Fact" type tags are removed, and units
+//     continues it. A bold topic label opening an item ("**Birth:**") is
+//     removed. IBM's "- unit: Fact" type tags are removed, and units
 //     typed other than Fact or Claim are left out, as IBM's code does.
 //   - One fact per line, with no markers, each line one sentence.
 //
@@ -231,6 +232,12 @@ func atomList(v jvalue) ([]string, bool) {
 // capturing its text.
 var listItem = regexp.MustCompile(`^\s*(?:[-*•+–—‣◦▪]|\d{1,3}(?:[.):]|\s+[-–])|\(\d{1,3}\)|\[\d{1,3}\]|(?i:fact|atom|atomic fact|unit|claim|statement)\s*#?\s*\d{1,3}\s*[:.)\-])\s+(.*)$`)
 
+// boldTopic matches an item that opens with a short bold topic label
+// ("**Birth:** Ruth Adair was born in 1948.", "**Career**: …"), capturing
+// the fact after it: the label names a heading, and is not part of the
+// fact.
+var boldTopic = regexp.MustCompile(`^\s*(?:\*\*|__)[^*_:\n]{1,40}(?::(?:\*\*|__)|(?:\*\*|__):)\s+(\S.*)$`)
+
 // typeTag is IBM's content-unit type after an item ("- unit: Fact").
 var typeTag = regexp.MustCompile(`(?i)\s*:\s*(fact|claim|instruction|data format|meta statement|question|other)\s*$`)
 
@@ -297,6 +304,9 @@ func listAtoms(lines []string, isItem []bool) ([]string, error) {
 			if kind != "fact" && kind != "claim" {
 				return
 			}
+		}
+		if m := boldTopic.FindStringSubmatch(s); m != nil {
+			s = m[1]
 		}
 		s = cleanAtom(s)
 		switch {
