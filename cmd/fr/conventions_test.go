@@ -41,6 +41,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"score"}, exitUsage, "want exactly one INPUT"},
 		{[]string{"compare", "--format", "xml", example}, exitUsage, "--format"},
 		{[]string{"factscore", "--verifier", "oracle", example}, exitUsage, "--verifier"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-reask", "-1", example}, exitUsage, "--llm-reask"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "ftp://x", example}, exitUsage, "--llm-base-url"},
 		{[]string{"score", "no-such-file.jsonl"}, exitFailure, "no such file"},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-retries", "0", "--llm-cache", "off", example}, exitFailure, "127.0.0.1:1"},
 	}
