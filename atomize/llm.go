@@ -54,7 +54,7 @@ var atomizerExamples = []struct{ text, atoms string }{
 // (internal/fakellm) recognizes re-asks by it.
 const ReminderPrefix = "Your last answer could not be read."
 
-const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else."
+const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else ([] when the text states no fact)."
 
 // Atomize asks for the atoms of one response.
 func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {

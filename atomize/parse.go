@@ -40,8 +40,10 @@ import (
 //
 // Anything else is an error that says why: JSON that is cut off or of
 // another shape, a line that is neither a fact nor one of the known
-// remarks, a refusal, prose with several sentences on a line, an answer
-// with only reasoning. An empty list ("[]", or IBM's object shape empty:
+// remarks, a refusal, a line saying that the text holds no facts ("None",
+// "There are no atomic facts in this text."; the reminder asks for []),
+// prose with several sentences on a line, an answer with only reasoning.
+// An empty list ("[]", or IBM's object shape empty:
 // "{}") is no atoms, not an error.
 func ParseAtoms(answer string) ([]string, error) {
 	if err := llmanswer.CheckSize(answer); err != nil {
@@ -375,6 +377,11 @@ func isRemark(l string) bool {
 // refusal begins a line in which the model declines the task.
 var refusal = regexp.MustCompile(`(?i)^(?:i'm sorry|i am sorry|sorry\b|i (?:cannot|can't|can not|am unable|'m unable|won't)\b|as an ai\b|unfortunately\b)`)
 
+// noFacts is a line that says the text states no facts ("There are no
+// atomic facts in this text.", "None"), not a fact about the text's
+// subject.
+var noFacts = regexp.MustCompile(`(?i)^(?:none|n/?a|no (?:atomic )?facts?\b.*|no (?:atomic )?facts? (?:can|could) be (?:extracted|found|identified)\b.*|there (?:are|is) no (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))(?: (?:in|to)\b.*)?|(?:the )?(?:text|response|passage) (?:contains|has|states|includes|holds) no (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))\b.*|(?:the )?(?:text|response|passage) does not (?:contain|have|state|include|hold) any (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))\b.*)[.!]?$`)
+
 // checkFactLine refuses a line of a one-fact-per-line answer that is not
 // one fact.
 func checkFactLine(l string) error {
@@ -383,6 +390,11 @@ func checkFactLine(l string) error {
 	}
 	if refusal.MatchString(l) {
 		return errors.New("declines the task")
+	}
+	if noFacts.MatchString(l) {
+		// Not one fact: a statement that there are none, which the
+		// reminder asks to give as [].
+		return errors.New("says in words that the text holds no facts, where [] is the answer")
 	}
 	if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") || strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
 		// JSON that did not parse (typographic quotes, say): data, not a
