@@ -473,6 +473,12 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 	if cfg.Reasks < 0 {
 		return nil, optionErr("llm-reask", fmt.Errorf("%d: want 0 or more", cfg.Reasks))
 	}
+	if cfg.Concurrency < 0 {
+		return nil, optionErr("llm-concurrency", fmt.Errorf("%d: want 1 or more", cfg.Concurrency))
+	}
+	if cfg.Timeout < 0 {
+		return nil, optionErr("llm-timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
+	}
 	if b := strings.TrimSpace(cfg.BaseURL); b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
 		return nil, optionErr("llm-base-url", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
 	}

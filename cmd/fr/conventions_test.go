@@ -43,6 +43,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"factscore", "--verifier", "oracle", example}, exitUsage, "--verifier"},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-reask", "-1", example}, exitUsage, "--llm-reask"},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "ftp://x", example}, exitUsage, "--llm-base-url"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-concurrency", "-1", example}, exitUsage, "--llm-concurrency"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-timeout", "-1s", example}, exitUsage, "--llm-timeout"},
 		{[]string{"score", "no-such-file.jsonl"}, exitFailure, "no such file"},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-retries", "0", "--llm-cache", "off", example}, exitFailure, "127.0.0.1:1"},
 	}
