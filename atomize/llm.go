@@ -54,7 +54,7 @@ var atomizerExamples = []struct{ text, atoms string }{
 // (internal/fakellm) recognizes re-asks by it.
 const ReminderPrefix = "Your last answer could not be read."
 
-const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else."
+const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else ([] when the text states no fact)."
 
 // Atomize asks for the atoms of one response.
 func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
@@ -130,7 +130,7 @@ type LLMReviser struct {
 // NewLLMReviser returns a reviser asking client's model.
 func NewLLMReviser(client *llm.Client) *LLMReviser { return &LLMReviser{client: client} }
 
-const reviserReminder = ReminderPrefix + " Answer with the revised atom only, on one line, and nothing else."
+const reviserReminder = ReminderPrefix + " Answer with the revised atom only, on one line, and nothing else; if the atom already stands on its own, repeat it unchanged."
 
 const reviserInstructions = `You are given a TEXT and one ATOM, a short sentence taken from the text.
 Rewrite the atom so that it can be understood without the text: replace pronouns (he, she, it, they, his, its ...), partial names (a surname alone, a first name alone) and vague references (the company, the film, that year) with what they refer to in the text.

@@ -23,9 +23,12 @@ import (
 //     a preamble or before other text; trailing commas and a wrong
 //     closing bracket where one is missing (as in IBM's few-shot examples)
 //     are forgiven.
-//   - Lists: numbered ("1.", "1)", "(1)", "[1]", "Fact 1:") or bulleted
+//   - A Python list of strings (['…', "…"]), as Llama 3 and Mistral
+//     sometimes write instead of JSON.
+//   - Lists: numbered ("1.", "1)", "1 -", "(1)", "[1]", "Fact 1:") or bulleted
 //     ("-", "*", "•", "+", "–") items; a line indented under an item
-//     continues it. IBM's "- unit: Fact" type tags are removed, and units
+//     continues it. A bold topic label opening an item ("**Birth:**") is
+//     removed. IBM's "- unit: Fact" type tags are removed, and units
 //     typed other than Fact or Claim are left out, as IBM's code does.
 //   - One fact per line, with no markers, each line one sentence.
 //
@@ -37,8 +40,10 @@ import (
 //
 // Anything else is an error that says why: JSON that is cut off or of
 // another shape, a line that is neither a fact nor one of the known
-// remarks, a refusal, prose with several sentences on a line, an answer
-// with only reasoning. An empty list ("[]", or IBM's object shape empty:
+// remarks, a refusal, a line saying that the text holds no facts ("None",
+// "There are no atomic facts in this text."; the reminder asks for []),
+// prose with several sentences on a line, an answer with only reasoning.
+// An empty list ("[]", or IBM's object shape empty:
 // "{}") is no atoms, not an error.
 func ParseAtoms(answer string) ([]string, error) {
 	if err := llmanswer.CheckSize(answer); err != nil {
@@ -67,7 +72,86 @@ func ParseAtoms(answer string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("the answer holds JSON, but %w", firstErr)
 	}
+	if m := pyListStart.FindStringIndex(text); m != nil {
+		atoms, err := pythonList(text[m[0]:])
+		if err != nil {
+			return nil, fmt.Errorf("the answer holds a Python list, but %w", err)
+		}
+		return atoms, nil
+	}
 	return lineAtoms(text)
+}
+
+// pyListStart matches where a Python list of strings may begin: '[' first
+// on a line (or after a colon) and then a single-quoted string, which JSON
+// does not have.
+var pyListStart = regexp.MustCompile(`(?m)(?:^[ \t]*|:[ \t]*)\[\s*'`)
+
+// pythonList reads the Python list of strings that s begins with
+// (['a', "b's",]), the shape Llama 3 and Mistral write when they answer in
+// Python instead of JSON: single or double quotes, backslash escapes, a
+// trailing comma. What follows the list is not read. A list cut off before
+// its end, or holding anything but strings, is an error.
+func pythonList(s string) ([]string, error) {
+	cutOff := errors.New("its list is cut off before its end")
+	skip := func(i int) int {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+		return i
+	}
+	i := strings.IndexByte(s, '[') + 1
+	out := []string{}
+	for {
+		if i = skip(i); i >= len(s) {
+			return nil, cutOff
+		}
+		if s[i] == ']' {
+			return out, nil
+		}
+		q := s[i]
+		if q != '\'' && q != '"' {
+			return nil, fmt.Errorf("its list holds %q where a quoted string belongs", llmanswer.Clip(s[i:], 20))
+		}
+		var b strings.Builder
+		for i++; ; i++ {
+			if i >= len(s) {
+				return nil, cutOff
+			}
+			c := s[i]
+			if c == q {
+				i++
+				break
+			}
+			if c == '\n' {
+				return nil, errors.New("its list has a string that runs past the end of its line")
+			}
+			if c == '\\' {
+				if i++; i >= len(s) {
+					return nil, cutOff
+				}
+				switch c = s[i]; c {
+				case 'n', 't', 'r':
+					c = ' '
+				}
+			}
+			b.WriteByte(c)
+		}
+		if a := cleanAtom(b.String()); a != "" {
+			out = append(out, a)
+		}
+		if i = skip(i); i >= len(s) {
+			return nil, cutOff
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			return out, nil
+		default:
+			return nil, fmt.Errorf("its list holds %q where a comma or ] belongs", llmanswer.Clip(s[i:], 20))
+		}
+	}
 }
 
 // textKeys name the text of an atom given as an object.
@@ -148,7 +232,13 @@ func atomList(v jvalue) ([]string, bool) {
 
 // listItem matches a line that is an item of a numbered or bulleted list,
 // capturing its text.
-var listItem = regexp.MustCompile(`^\s*(?:[-*•+–—‣◦▪]|\d{1,3}[.)]|\(\d{1,3}\)|\[\d{1,3}\]|(?i:fact|atom|atomic fact|unit|claim|statement)\s*#?\s*\d{1,3}\s*[:.)\-])\s+(.*)$`)
+var listItem = regexp.MustCompile(`^\s*(?:[-*•+–—‣◦▪]|\d{1,3}(?:[.):]|\s+[-–])|\(\d{1,3}\)|\[\d{1,3}\]|(?i:fact|atom|atomic fact|unit|claim|statement)\s*#?\s*\d{1,3}\s*[:.)\-])\s+(.*)$`)
+
+// boldTopic matches an item that opens with a short bold topic label
+// ("**Birth:** Ruth Adair was born in 1948.", "**Career**: …"), capturing
+// the fact after it: the label names a heading, and is not part of the
+// fact.
+var boldTopic = regexp.MustCompile(`^\s*(?:\*\*|__)[^*_:\n]{1,40}(?::(?:\*\*|__)|(?:\*\*|__):)\s+(\S.*)$`)
 
 // typeTag is IBM's content-unit type after an item ("- unit: Fact").
 var typeTag = regexp.MustCompile(`(?i)\s*:\s*(fact|claim|instruction|data format|meta statement|question|other)\s*$`)
@@ -217,6 +307,9 @@ func listAtoms(lines []string, isItem []bool) ([]string, error) {
 				return
 			}
 		}
+		if m := boldTopic.FindStringSubmatch(s); m != nil {
+			s = m[1]
+		}
 		s = cleanAtom(s)
 		switch {
 		case s == "":
@@ -259,7 +352,7 @@ func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasP
 
 // remarkStart begins a line that talks about the answer instead of giving
 // a fact: preambles, offers and sign-offs.
-var remarkStart = regexp.MustCompile(`(?i)^(?:here (?:is|are)\b|here's\b|sure\b|certainly\b|of course\b|okay\b|ok\b|absolutely\b|great\b|below (?:is|are)\b|the following\b|i (?:have|'ve) (?:broken|split|extracted|listed|identified)\b|i hope\b|hope (?:this|that) helps\b|let me know\b|please let me know\b|feel free\b|if you (?:need|have|want|would)\b|note:|please note\b|(?:atomic )?(?:facts|units|atoms|statements|output|answer)\s*:?$|this (?:list|breakdown) \b|these (?:are|facts|atomic)\b|each (?:fact|atom|statement) (?:is|above)\b|i (?:can|could) (?:also|further)\b|would you like\b)`)
+var remarkStart = regexp.MustCompile(`(?i)^(?:here (?:is|are)\b|here's\b|sure\b|certainly\b|of course\b|okay\b|ok\b|absolutely\b|great\b|below (?:is|are)\b|the following\b|i(?: have|'ve|’ve) (?:broken|split|extracted|listed|identified)\b|i hope\b|hope (?:this|that) helps\b|let me know\b|please let me know\b|feel free\b|if you (?:need|have|want|would)\b|note:|please note\b|(?:atomic )?(?:facts|units|atoms|statements|output|answer)\s*:?$|this (?:list|breakdown) \b|these (?:are|facts|atomic)\b|each (?:fact|atom|statement) (?:is|above)\b|i (?:can|could) (?:also|further)\b|would you like\b)`)
 
 // isRemark reports whether a line is a preamble, heading or closing: a
 // line ending in a colon, a markdown heading or rule, or one that begins
@@ -284,6 +377,11 @@ func isRemark(l string) bool {
 // refusal begins a line in which the model declines the task.
 var refusal = regexp.MustCompile(`(?i)^(?:i'm sorry|i am sorry|sorry\b|i (?:cannot|can't|can not|am unable|'m unable|won't)\b|as an ai\b|unfortunately\b)`)
 
+// noFacts is a line that says the text states no facts ("There are no
+// atomic facts in this text.", "None"), not a fact about the text's
+// subject.
+var noFacts = regexp.MustCompile(`(?i)^(?:none|n/?a|no (?:atomic )?facts?\b.*|no (?:atomic )?facts? (?:can|could) be (?:extracted|found|identified)\b.*|there (?:are|is) no (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))(?: (?:in|to)\b.*)?|(?:the )?(?:text|response|passage) (?:contains|has|states|includes|holds) no (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))\b.*|(?:the )?(?:text|response|passage) does not (?:contain|have|state|include|hold) any (?:atomic |checkable |verifiable )?(?:facts?|factual (?:information|claims?|statements?))\b.*)[.!]?$`)
+
 // checkFactLine refuses a line of a one-fact-per-line answer that is not
 // one fact.
 func checkFactLine(l string) error {
@@ -292,6 +390,16 @@ func checkFactLine(l string) error {
 	}
 	if refusal.MatchString(l) {
 		return errors.New("declines the task")
+	}
+	if noFacts.MatchString(l) {
+		// Not one fact: a statement that there are none, which the
+		// reminder asks to give as [].
+		return errors.New("says in words that the text holds no facts, where [] is the answer")
+	}
+	if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") || strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+		// JSON that did not parse (typographic quotes, say): data, not a
+		// fact, and never one atom.
+		return errors.New("is a bracketed list or object, not a fact")
 	}
 	if n := len(SplitSentences(l)); n > 1 {
 		return fmt.Errorf("holds %d sentences, where an answer without list markers must give one fact per line", n)

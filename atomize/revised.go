@@ -30,10 +30,12 @@ import (
 //     closings ("Let me know…") and explanations ("Explanation: …", "I
 //     replaced …") are set aside.
 //
-// Markdown bold and surrounding quotes are removed. Anything else is an
-// error: an empty answer, JSON without the atom, several lines any of
-// which could be the atom, a refusal. Reasoning in <think> blocks is
-// ignored.
+// Markdown bold, a block quote's "> ", surrounding quotes and a note about
+// the change in parentheses after the atom ("(unchanged)") are removed.
+// Anything else is an error: an empty answer, JSON without the atom,
+// several lines any of which could be the atom, a refusal, an answer that
+// says the atom needs no change without repeating it ("No revision
+// needed.", "N/A"). Reasoning in <think> blocks is ignored.
 func ParseRevised(answer string) (string, error) {
 	if err := llmanswer.CheckSize(answer); err != nil {
 		return "", err
@@ -125,8 +127,14 @@ func revisedField(v jvalue) (string, bool) {
 }
 
 var (
+	// noChange is an answer that says the atom stays as it is instead of
+	// repeating it ("No revision needed.", "N/A"): never the atom itself.
+	noChange = regexp.MustCompile(`(?i)^(?:no (?:revisions?|changes?|rewrites?|modifications?|edits?)(?: (?:is |are |were |was )?(?:needed|necessary|required|made))?|n/?a|none|nothing(?: (?:was |needs to be )?changed(?: in the (?:atom|unit|statement))?)?|same as (?:the )?(?:original|above|before|input)|(?:the )?(?:(?:atom|unit|statement) )?(?:is )?unchanged|(?:the )?(?:atom|unit|statement) stays the same)[.!]?$`)
+	// changeNote is a note about the revision in parentheses after the
+	// atom, on its line ("… pianist. (unchanged)").
+	changeNote   = regexp.MustCompile(`(?i)\s*\((?:unchanged|no (?:revisions?|changes?)(?: (?:is |are |were |was )?(?:needed|necessary|required|made))?|note:[^()]*|already (?:standalone|self-contained)[^()]*)[.!]?\)$`)
 	hashWrapped  = regexp.MustCompile(`###([^\n#]+)###`)
-	revisedLabel = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:revised (?:atom|unit|statement|fact|version)|revised|standalone(?: (?:atom|unit|statement|version))?|decontextuali[sz]ed (?:atom|unit)|rewritten atom|final answer|answer|output)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
+	revisedLabel = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:(?:the )?revised (?:atom|unit|statement|fact|version)(?: is)?|revised|unchanged|standalone(?: (?:atom|unit|statement|version))?|decontextuali[sz]ed (?:atom|unit)|rewritten atom|final answer|answer|output)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
 	explanation  = regexp.MustCompile(`(?i)^(?:\(?(?:explanation|rationale|reasoning|justification|note|notes|changes?)\b|i (?:replaced|changed|resolved|substituted|added|kept|left)\b|i've (?:replaced|changed|resolved)\b|the (?:atom|unit|statement) (?:already|is already|does not|doesn't|needs no|contains)\b|this (?:atom|unit|statement|revision)\b|no (?:changes?|revision) (?:is|was|were) (?:needed|necessary|required)\b|\()`)
 )
 
@@ -157,8 +165,28 @@ func lastFence(lines []string) (string, bool) {
 // checkRevised cleans a revised atom and refuses an empty one or a
 // refusal.
 func checkRevised(s string) (string, error) {
-	s = cleanAtom(s)
+	// A markdown block quote ("> atom", "> > atom") marks the atom, and a
+	// note about the change after it is not part of it. Removing one may
+	// uncover quotes or another marker: clean until nothing changes, so
+	// that a revised atom read again reads the same (a few rounds; more
+	// wrapping than that is not an answer).
+	for i := 0; ; i++ {
+		t := cleanAtom(strings.TrimLeft(s, "> \t"))
+		if loc := changeNote.FindStringIndex(t); loc != nil && loc[0] > 0 {
+			t = cleanAtom(t[:loc[0]])
+		}
+		if t == s {
+			break
+		}
+		if i == 4 {
+			return "", fmt.Errorf("the revised atom is wrapped in too many quotes and markers: %q", llmanswer.Clip(s, 80))
+		}
+		s = t
+	}
 	switch {
+	case noChange.MatchString(s):
+		// Not a guess at the atom: the reminder asks again for it.
+		return "", fmt.Errorf("the answer says the atom needs no change, but does not repeat it: %q", llmanswer.Clip(s, 80))
 	case s == "":
 		return "", errors.New("the revised atom is empty")
 	case !hasLetter(s):

@@ -468,6 +468,20 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		}
 		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
 	}
+	// Bad values are the command line's mistakes (exit status 2), found
+	// before llm.New, whose errors may also be the cache's.
+	if cfg.Reasks < 0 {
+		return nil, optionErr("llm-reask", fmt.Errorf("%d: want 0 or more", cfg.Reasks))
+	}
+	if cfg.Concurrency < 0 {
+		return nil, optionErr("llm-concurrency", fmt.Errorf("%d: want 1 or more", cfg.Concurrency))
+	}
+	if cfg.Timeout < 0 {
+		return nil, optionErr("llm-timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
+	}
+	if b := strings.TrimSpace(cfg.BaseURL); b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
+		return nil, optionErr("llm-base-url", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
+	}
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
 		return nil, fmt.Errorf("--llm-cache: %w", err)

@@ -106,11 +106,16 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	if arg != "-" {
 		return arg, nil
 	}
+	dirs, _ := c.Context.Value(tempKey{}).(*[]string)
+	if dirs != nil && len(*dirs) > 0 {
+		// Standard input can be read once: a second "-" would be empty.
+		return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
+	}
 	dir, err := os.MkdirTemp("", "fr-stdin-")
 	if err != nil {
 		return "", err
 	}
-	if dirs, ok := c.Context.Value(tempKey{}).(*[]string); ok {
+	if dirs != nil {
 		*dirs = append(*dirs, dir)
 	}
 	path := filepath.Join(dir, "stdin")

@@ -93,7 +93,7 @@ func runAtomize(c *cli.Context) (err error) {
 		return nil
 	})
 	prog.Finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
-		records-failed, atomized, records-atomized-empty-failed, empty, skippedSummary(pipeline.ScoreStats{Invalid: skipped, Failed: failed})))
+		records-failed, atomized, records-atomized-empty-failed, empty, skippedSummary(pipeline.ScoreStats{Invalid: skipped, Failed: failed})) + stopped(err))
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
 		}, pipelineFlags()...),
 		Action: runCompare,
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
 // runStdin runs the command line with stdin as standard input.
@@ -38,6 +41,10 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"score"}, exitUsage, "want exactly one INPUT"},
 		{[]string{"compare", "--format", "xml", example}, exitUsage, "--format"},
 		{[]string{"factscore", "--verifier", "oracle", example}, exitUsage, "--verifier"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-reask", "-1", example}, exitUsage, "--llm-reask"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "ftp://x", example}, exitUsage, "--llm-base-url"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-concurrency", "-1", example}, exitUsage, "--llm-concurrency"},
+		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-timeout", "-1s", example}, exitUsage, "--llm-timeout"},
 		{[]string{"score", "no-such-file.jsonl"}, exitFailure, "no such file"},
 		{[]string{"bogus"}, exitUsage, `unknown command "bogus"`},
 		{[]string{"report"}, exitUsage, "give at least one output file"},
@@ -124,5 +131,78 @@ func TestOutputFlag(t *testing.T) {
 	}
 	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "-o", os.DevNull, in); err != nil {
 		t.Errorf("score -o %s: %v", os.DevNull, err)
+	}
+}
+
+// TestStdinEveryCommand (issue 15: "-" reads standard input wherever a
+// command takes an input file): fr merge, fr report (its runs and --input)
+// and fr uai solve (the model and --evidence) read "-" as fr score does;
+// "-" twice is a usage error, since standard input can be read once.
+func TestStdinEveryCommand(t *testing.T) {
+	ctx := context.Background()
+	scored, _, err := run(t, ctx, "score", "--nli", "lexical", "../../testdata/example.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := runStdin(t, scored, "merge", "-"); err != nil || got != scored {
+		t.Errorf("merge - (%v):\n%s", err, got)
+	}
+	_, _, err = runStdin(t, scored, "merge", "-", "-")
+	if exitStatus(err) != exitUsage || !strings.Contains(err.Error(), "more than once") {
+		t.Errorf("merge - -: %v", err)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, err := runStdin(t, scored, "report", "--layout", "built-in", "-o", html, "-"); err != nil || !strings.Contains(stderr, "3 responses") {
+		t.Errorf("report - (%v):\n%s", err, stderr)
+	}
+	model := refdata.Path(t, "merlin-vectors", "models", "fr_tiny3.uai")
+	data, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := run(t, ctx, "uai", "solve", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := runStdin(t, string(data), "uai", "solve", "-"); err != nil || got != want {
+		t.Errorf("uai solve - (%v):\n%s\nwant\n%s", err, got, want)
+	}
+	evid := refdata.Path(t, "merlin-vectors", "models", "fr_tiny3_c0true.evid")
+	ev, err := os.ReadFile(evid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err = run(t, ctx, "uai", "solve", "--evidence", evid, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := runStdin(t, string(ev), "uai", "solve", "--evidence", "-", model); err != nil || got != want {
+		t.Errorf("uai solve --evidence - (%v):\n%s\nwant\n%s", err, got, want)
+	}
+}
+
+// TestUsageStatusEveryCommand: fr report and fr kb build report mistakes in
+// the command line, an existing -o file among them, with exit status 2, as
+// the other commands do.
+func TestUsageStatusEveryCommand(t *testing.T) {
+	ctx := context.Background()
+	scored := writeFile(t, "scored.jsonl", "")
+	exists := writeFile(t, "exists.html", "precious\n")
+	docs := writeFile(t, "docs.jsonl", `{"title": "A", "text": "a b c"}`+"\n")
+	for _, args := range [][]string{
+		{"report"},
+		{"report", "--layout", "circles", scored},
+		{"report", "--excerpt", "0", scored},
+		{"report", scored, "--title", "x"},
+		{"report", "-o", exists, scored},
+		{"kb", "build", "-o", exists, docs},
+	} {
+		_, _, err := run(t, ctx, args...)
+		if exitStatus(err) != exitUsage {
+			t.Errorf("%v: status %d (%v), want %d", args, exitStatus(err), err, exitUsage)
+		}
+	}
+	if b, _ := os.ReadFile(exists); string(b) != "precious\n" {
+		t.Errorf("an existing -o file was changed: %q", b)
 	}
 }

@@ -43,7 +43,7 @@ func factscoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
 			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
@@ -102,7 +102,7 @@ func runFActScore(c *cli.Context) error {
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.Finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)))
+	prog.Finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)) + stopped(err))
 	if err != nil {
 		return err
 	}

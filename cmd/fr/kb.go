@@ -69,7 +69,9 @@ func runKBBuild(c *cli.Context) error {
 	b, err := retrieve.NewBuilder(out, opts)
 	if err != nil {
 		if !opts.Overwrite && strings.Contains(err.Error(), "already exists") {
-			return fmt.Errorf("%w (use --force to replace it)", err)
+			// Refused before any work, as every command's -o: a usage
+			// error (exit status 2).
+			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 		}
 		return err
 	}

@@ -366,3 +366,26 @@ func TestCompareAsksEachPairOnce(t *testing.T) {
 		t.Errorf("%d requests, want 6", srv.Count())
 	}
 }
+
+// TestStoppedRunSummary (issue 11: every count in the summary is true):
+// without --skip-invalid, a record whose answer cannot be read stops the
+// run; the summary must not present the records before it as the whole
+// run ("0 failed").
+func TestStoppedRunSummary(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	input := writeFile(t, "raw.jsonl", rawRecord+"\n")
+	// An empty answer is unreadable to every stage.
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: " "} })
+	for _, args := range [][]string{
+		{"score", "--nli", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), input},
+		{"factscore", "--verifier", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), input},
+	} {
+		_, stderr, err := run(t, context.Background(), args...)
+		if exitStatus(err) != exitFailure || !strings.Contains(err.Error(), input+":1") {
+			t.Fatalf("%s: want the record's failure, got %v\n%s", args[0], err, stderr)
+		}
+		if !strings.Contains(stderr, "stopped by the error below") {
+			t.Errorf("%s: the summary does not say that the run stopped:\n%s", args[0], stderr)
+		}
+	}
+}

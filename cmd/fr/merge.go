@@ -40,7 +40,14 @@ func runMerge(c *cli.Context) error {
 		}
 		o.Input = path
 	}
-	paths := c.Args().Slice()
+	var paths []string
+	for _, a := range c.Args().Slice() {
+		p, err := inputPath(c, a)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
 	if out := c.String("output"); out != "" {
 		for _, p := range paths {
 			if sameFile(p, out) {

@@ -117,6 +117,16 @@ func skippedSummary(st pipeline.ScoreStats) string {
 	return fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
 }
 
+// stopped ends the summary of a run that an error stopped: its counts are
+// of the records before the error, which the summary would otherwise
+// present as the whole run ("0 failed" when a record had failed).
+func stopped(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "; stopped by the error below, the records from there on not done"
+}
+
 // failedError is the error of a run that skipped failed records: it did
 // not do all its work, so it must not exit 0.
 func failedError(st pipeline.ScoreStats) error {

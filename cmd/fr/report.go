@@ -39,6 +39,9 @@ func reportCommand() *cli.Command {
 }
 
 func runReport(c *cli.Context) error {
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	if c.NArg() == 0 {
 		return usagef("report: give at least one output file of fr score (see fr report --help)")
 	}
@@ -67,19 +70,26 @@ func runReport(c *cli.Context) error {
 	if out != "" && !force {
 		// Fail before the work, not after it; the write checks again.
 		if _, err := os.Stat(out); err == nil {
-			return fmt.Errorf("%s already exists (use --force to replace it)", out)
+			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 		}
 	}
 	start := time.Now()
 	var inputs *report.Inputs
 	if path := c.String("input"); path != "" {
-		var err error
+		path, err := inputPath(c, path)
+		if err != nil {
+			return err
+		}
 		if inputs, err = report.ReadInputs(path); err != nil {
 			return fmt.Errorf("--input: %w", err)
 		}
 	}
 	var runs []*report.Run
-	for _, path := range c.Args().Slice() {
+	for _, arg := range c.Args().Slice() {
+		path, err := inputPath(c, arg)
+		if err != nil {
+			return err
+		}
 		run, err := report.ReadRun(c.Context, path, inputs)
 		if err != nil {
 			return err

@@ -158,7 +158,7 @@ func TestReportFiles(t *testing.T) {
 	out := filepath.Join(dir, "r.html")
 	os.WriteFile(out, []byte("keep me"), 0o644)
 	args := append([]string{"report", "--input", input, "--layout", "built-in", "-o", out}, runs...)
-	if _, _, err := run(t, ctx, args...); err == nil || !strings.Contains(err.Error(), "already exists (use --force to replace it)") {
+	if _, _, err := run(t, ctx, args...); exitStatus(err) != exitUsage || !strings.Contains(err.Error(), "the file exists; give --force to replace it") {
 		t.Errorf("replacing without --force: %v", err)
 	}
 	if got, _ := os.ReadFile(out); string(got) != "keep me" {

@@ -25,7 +25,7 @@ func scoreCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr and go on (the run still fails at the end)"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
 			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
 			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
 			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Usage: "records scored at once, `N` or auto (1 with --nli onnx, whose model already uses every core; else 2); the output stays in input order, byte for byte as with 1"},
@@ -91,7 +91,7 @@ func runScore(c *cli.Context) error {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
 	summary += fmt.Sprintf("; %d NLI pairs asked, %d pruned (--pairs-per-atom %s)", st.Pairs, st.Pruned, c.String("pairs-per-atom"))
-	prog.Finish(summary)
+	prog.Finish(summary + stopped(err))
 	if err != nil {
 		return err
 	}

@@ -38,13 +38,19 @@ func runUAISolve(c *cli.Context) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	path := c.Args().First()
+	path, err := inputPath(c, c.Args().First())
+	if err != nil {
+		return err
+	}
 	net, err := uai.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	m := net.Model
 	if ev := c.String("evidence"); ev != "" {
+		if ev, err = inputPath(c, ev); err != nil {
+			return err
+		}
 		obs, err := uai.ReadEvidenceFile(ev)
 		if err != nil {
 			return err

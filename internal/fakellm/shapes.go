@@ -22,13 +22,14 @@ func IsReask(r Request) bool { return strings.HasPrefix(r.Last(), ReminderPrefix
 // shapes.
 
 // AtomShapes is the number of shapes AtomAnswer writes.
-const AtomShapes = 7
+const AtomShapes = 8
 
 // AtomAnswer writes atoms as an atomizer's answer in the n-th shape: a
 // JSON array (GPT-4o), the same in a fence between a preamble and a
 // closing, IBM's {"atomic_units": [...]}, a numbered list after "Here are
 // the atomic facts:" (Llama 3), a bulleted list with an offer (Llama 3),
-// one fact per line (Granite), IBM's object of id → text.
+// one fact per line (Granite), IBM's object of id → text, a Python list
+// of strings (Llama 3, Mistral).
 func AtomAnswer(n int, atoms []string) string {
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	var b strings.Builder
@@ -65,18 +66,28 @@ func AtomAnswer(n int, atoms []string) string {
 			fmt.Fprintf(&b, "%q: %s", fmt.Sprintf("id%d", i+1), js(a))
 		}
 		b.WriteString("}")
+	case 7:
+		b.WriteString("[")
+		for i, a := range atoms {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(a, `\`, `\\`), "'", `\'`) + "'")
+		}
+		b.WriteString("]")
 	}
 	return b.String()
 }
 
 // RevisedShapes is the number of shapes RevisedAnswer writes.
-const RevisedShapes = 5
+const RevisedShapes = 6
 
 // RevisedAnswer writes a revised atom as a reviser's answer in the n-th
 // shape: the atom alone (GPT-4o), after "Sure! Here is the revised atom:"
 // in quotes with an offer (Llama 3), IBM's {"revised_unit", "rationale"}
 // in a fence, "Revised atom:" with an explanation (Granite), ###atom###
-// (IBM's second prompt).
+// (IBM's second prompt), "The revised atom is: atom" after a think block
+// (DeepSeek-R1).
 func RevisedAnswer(n int, atom string) string {
 	switch mod(n, RevisedShapes) {
 	case 1:
@@ -88,19 +99,22 @@ func RevisedAnswer(n int, atom string) string {
 		return "Revised atom: " + atom + "\nExplanation: the pronoun was replaced with the name it refers to."
 	case 4:
 		return "###" + atom + "###"
+	case 5:
+		return "<think>\nThe atom may use a pronoun.\n</think>\n\nThe revised atom is: " + atom
 	}
 	return atom
 }
 
 // LabelShapes is the number of shapes LabelAnswer writes.
-const LabelShapes = 8
+const LabelShapes = 9
 
 // LabelAnswer writes an NLI label as a model's answer in the n-th shape:
 // the bare label (prompt v1), reasoning and then [label] (prompt v2 and
 // the reference), "Answer: label", bold brackets after reasoning (Llama
 // 3), [label] followed by a citation, "**Final Answer:** [label]" (GPT-4o),
 // "Label: LABEL" (Granite), and a <think> block naming another label
-// before the label (Qwen3).
+// before the label (Qwen3), and a LaTeX \boxed{label} after reasoning
+// (DeepSeek-R1).
 func LabelAnswer(n int, label string) string {
 	other := "neutral"
 	if label == "neutral" {
@@ -121,6 +135,8 @@ func LabelAnswer(n int, label string) string {
 		return "Label: " + strings.ToUpper(label)
 	case 7:
 		return "<think>\nPerhaps " + other + "? No.\n</think>\n\n" + label
+	case 8:
+		return "<think>\nIs it " + other + "? No.\n</think>\n\n**Final Answer**\n\\[\n\\boxed{\\text{" + label + "}}\n\\]"
 	}
 	return label
 }

@@ -1,7 +1,7 @@
 // Package llmanswer holds what the parsers of the LLM stages (atomizer,
 // reviser, NLI, FActScore's verifier) share: the bound on an answer's size
 // and the masking of reasoning blocks, which are the model's scratch work
-// and not its answer.
+// and not its answer, and of end-of-turn tokens left at its end.
 package llmanswer
 
 import (
@@ -29,13 +29,25 @@ func CheckSize(answer string) error {
 // does not take it out of the content.
 var thinkTag = regexp.MustCompile(`(?i)</?(?:think|thinking|reasoning)>`)
 
+// endTokens matches the end-of-turn and end-of-sequence tokens of Llama 3,
+// ChatML (Qwen, Granite), Phi, GPT-2-style and SentencePiece models
+// (Mistral, Llama 2) at the end of an answer.
+var endTokens = regexp.MustCompile(`(?:<\|(?:eot_id|eom_id|im_end|end|endoftext|end_of_text|end_of_turn)\|>|</s>|<end_of_turn>)(?:\s*(?:<\|(?:eot_id|eom_id|im_end|end|endoftext|end_of_text|end_of_turn)\|>|</s>|<end_of_turn>))*\s*$`)
+
 // MaskThink returns the answer with its reasoning blocks (<think>…</think>,
 // also <thinking> and <reasoning>) replaced by as many spaces, so that byte
 // offsets into the result are offsets into the answer. A closing tag with
 // no opening one (some chat templates put the opening tag in the prompt)
 // masks everything before it. An opening tag never closed means the answer
 // is all reasoning, cut off or not, and is an error.
+//
+// End-of-turn tokens at the end of the answer (<|eot_id|>, <|im_end|>,
+// </s>, …), which a server with the wrong chat template leaves in the
+// content, are masked too: they are not text of the answer.
 func MaskThink(answer string) (string, error) {
+	if loc := endTokens.FindStringIndex(answer); loc != nil {
+		answer = answer[:loc[0]] + strings.Repeat(" ", loc[1]-loc[0])
+	}
 	locs := thinkTag.FindAllStringIndex(answer, -1)
 	if len(locs) == 0 {
 		return answer, nil

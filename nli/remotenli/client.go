@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -86,6 +87,7 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", version.UserAgent())
 	c.requests.Add(1)
 	resp, err := c.http.Do(req)
 	if err == nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
+	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
@@ -542,4 +543,38 @@ func tiles(s string, texts []string) bool {
 		}
 	}
 	return false
+}
+
+// TestUserAgent (issue 15: every HTTP client sends a User-Agent that names
+// the tool and its version): the metadata, readiness and inference
+// requests of both protocols.
+func TestUserAgent(t *testing.T) {
+	pairs := testPairs(t, "tiny-roberta")[:2]
+	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	for _, protocol := range []string{remotenli.KServe, remotenli.TEI} {
+		var mu sync.Mutex
+		var agents []string
+		srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+			mu.Lock()
+			agents = append(agents, r.Header.Get("User-Agent"))
+			mu.Unlock()
+			return nil
+		})
+		cl, err := remotenli.Open(context.Background(), modelDir("tiny-roberta"), fast(protocol, srv.URL, srv.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Classify(context.Background(), pairs); err != nil {
+			t.Fatal(err)
+		}
+		cl.Close()
+		if len(agents) < 2 {
+			t.Fatalf("%s: %d requests seen", protocol, len(agents))
+		}
+		for _, ua := range agents {
+			if ua != version.UserAgent() {
+				t.Errorf("%s: User-Agent %q, want %q", protocol, ua, version.UserAgent())
+			}
+		}
+	}
 }
