@@ -437,7 +437,19 @@ func (b *loopyBP) marginals() ([][]float64, error) {
 // where d_v counts the non-unary factors of v.
 func (b *loopyBP) bethe(marg [][]float64) float64 {
 	b.sync()
-	logZ := b.logScale
+	return b.logScale + b.betheTerms(marg, func(e int, scratch []float64) []float64 {
+		b.incoming(e, scratch)
+		return scratch
+	})
+}
+
+// betheTerms returns the sums of bethe's formula (the negated Bethe free
+// energy, up to the tables' scale) at variable beliefs marg and the
+// factor beliefs b_f ∝ f · Π_k in(e_k), where in returns the message into
+// the factor on its edge e, in scratch (of the variable's size) or
+// elsewhere.
+func (b *loopyBP) betheTerms(marg [][]float64, in func(e int, scratch []float64) []float64) float64 {
+	sum := 0.0
 	maxArity, maxCard := 0, 0
 	for _, f := range b.facs {
 		maxArity = max(maxArity, len(f.vars))
@@ -445,16 +457,17 @@ func (b *loopyBP) bethe(marg [][]float64) float64 {
 	for _, c := range b.cards {
 		maxCard = max(maxCard, c)
 	}
-	in := make([][]float64, maxArity)
-	for k := range in {
-		in[k] = make([]float64, maxCard)
+	scratch := make([][]float64, maxArity)
+	for k := range scratch {
+		scratch[k] = make([]float64, maxCard)
 	}
+	msgs := make([][]float64, maxArity)
 	var digits []int
 	var w []float64
 	for fi := range b.facs {
 		f := &b.facs[fi]
 		for k, e := range f.edges {
-			b.incoming(e, in[k])
+			msgs[k] = in(e, scratch[k][:b.cards[f.vars[k]]])
 		}
 		n := len(f.vars)
 		digits = resize(digits, n)
@@ -464,7 +477,7 @@ func (b *loopyBP) bethe(marg [][]float64) float64 {
 		for i, t := range f.table {
 			p := t
 			for j := range n {
-				p *= in[j][digits[j]]
+				p *= msgs[j][digits[j]]
 			}
 			w[i] = p
 			z += p
@@ -478,7 +491,7 @@ func (b *loopyBP) bethe(marg [][]float64) float64 {
 		}
 		for i, t := range f.table {
 			if p := w[i] / z; p > 0 {
-				logZ += p * (math.Log(t) - math.Log(p))
+				sum += p * (math.Log(t) - math.Log(p))
 			}
 		}
 	}
@@ -489,10 +502,10 @@ func (b *loopyBP) bethe(marg [][]float64) float64 {
 				continue
 			}
 			if lp := b.logPrior[v]; lp != nil {
-				logZ += q * lp[x]
+				sum += q * lp[x]
 			}
-			logZ += float64(d-1) * q * math.Log(q)
+			sum += float64(d-1) * q * math.Log(q)
 		}
 	}
-	return logZ
+	return sum
 }

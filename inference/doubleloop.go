@@ -57,16 +57,49 @@ const (
 	// show in marginals printed with 6 decimals.
 	doubleLoopTolerance = 1e-7
 	// doubleLoopBudget: the double loop may run this many times the
-	// sweeps of one BP run. Each step lowers F (up to the precision of
-	// the inner loop), so more sweeps are not wasted; the generated contradiction-heavy 100x300
-	// model needs about 2,500 in all (BENCHMARKS.md).
+	// sweeps of one BP run, as long as that is at most doubleLoopWork
+	// factor updates (about 20 s; larger models get one BP run's
+	// sweeps). Each step lowers F (up to the precision of the inner
+	// loop), so more sweeps are not wasted; the generated
+	// contradiction-heavy 100x300 model needs about 2,500 in all
+	// (BENCHMARKS.md).
 	doubleLoopBudget = 3
+	doubleLoopWork   = 150e6
 	// Overrelaxation of the outer steps: each accepted step stretches the
-	// next by overGrow, up to overMax times the plain step (1.5 took
-	// fewer sweeps than 2 on the generated models).
+	// next by overGrow, up to overMax times the plain step. On the
+	// generated 100x300 model 1.2 took fewer sweeps than 1.5 and 2; a
+	// larger overMax did not help, and on 500x1500 steps of up to 1000
+	// times threw beliefs from one end to the other.
 	overGrow = 1.2
-	overMax  = 1000
+	overMax  = 30
 )
+
+// doubleLoopSweeps is the double loop's budget of sweeps on a model of
+// factors factors, after BP runs of maxIter sweeps.
+func doubleLoopSweeps(maxIter, factors int) int {
+	n := doubleLoopBudget * maxIter
+	if c := int(doubleLoopWork / float64(max(factors, 1))); c < n {
+		n = max(maxIter, c)
+	}
+	return n
+}
+
+// tangentFloor is the least belief of a state in the double loop's tangent
+// point. A belief that underflows to 0 (after a long overrelaxed step, or
+// exp of a large negative log) would otherwise rule its state out for
+// good: the tangent's log term is −Inf whatever the messages say, and
+// where they allow only that state, the inner loop finds none. A state
+// that is really impossible stays so: its prior or its messages are 0.
+const tangentFloor = 1e-300
+
+// floorTangent raises the beliefs p below tangentFloor to it and
+// normalizes p.
+func floorTangent(p []float64) {
+	for x := range p {
+		p[x] = max(p[x], tangentFloor)
+	}
+	normalize(p)
+}
 
 // runConverging runs BP from the current messages with opts's damping;
 // when that does not converge, the damping schedule; then the double
@@ -97,7 +130,7 @@ func (b *loopyBP) runConverging(ctx context.Context, opts LoopyBP) (bpStats, str
 		tried = append(tried, fmt.Sprintf("bp (damping %g, %d sweeps, residual %.2g)", d, s.iterations, s.residual))
 		st = s
 	}
-	s, marg, err := b.doubleLoop(ctx, max(opts.Tolerance, doubleLoopTolerance), doubleLoopBudget*opts.MaxIterations, true)
+	s, marg, err := b.doubleLoop(ctx, max(opts.Tolerance, doubleLoopTolerance), doubleLoopSweeps(opts.MaxIterations, len(b.facs)), true)
 	s.iterations += total
 	return s, MethodDoubleLoop, marg, tried, err
 }
@@ -156,6 +189,7 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 	}
 	logB := make([]float64, maxCard)
 	prod := make([]float64, maxCard)
+	prodLog := make([]float64, maxCard)
 	old := make([]float64, maxCard)
 	logBt := make([][]float64, nv) // ln of the outer iterate
 	for v := range nv {
@@ -216,50 +250,11 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 	// contradiction-heavy models so slowly that more would rarely finish).
 	// freeEnergy is the Bethe free energy at beliefs bel with the factor
 	// beliefs b_f ∝ ψ_f Π n_if (consistent with bel when the inner loop
-	// has converged).
-	var fdigits []int
-	var fw []float64
-	freeEnergy := func(bel [][]float64) float64 {
-		F := 0.0
-		for fi := range b.facs {
-			f := &b.facs[fi]
-			fdigits = resize(fdigits, len(f.vars))
-			clear(fdigits)
-			fw = resize(fw, len(f.table))
-			z := 0.0
-			for i, t := range f.table {
-				p := t
-				for j, ej := range f.edges {
-					p *= n[b.edgeOff[ej]+fdigits[j]]
-				}
-				fw[i] = p
-				z += p
-				for j := len(f.vars) - 1; j >= 0; j-- {
-					fdigits[j]++
-					if fdigits[j] < b.cards[f.vars[j]] {
-						break
-					}
-					fdigits[j] = 0
-				}
-			}
-			for i, t := range f.table {
-				if p := fw[i] / z; p > 0 {
-					F += p * (math.Log(p) - math.Log(t))
-				}
-			}
-		}
-		for v := range nv {
-			d := len(b.varEdges[v])
-			for x, q := range bel[v] {
-				if q > 0 {
-					F += float64(1-d) * q * math.Log(q)
-					if b.prior[v] != nil {
-						F -= q * b.logPrior[v][x]
-					}
-				}
-			}
-		}
-		return F
+	// has converged), up to a constant.
+	fromN := func(e int, _ []float64) []float64 { return n[b.edgeOff[e]:] }
+	freeEnergy := func(bel [][]float64) float64 { return -b.betheTerms(bel, fromN) }
+	for v := range nv {
+		floorTangent(bt[v])
 	}
 	// Adaptive overrelaxation (Salakhutdinov and Roweis 2003): on the
 	// dense contradiction-heavy models the plain outer loop creeps along
@@ -296,30 +291,31 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 					continue
 				}
 				c := b.cards[v]
-				// The product of the messages, rescaled as it goes (a
-				// constant factor drops out when b_i is normalized).
-				pr := prod[:c]
+				// The product of the messages, each state's apart: a
+				// product falling below 1e-250 is moved into its log
+				// (logPr), since on a hub of a thousand factors the
+				// states' products can be more than the float range
+				// apart, and the root 1/(d − κ) taken below brings them
+				// back within it.
+				pr, logPr := prod[:c], prodLog[:c]
 				for x := range pr {
-					pr[x] = 1
+					pr[x], logPr[x] = 1, 0
 				}
 				for _, e := range edges {
 					me := message(e)
 					normalize(me)
-					top := 0.0
 					for x := range c {
 						pr[x] *= me[x]
-						top = max(top, pr[x])
-					}
-					if top < 1e-200 && top > 0 {
-						for x := range pr {
-							pr[x] /= top
+						if pr[x] < 1e-250 && pr[x] > 0 {
+							logPr[x] += math.Log(pr[x])
+							pr[x] = 1
 						}
 					}
 				}
 				lb := logB[:c]
 				top := math.Inf(-1)
 				for x := range c {
-					lb[x] = (float64(d-1)-kappa[v])*logBt[v][x] + math.Log(pr[x])
+					lb[x] = (float64(d-1)-kappa[v])*logBt[v][x] + logPr[x] + math.Log(pr[x])
 					if b.prior[v] != nil {
 						lb[x] += b.logPrior[v][x]
 					}
@@ -373,6 +369,7 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 			for v := range nv {
 				copy(bel[v], accepted[v])
 				copy(bt[v], accepted[v])
+				floorTangent(bt[v])
 			}
 			eta = 1
 			continue
@@ -401,25 +398,25 @@ func (b *loopyBP) doubleLoop(ctx context.Context, tolerance float64, maxOuter in
 		} else {
 			eta = 1
 		}
-		// The next tangent point: bt·(bel/bt)^eta.
+		// The next tangent point: bt·(bel/bt)^eta, or bel.
 		for v := range nv {
 			if eta == 1 {
 				copy(bt[v], bel[v])
-				continue
-			}
-			top := math.Inf(-1)
-			for x, p := range bel[v] {
-				lb := math.Inf(-1) // a state ruled out stays ruled out
-				if p > 0 && bt[v][x] > 0 {
-					lb = logBt[v][x] + eta*(math.Log(p)-logBt[v][x])
+			} else {
+				top := math.Inf(-1)
+				for x, p := range bel[v] {
+					lb := math.Inf(-1)
+					if p > 0 {
+						lb = logBt[v][x] + eta*(math.Log(p)-logBt[v][x])
+					}
+					logB[x] = lb
+					top = max(top, lb)
 				}
-				logB[x] = lb
-				top = max(top, lb)
+				for x := range bt[v] {
+					bt[v][x] = math.Exp(logB[x] - top)
+				}
 			}
-			for x := range bt[v] {
-				bt[v][x] = math.Exp(logB[x] - top)
-			}
-			normalize(bt[v])
+			floorTangent(bt[v])
 		}
 	}
 	// Leave BP's messages at the result.
