@@ -87,6 +87,23 @@ func New(name string, o Options) (Solver, error) {
 	return nil, fmt.Errorf("inference: unknown solver %q (want %s, %s, %s or %s)", name, NameAuto, NameJunctionTree, NameLoopyBP, NameConditionedBP)
 }
 
+// ParseClampBudget reads a clamp budget (Options.ClampBudget) as command
+// lines give it, in millions of message updates ("0.5" is 500,000), or
+// "none": no conditioning, off is then true (auto then approximates with
+// plain loopy BP: Options.Approximate NameLoopyBP). A budget is positive,
+// at most 1e12 millions, and at least one update.
+func ParseClampBudget(s string) (budget int64, off bool, err error) {
+	s = strings.TrimSpace(s)
+	if s == "none" {
+		return 0, true, nil
+	}
+	m, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(m > 0) || m > 1e12 {
+		return 0, false, fmt.Errorf("%q is not a positive number of millions of message updates, or none", s)
+	}
+	return max(1, int64(math.Round(m*1e6))), false, nil
+}
+
 // Damping says how loopy BP mixes the previous message into each update:
 // m = d·old + (1−d)·new. The zero value is adaptive damping.
 type Damping struct {

@@ -81,6 +81,31 @@ func TestParseDamping(t *testing.T) {
 	}
 }
 
+func TestParseClampBudget(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		budget int64
+		off    bool
+	}{
+		{"none", 0, true},
+		{" none ", 0, true},
+		{"150", 150_000_000, false},
+		{"0.5", 500_000, false},
+		{"1e-9", 1, false}, // at least one update
+		{"1e12", 1e18, false},
+	} {
+		budget, off, err := ParseClampBudget(c.in)
+		if err != nil || budget != c.budget || off != c.off {
+			t.Errorf("ParseClampBudget(%q) = %d, %v, %v; want %d, %v", c.in, budget, off, err, c.budget, c.off)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "NaN", "Inf", "1.1e12", "off"} {
+		if b, off, err := ParseClampBudget(in); err == nil {
+			t.Errorf("ParseClampBudget(%q) = %d, %v; want an error", in, b, off)
+		}
+	}
+}
+
 // TestAutoWithAnySolver: auto hands a component that does not fit to any
 // Solver (here enumeration) and still assembles an exact result.
 func TestAutoWithAnySolver(t *testing.T) {

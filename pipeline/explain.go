@@ -1,10 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
 )
 
 // Explanation says why a variable of an assessment came out as it did:
@@ -115,4 +119,65 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 		out = append(out, e)
 	}
 	return out
+}
+
+// WriteExplanations writes explanations of an assessment (from Explain or
+// ExplainContexts) as text, as fr inspect shows them: a header line with the
+// record's scores, then each variable with its P(true) and the relations
+// that move it, strongest first, with the NLI model's whole answer where
+// the backend gives one.
+func WriteExplanations(w io.Writer, a *Assessment, ex []Explanation) error {
+	var b bytes.Buffer
+	writeExplanations(&b, a, ex)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
+	in := a.Instance
+	r := a.Solution.Report
+	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
+	s := a.Scores
+	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
+		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
+	for _, e := range ex {
+		if e.Kind == graph.AtomVariable {
+			gold := e.Gold
+			if gold == "" {
+				gold = "-"
+			}
+			fmt.Fprintf(w, "\n%s  P(true) = %.6f  predicted %s  gold %s\n    %s\n", e.ID, e.PTrue, e.Predicted, gold, e.Text)
+		} else {
+			fmt.Fprintf(w, "\n%s  P(true) = %.6f  (context) %q\n    %s\n", e.ID, e.PTrue, e.Title, OneLine(e.Text, 200))
+		}
+		if len(e.Evidence) == 0 {
+			fmt.Fprintf(w, "    no relation: nothing moves it from its prior\n")
+		}
+		for _, ev := range e.Evidence {
+			name := ev.OtherTitle
+			if name == "" {
+				name = OneLine(ev.OtherText, 60)
+			}
+			dir := "from"
+			if ev.Source == e.ID {
+				dir = "to"
+			}
+			fmt.Fprintf(w, "    %-13s %.6f  %s %s %q (P(true) = %.6f)", ev.Type, ev.Probability, dir, ev.Other, name, ev.OtherPTrue)
+			if d := ev.Distribution; d != nil {
+				fmt.Fprintf(w, "  [entailment %.4f, neutral %.4f, contradiction %.4f]", d[nli.Entailment], d[nli.Neutral], d[nli.Contradiction])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteDOT writes the assessment's network as Graphviz DOT, each variable
+// shaded by its P(true).
+func (a *Assessment) WriteDOT(w io.Writer) error {
+	p := make([]float64, len(a.Network.Variables))
+	for i := range p {
+		p[i] = a.Solution.Marginals[i][1]
+	}
+	return a.Network.WriteDOT(w, p)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +140,25 @@ type RetrievalOptions struct {
 	// lacks without contexts, with a warning, instead of failing; with
 	// other sources beside db, their contexts are kept.
 	SkipMissingTopics bool
+}
+
+// ParseKPerSource reads RetrievalOptions.KPerSource written as
+// "serper=5,wikipedia=3": comma-separated SOURCE=K items, K at least 1.
+// The empty string is no map.
+func ParseKPerSource(spec string) (map[string]int, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	m := map[string]int{}
+	for _, item := range strings.Split(spec, ",") {
+		name, num, ok := strings.Cut(strings.TrimSpace(item), "=")
+		k, err := strconv.Atoi(strings.TrimSpace(num))
+		if !ok || err != nil || k < 1 {
+			return nil, fmt.Errorf("%q is not SOURCE=K with K at least 1", item)
+		}
+		m[strings.TrimSpace(name)] = k
+	}
+	return m, nil
 }
 
 // WikipediaOptions configure the MediaWiki API retriever.

@@ -6,9 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/atomize"
-	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
@@ -57,45 +54,15 @@ func runAtomize(c *cli.Context) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, closeOut()) }()
-	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr atomize")
-	var records, atomized, empty, skipped, failed int
-	var skip func(*instance.Error)
-	if c.Bool("skip-invalid") {
-		skip = func(e *instance.Error) {
-			skipped++
-			fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e)
-		}
-	}
-	err = instance.Scan(input, skip, func(in *instance.Instance) error {
-		records++
-		if len(in.Atoms) == 0 {
-			atoms, err := atomize.Atoms(c.Context, p.Atomizer, p.Reviser, in.Output)
-			switch {
-			case errors.Is(err, atomize.ErrNoAtoms):
-				fmt.Fprintf(c.App.ErrWriter, "fr atomize: %s:%d: %v; the record is written without atoms\n", input, in.Line, err)
-				empty++
-			case err != nil && c.Bool("skip-invalid") && pipeline.RecordFailure(err):
-				fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %s:%d: %v\n", input, in.Line, err)
-				failed++
-				return nil
-			case err != nil:
-				return fmt.Errorf("%s:%d: %w", input, in.Line, err)
-			default:
-				in.Atoms = atoms
-				atomized++
-			}
-		}
-		if err := w.Write(in); err != nil {
-			return fmt.Errorf("writing output: %w", err)
-		}
-		prog.Update(records, in.Line)
-		return nil
+	st, err := p.AtomizeFile(c.Context, input, out, fileOptions(c, prog), func(err error) {
+		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)
 	})
 	prog.Finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
-		records-failed, atomized, records-atomized-empty-failed, empty, skippedSummary(pipeline.ScoreStats{Invalid: skipped, Failed: failed})) + stopped(err))
+		st.Records-st.Failed, st.Atomized, st.Records-st.Atomized-st.NoAtoms-st.Failed, st.NoAtoms,
+		skippedSummary(pipeline.ScoreStats{Invalid: st.Invalid, Failed: st.Failed})) + stopped(err))
 	if err != nil {
 		return err
 	}
-	return failedError(pipeline.ScoreStats{Failed: failed})
+	return failedError(pipeline.ScoreStats{Failed: st.Failed})
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -73,8 +70,7 @@ func runInspect(c *cli.Context) error {
 		if only == "" && c.Bool("contexts") {
 			ex = append(ex, a.ExplainContexts()...)
 		}
-		writeInspection(w, a, ex)
-		return nil
+		return pipeline.WriteExplanations(w, a, ex)
 	})
 	if err != nil {
 		return err
@@ -90,55 +86,11 @@ func runInspect(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		p := make([]float64, len(last.Network.Variables))
-		for i := range p {
-			p[i] = last.Solution.Marginals[i][1]
-		}
-		if err := last.Network.WriteDOT(f, p); err != nil {
+		if err := last.WriteDOT(f); err != nil {
 			f.Close()
 			return err
 		}
 		return f.Close()
 	}
 	return nil
-}
-
-// writeInspection writes the explanations of an assessment.
-func writeInspection(w io.Writer, a *pipeline.Assessment, ex []pipeline.Explanation) {
-	in := a.Instance
-	r := a.Solution.Report
-	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, pipeline.OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
-	s := a.Scores
-	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
-		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
-	for _, e := range ex {
-		if e.Kind == graph.AtomVariable {
-			gold := e.Gold
-			if gold == "" {
-				gold = "-"
-			}
-			fmt.Fprintf(w, "\n%s  P(true) = %.6f  predicted %s  gold %s\n    %s\n", e.ID, e.PTrue, e.Predicted, gold, e.Text)
-		} else {
-			fmt.Fprintf(w, "\n%s  P(true) = %.6f  (context) %q\n    %s\n", e.ID, e.PTrue, e.Title, pipeline.OneLine(e.Text, 200))
-		}
-		if len(e.Evidence) == 0 {
-			fmt.Fprintf(w, "    no relation: nothing moves it from its prior\n")
-		}
-		for _, ev := range e.Evidence {
-			name := ev.OtherTitle
-			if name == "" {
-				name = pipeline.OneLine(ev.OtherText, 60)
-			}
-			dir := "from"
-			if ev.Source == e.ID {
-				dir = "to"
-			}
-			fmt.Fprintf(w, "    %-13s %.6f  %s %s %q (P(true) = %.6f)", ev.Type, ev.Probability, dir, ev.Other, name, ev.OtherPTrue)
-			if d := ev.Distribution; d != nil {
-				fmt.Fprintf(w, "  [entailment %.4f, neutral %.4f, contradiction %.4f]", d[nli.Entailment], d[nli.Neutral], d[nli.Contradiction])
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	fmt.Fprintln(w)
 }

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
-	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -93,16 +89,9 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 	if o.Pages.Timeout <= 0 || o.Pages.Budget <= 0 {
 		return o, usagef("--page-timeout and --fetch-budget: want durations above 0")
 	}
-	if spec := c.String("k-per-source"); spec != "" {
-		o.KPerSource = map[string]int{}
-		for _, item := range strings.Split(spec, ",") {
-			name, num, ok := strings.Cut(strings.TrimSpace(item), "=")
-			k, err := strconv.Atoi(strings.TrimSpace(num))
-			if !ok || err != nil || k < 1 {
-				return o, usagef("--k-per-source: %q is not SOURCE=K with K at least 1", item)
-			}
-			o.KPerSource[strings.TrimSpace(name)] = k
-		}
+	var err error
+	if o.KPerSource, err = pipeline.ParseKPerSource(c.String("k-per-source")); err != nil {
+		return o, usagef("--k-per-source: %w", err)
 	}
 	switch p := c.String("missing-topic"); p {
 	case "error":
@@ -137,34 +126,14 @@ func runRetrieve(c *cli.Context) error {
 		return err
 	}
 	defer closeOut()
-	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
-	var records, atoms, noAtoms, skipped int
-	err = instance.Scan(input, nil, func(in *instance.Instance) error {
-		records++
-		if len(in.Atoms) == 0 {
-			noAtoms++
-		}
-		n, skip, err := p.Retrieve(c.Context, in)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
-		}
-		atoms += n
-		if skip {
-			skipped++
-		}
-		if err := w.Write(in); err != nil {
-			return fmt.Errorf("writing output: %w", err)
-		}
-		prog.Update(records, in.Line)
-		return nil
-	})
-	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", records, atoms)
-	if noAtoms > 0 {
-		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", noAtoms)
+	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: prog.Report})
+	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
+	if st.NoAtoms > 0 {
+		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)
 	}
-	if skipped > 0 {
-		msg += fmt.Sprintf("; %d records' topics not found, left without contexts", skipped)
+	if st.MissingTopics > 0 {
+		msg += fmt.Sprintf("; %d records' topics not found, left without contexts", st.MissingTopics)
 	}
 	prog.Finish(msg)
 	return err

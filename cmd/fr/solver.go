@@ -109,18 +109,16 @@ func newNativeSolver(c *cli.Context) (inference.Solver, error) {
 	if o.BP.MaxIterations = c.Int("max-iterations"); o.BP.MaxIterations <= 0 {
 		return nil, fmt.Errorf("--max-iterations: %d is not positive", o.BP.MaxIterations)
 	}
-	switch cb := strings.TrimSpace(c.String("clamp-budget")); cb {
-	case "none":
-		if alg == inference.NameConditionedBP {
-			return nil, fmt.Errorf("--clamp-budget none: conditioned BP needs a budget (--algorithm bp is loopy BP without conditioning)")
-		}
+	budget, off, err := inference.ParseClampBudget(c.String("clamp-budget"))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--clamp-budget: %w", err)
+	case off && alg == inference.NameConditionedBP:
+		return nil, fmt.Errorf("--clamp-budget none: conditioned BP needs a budget (--algorithm bp is loopy BP without conditioning)")
+	case off:
 		o.Approximate = inference.NameLoopyBP
 	default:
-		m, err := strconv.ParseFloat(cb, 64)
-		if err != nil || !(m > 0) || m > 1e12 {
-			return nil, fmt.Errorf("--clamp-budget: %q is not a positive number of millions of message updates, or none", cb)
-		}
-		o.ClampBudget = max(1, int64(math.Round(m*1e6)))
+		o.ClampBudget = budget
 	}
 	return inference.New(alg, o)
 }
