@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -111,27 +112,18 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 		// Standard input can be read once: a second "-" would be empty.
 		return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
 	}
-	dir, err := os.MkdirTemp("", "fr-stdin-")
-	if err != nil {
-		return "", err
-	}
-	if dirs != nil {
-		*dirs = append(*dirs, dir)
-	}
-	path := filepath.Join(dir, "stdin")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
 	in := c.App.Reader
 	if in == nil {
 		in = os.Stdin
 	}
-	if _, err := io.Copy(f, in); err != nil {
-		f.Close()
-		return "", fmt.Errorf("reading standard input: %w", err)
+	path, err := jsonl.SpoolStdin(in)
+	if err != nil {
+		return "", err
 	}
-	return path, f.Close()
+	if dirs != nil {
+		*dirs = append(*dirs, filepath.Dir(path))
+	}
+	return path, nil
 }
 
 // outputFlags are -o and --force of the commands that write a new output
@@ -151,18 +143,10 @@ func openOutput(c *cli.Context) (w io.Writer, close func() error, err error) {
 	if path == "" {
 		return c.App.Writer, func() error { return nil }, nil
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if st, err := os.Stat(path); err == nil {
-		switch {
-		case !st.Mode().IsRegular():
-			flags = os.O_WRONLY
-		case c.Bool("force"):
-			flags = os.O_WRONLY | os.O_TRUNC
-		default:
-			return nil, nil, usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
-		}
+	f, err := jsonl.CreateOutput(path, c.Bool("force"))
+	if errors.Is(err, os.ErrExist) {
+		return nil, nil, usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

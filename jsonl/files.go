@@ -1,0 +1,56 @@
+package jsonl
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// CreateOutput opens path to write a new output file. A path that does not
+// exist is created. An existing regular file is refused with an error
+// wrapping os.ErrExist, so that a finished result is not lost to a
+// mistyped command, unless replace is true: it is then truncated. A device
+// or pipe (such as /dev/stdout) is written as it is.
+func CreateOutput(path string, replace bool) (*os.File, error) {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case !st.Mode().IsRegular():
+			flags = os.O_WRONLY
+		case replace:
+			flags = os.O_WRONLY | os.O_TRUNC
+		default:
+			return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+		}
+	}
+	return os.OpenFile(path, flags, 0o644)
+}
+
+// SpoolStdin copies r, standard input, to a file named "stdin" in a new
+// temporary directory and returns its path: an input that is read more
+// than once (to check a resumed output, to count its records) must be a
+// file, and messages that name the file then say "stdin". The caller
+// removes the directory, filepath.Dir(path), when done; on an error
+// nothing is left behind.
+func SpoolStdin(r io.Reader) (path string, err error) {
+	dir, err := os.MkdirTemp("", "fr-stdin-")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	path = filepath.Join(dir, "stdin")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return "", fmt.Errorf("reading standard input: %w", err)
+	}
+	return path, f.Close()
+}
