@@ -53,6 +53,20 @@ func AutoLayout() Layouter {
 	return Builtin{}
 }
 
+// ParseLayout returns the layout called name: "auto" (AutoLayout),
+// "graphviz" (or "dot") or "built-in" (or "builtin").
+func ParseLayout(name string) (Layouter, error) {
+	switch name {
+	case "auto":
+		return AutoLayout(), nil
+	case "graphviz", "dot":
+		return &Graphviz{}, nil
+	case "built-in", "builtin":
+		return Builtin{}, nil
+	}
+	return nil, fmt.Errorf("unknown layout %q (want auto, graphviz or built-in)", name)
+}
+
 // Both layouts draw the network in two columns, contexts on the left and
 // atoms on the right, each context's relations running to the right;
 // context–context relations (FR3) stay in the context column as thin arcs,

@@ -198,3 +198,23 @@ func TestGraphvizFailure(t *testing.T) {
 		t.Error("a missing dot program gave no error")
 	}
 }
+
+func TestParseLayout(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"graphviz", "graphviz"}, {"dot", "graphviz"}, {"built-in", "built-in"}, {"builtin", "built-in"},
+	} {
+		l, err := report.ParseLayout(c.name)
+		if err != nil {
+			t.Fatalf("ParseLayout(%q): %v", c.name, err)
+		}
+		if got := l.Name(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("ParseLayout(%q) is %s, want %s", c.name, got, c.want)
+		}
+	}
+	if l, err := report.ParseLayout("auto"); err != nil || l == nil {
+		t.Errorf("ParseLayout(auto) = %v, %v", l, err)
+	}
+	if l, err := report.ParseLayout("neato"); err == nil {
+		t.Errorf("ParseLayout(neato) = %v, want an error", l)
+	}
+}

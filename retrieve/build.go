@@ -174,10 +174,11 @@ type BuildOptions struct {
 }
 
 // NewBuilder starts a knowledge base that will be written to path, which
-// must not exist yet unless opts.Overwrite is set.
+// must not exist yet unless opts.Overwrite is set (the error then wraps
+// os.ErrExist).
 func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
 	if _, err := os.Stat(path); err == nil && !opts.Overwrite {
-		return nil, fmt.Errorf("%s already exists", path)
+		return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
 	}
 	maxTokens := opts.MaxTokens
 	if maxTokens == 0 {

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -178,7 +179,7 @@ func TestBuilder(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only kb.db", len(entries))
 	}
-	if _, err := NewBuilder(path, BuildOptions{}); err == nil || !strings.Contains(err.Error(), "exists") {
+	if _, err := NewBuilder(path, BuildOptions{}); !errors.Is(err, os.ErrExist) || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("existing file: %v", err)
 	}
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -68,7 +69,7 @@ func runKBBuild(c *cli.Context) error {
 	out := c.String("output")
 	b, err := retrieve.NewBuilder(out, opts)
 	if err != nil {
-		if !opts.Overwrite && strings.Contains(err.Error(), "already exists") {
+		if errors.Is(err, os.ErrExist) {
 			// Refused before any work, as every command's -o: a usage
 			// error (exit status 2).
 			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)

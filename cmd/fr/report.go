@@ -45,16 +45,9 @@ func runReport(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("report: give at least one output file of fr score (see fr report --help)")
 	}
-	var layout report.Layouter
-	switch c.String("layout") {
-	case "auto":
-		layout = report.AutoLayout()
-	case "graphviz", "dot":
-		layout = &report.Graphviz{}
-	case "built-in", "builtin":
-		layout = report.Builtin{}
-	default:
-		return usagef("--layout: unknown layout %q (want auto, graphviz or built-in)", c.String("layout"))
+	layout, err := report.ParseLayout(c.String("layout"))
+	if err != nil {
+		return usagef("--layout: %w", err)
 	}
 	if c.Int("excerpt") < 1 {
 		return usagef("--excerpt %d: want at least 1", c.Int("excerpt"))
