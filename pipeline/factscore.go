@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -195,4 +196,23 @@ func goldInstance(in *instance.Instance, gamma int) (FActScoreRecord, error) {
 		rec.Decisions = append(rec.Decisions, factscore.Decision{ID: a.ID, Atom: a.Text, Supported: a.Label == instance.Supported, Label: a.Label})
 	}
 	return rec, nil
+}
+
+// FActScoreSummary is the summary of a FActScore run with the verifier
+// that made its decisions ("gold" for human labels): the last line of fr
+// factscore's output.
+type FActScoreSummary struct {
+	factscore.Summary
+	Verifier string
+}
+
+// MarshalJSON writes the summary's fields, then "verifier".
+func (s FActScoreSummary) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(s.Summary)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := json.Marshal(s.Verifier)
+	// Append "verifier" to the summary's object, keeping its field order.
+	return append(append(append(b[:len(b)-1], `,"verifier":`...), v...), '}'), nil
 }

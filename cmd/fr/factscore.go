@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -52,22 +51,6 @@ func factscoreCommand() *cli.Command {
 	}
 }
 
-// factscoreSummary is the last output line.
-type factscoreSummary struct {
-	factscore.Summary
-	Verifier string
-}
-
-func (s factscoreSummary) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(s.Summary)
-	if err != nil {
-		return nil, err
-	}
-	v, _ := json.Marshal(s.Verifier)
-	// Append "verifier" to the summary's object, keeping its field order.
-	return append(append(append(b[:len(b)-1], `,"verifier":`...), v...), '}'), nil
-}
-
 func runFActScore(c *cli.Context) error {
 	input, err := inputArg(c)
 	if err != nil {
@@ -112,7 +95,7 @@ func runFActScore(c *cli.Context) error {
 	}
 	// The summary covers the records written; failed ones make the run
 	// fail after it.
-	if err := w.Write(factscoreSummary{Summary: s, Verifier: name}); err != nil {
+	if err := w.Write(pipeline.FActScoreSummary{Summary: s, Verifier: name}); err != nil {
 		return err
 	}
 	return failedError(st)
