@@ -100,6 +100,19 @@ func removeTemp(c *cli.Context) error {
 	return nil
 }
 
+// inputPaths is the path of every argument (see inputPath).
+func inputPaths(c *cli.Context) ([]string, error) {
+	var paths []string
+	for _, a := range c.Args().Slice() {
+		p, err := inputPath(c, a)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
 // inputPath is the path of an input argument: "-" copies standard input to
 // a temporary file named "stdin", so that messages say where a record came
 // from.

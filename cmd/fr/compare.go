@@ -54,13 +54,9 @@ func runCompare(c *cli.Context) error {
 	if !slices.Contains(pipeline.ComparisonFormats, format) {
 		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
 	}
-	var paths []string
-	for _, a := range c.Args().Slice() {
-		p, err := inputPath(c, a)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, p)
+	paths, err := inputPaths(c)
+	if err != nil {
+		return err
 	}
 	input := paths[0]
 	recorded, err := pipeline.IsOutputFile(input)

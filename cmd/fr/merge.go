@@ -40,13 +40,9 @@ func runMerge(c *cli.Context) error {
 		}
 		o.Input = path
 	}
-	var paths []string
-	for _, a := range c.Args().Slice() {
-		p, err := inputPath(c, a)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, p)
+	paths, err := inputPaths(c)
+	if err != nil {
+		return err
 	}
 	if out := c.String("output"); out != "" {
 		for _, p := range paths {
