@@ -13,9 +13,9 @@ type Options struct {
 	// UsePriors selects the factor tables that fold the target's prior into
 	// the rows where the source is false (the reference library's default);
 	// false gives the paper's Table 1.
-	UsePriors    bool
-	AtomPrior    float64 // prior probability that an atom is true
-	ContextPrior float64 // prior probability that a context is true
+	UsePriors    bool    `json:"use_priors"`
+	AtomPrior    float64 `json:"atom_prior"`    // prior probability that an atom is true
+	ContextPrior float64 `json:"context_prior"` // prior probability that a context is true
 }
 
 // DefaultOptions are the reference's settings: priors in the factors, atom

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 )
 
@@ -36,7 +37,7 @@ type mergeLine struct {
 // solver and, for records scored by a classifier (not from their own
 // relations), the NLI backend, model and pruning.
 type runKey struct {
-	version, solver            string
+	version, solver, priors    string
 	backend, model, perAtomSet string
 }
 
@@ -143,12 +144,13 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
 		}
 		var rec struct {
-			Line         *int   `json:"line"`
-			Input        string `json:"input"`
-			Version      string `json:"version"`
-			Backend      string `json:"nli_backend"`
-			Model        string `json:"model_name"`
-			PairsPerAtom string `json:"pairs_per_atom"`
+			Line         *int           `json:"line"`
+			Input        string         `json:"input"`
+			Version      string         `json:"version"`
+			Backend      string         `json:"nli_backend"`
+			Model        string         `json:"model_name"`
+			PairsPerAtom string         `json:"pairs_per_atom"`
+			Priors       *graph.Options `json:"priors"`
 			Solver       struct {
 				Solver string `json:"solver"`
 			} `json:"solver"`
@@ -156,7 +158,7 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 		if json.Unmarshal(raw, &rec) != nil || rec.Line == nil || *rec.Line <= 0 || rec.Version == "" {
 			return nil, fmt.Errorf("%s:%d: not an output line of fr score (a JSON object with a version and a line number)", path, n)
 		}
-		k := runKey{version: rec.Version, solver: rec.Solver.Solver}
+		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(rec.Priors)}
 		if rec.Backend != givenIdentity.Backend {
 			k.backend, k.model, k.perAtomSet = rec.Backend, rec.Model, rec.PairsPerAtom
 			if k.perAtomSet == "" {
@@ -176,7 +178,11 @@ func sameRuns(paths []string, lines []mergeLine) error {
 		if first == nil {
 			first = l
 		}
-		for _, f := range []struct{ name, a, b string }{{"version", first.run.version, l.run.version}, {"solver.solver", first.run.solver, l.run.solver}} {
+		for _, f := range []struct{ name, a, b string }{
+			{"version", first.run.version, l.run.version},
+			{"solver.solver", first.run.solver, l.run.solver},
+			{"priors", first.run.priors, l.run.priors},
+		} {
 			if f.a != f.b {
 				return mixedRuns(paths, first, l, f.name, f.a, f.b)
 			}

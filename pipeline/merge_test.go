@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,16 +17,24 @@ import (
 // set when the input is given.
 func TestPlanMergeRefuses(t *testing.T) {
 	input := writeRecords(t, 9)
-	shard := func(i, n, perAtom int) []byte {
+	shardWith := func(i, n, perAtom int, atomPrior float64) []byte {
 		var out bytes.Buffer
 		p := testPipeline(hashClassifier{})
 		p.PairsPerAtom = perAtom
+		p.Graph.AtomPrior = atomPrior
 		if _, err := p.ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Shard: Shard{i, n}}); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()
 	}
+	shard := func(i, n, perAtom int) []byte { return shardWith(i, n, perAtom, graph.DefaultOptions().AtomPrior) }
 	s0, s1, s2 := shard(0, 3, 2), shard(1, 3, 2), shard(2, 3, 2)
+	s1prior := shardWith(1, 3, 2, 0.6)
+	// Lines written before the priors were recorded: the defaults.
+	s1old := regexp.MustCompile(`,"priors":\{[^}]*\}`).ReplaceAll(s1, nil)
+	if bytes.Equal(s1old, s1) {
+		t.Fatal("no priors in the output lines")
+	}
 	s1all := shard(1, 3, AllPairs)
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
@@ -37,6 +46,7 @@ func TestPlanMergeRefuses(t *testing.T) {
 	}
 	f0, f1, f2 := write("s0", s0), write("s1", s1), write("s2", s2)
 	f1all := write("s1all", s1all)
+	f1prior, f1old := write("s1prior", s1prior), write("s1old", s1old)
 	torn := write("torn", append(append([]byte{}, s2...), `{"factuality_score": 0.`...))
 	firstLine := s2[:bytes.IndexByte(s2, '\n')+1]
 	dup := write("dup", firstLine)
@@ -55,6 +65,8 @@ func TestPlanMergeRefuses(t *testing.T) {
 		{"missing shard", []string{f0, f2}, input, "3 records of " + input + " have no result in the outputs, at lines [1 4 7]"},
 		{"duplicate", []string{f0, f1, f2, dup}, input, f2 + ":1 and " + dup + ":1 both hold the result of input line 2"},
 		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "2" at ` + f0 + ":1"},
+		{"other priors", []string{f0, f1prior, f2}, "", `field "priors" is "use_priors true, atom_prior 0.6, context_prior 0.9", but "use_priors true, atom_prior 0.5, context_prior 0.9" at ` + f0 + ":1"},
+		{"lines without priors are the defaults'", []string{f0, f1old, f2}, input, ""},
 		{"other version", []string{f0, f1, otherVersion}, "", `field "version" is "FR3", but "FR2" at ` + f0 + ":1"},
 		{"torn", []string{f0, f1, torn}, "", torn + ":4: the last line is cut short"},
 		{"not an output", []string{f0, notOutput}, "", notOutput + ":1: not an output line of fr score"},

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -73,6 +74,10 @@ type Record struct {
 	NLIPairs       int    `json:"nli_pairs"`
 	NLIPairsPruned int    `json:"nli_pairs_pruned"`
 	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
+	// Priors are the network's priors and factor tables (--use-priors,
+	// --atom-prior, --context-prior), so that a resumed run or a merge
+	// refuses results computed with other ones.
+	Priors *graph.Options `json:"priors,omitempty"`
 
 	// Line is the input line the record came from; a resumed run uses it to
 	// skip what is already done.
@@ -102,6 +107,18 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return instance.AppendFields(b, r.Extra, isRecordField)
+}
+
+// priorsName names a network's priors and factor tables, for comparing
+// runs. nil, a line written before the priors were recorded, is taken as
+// graph.DefaultOptions, the flags' defaults (as a line without
+// pairs_per_atom is taken as asking every pair).
+func priorsName(o *graph.Options) string {
+	if o == nil {
+		d := graph.DefaultOptions()
+		o = &d
+	}
+	return fmt.Sprintf("use_priors %v, atom_prior %v, context_prior %v", o.UsePriors, o.AtomPrior, o.ContextPrior)
 }
 
 // isRecordField reports whether name is the JSON name of a field of
@@ -175,6 +192,7 @@ func (a *Assessment) Record() Record {
 		ModelName:       ModelName(a.NLI),
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
+		Priors:          &a.Network.Options,
 		Line:            a.Instance.Line,
 		Output:          a.Instance.Output,
 		Atoms:           a.Instance.Atoms,

@@ -17,15 +17,16 @@ import (
 // resumeFields are the fields of an output line that the input record and
 // the run's settings determine. A run resumes only into a file whose lines
 // agree with it on each of them.
-var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom"}
+var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom", "priors"}
 
 // OpenOutput opens the output file of a scoring run of input with version
 // v (of one shard of it, when shard.Count > 1): a new file, or one this run
 // can resume. It returns the file, positioned for appending, and the input
 // lines it already holds. A file holding results of another run (another
-// input record, version, NLI backend or model, pruning, K or solver, or
-// another shard) is refused with an error naming its line and field, and
-// left as it is; so is a file that is not an output of this tool.
+// input record, version, NLI backend or model, pruning, K, solver or
+// priors, or another shard) is refused with an error naming its line and
+// field, and left as it is; so is a file that is not an output of this
+// tool.
 func (p *Pipeline) OpenOutput(path, input string, v graph.Version, shard Shard) (*os.File, jsonl.Done, error) {
 	check := func(d jsonl.Done) error { return p.checkResume(input, path, v, shard, d) }
 	return jsonl.Resume(path, "line", resumeFields, check)
@@ -109,6 +110,13 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		if want := PairsPerAtomName(p.PairsPerAtom); got != want {
 			return fmt.Errorf("field %q is %s there but %s in this run (--pairs-per-atom)", "pairs_per_atom", shortQuote(got), shortQuote(want))
 		}
+	}
+	var priors *graph.Options
+	if raw, ok := st.Fields["priors"]; ok && json.Unmarshal(raw, &priors) != nil {
+		return fmt.Errorf("field %q is %s there, not the network's priors", "priors", shortQuote(string(raw)))
+	}
+	if got, want := priorsName(priors), priorsName(&p.Graph); got != want {
+		return fmt.Errorf("field %q is %s there but %s in this run (--use-priors, --atom-prior, --context-prior)", "priors", shortQuote(got), shortQuote(want))
 	}
 	if want := SolverName(p.Solver); want != "" {
 		var solver struct {

@@ -260,7 +260,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 }
 
 // TestResumeOtherRun: resuming into an output file written by another run
-// (another version, NLI backend, K or solver, or another input file: other
+// (another version, NLI backend, K, solver or priors, or another input file: other
 // input text, fewer records, other contexts) is refused with an error
 // naming the file, its line and the field that differs, and the file is
 // left as it was; the same run, or one that differs only in how the same
@@ -299,6 +299,8 @@ func TestResumeOtherRun(t *testing.T) {
 		{"k", partial, []string{"--nli", "given", "--k", "3", input}, `1: field "k" is 1 there but 3 with --k 3`},
 		{"other contexts", partial, []string{"--nli", "given", moreContexts}, `2: field "num_contexts" is 2 there but 3 in this run`},
 		{"solver", partial, []string{"--nli", "given", "--solver", "merlin", input}, `1: field "solver.solver" is "native" there but "merlin" in this run`},
+		{"atom prior", partial, []string{"--nli", "given", "--version", "2", "--atom-prior", "0.6", input}, `1: field "priors" is "use_priors true, atom_prior 0.5, context_prior 0.9" there but "use_priors true, atom_prior 0.6, context_prior 0.9" in this run`},
+		{"factor tables", partial, []string{"--nli", "given", "--version", "2", "--use-priors=false", input}, `1: field "priors" is "use_priors true, atom_prior 0.5, context_prior 0.9" there but "use_priors false, atom_prior 0.5, context_prior 0.9" in this run`},
 		{"input text", partial, []string{"--nli", "given", other}, `1: field "input" is "Q?" there but "Another question?" in this run`},
 		{"shorter input", partial, []string{"--nli", "given", short}, "2: holds the result of line 2 of " + short + ", which has no valid record"},
 		{"torn last line", torn, []string{"--nli", "given", "--version", "1", input}, `1: field "version" is "FR2" there but "FR1" in this run`},
