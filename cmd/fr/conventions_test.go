@@ -51,6 +51,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"report", "--layout", "svg", example}, exitUsage, "--layout: unknown layout"},
 		{[]string{"report", "--excerpt", "0", example}, exitUsage, "--excerpt 0"},
 		{[]string{"kb", "bogus"}, exitUsage, `unknown command "bogus" (see fr kb --help)`},
+		{[]string{"models", "list", "extra"}, exitUsage, `models list: takes no arguments, got "extra"`},
 		{[]string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-retries", "0", "--llm-cache", "off", example}, exitFailure, "127.0.0.1:1"},
 	}
 	for _, tc := range tests {

@@ -78,6 +78,9 @@ func modelsPull(c *cli.Context) error {
 }
 
 func modelsList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("models list: takes no arguments, got %q (see %s --help)", c.Args().First(), c.Command.HelpName)
+	}
 	store, err := pipeline.ModelStore()
 	if err != nil {
 		return err
