@@ -11,6 +11,9 @@
 // file is checked against the hash the hub lists for it: sha256 for files
 // stored with Git LFS (the weights), the git blob id for the others.
 //
+// HFCache reads, without writing, a model that Hugging Face's own tools
+// downloaded into their cache ($HF_HUB_CACHE, else $HF_HOME/hub).
+//
 // Nothing the hub says reaches a file name unchecked: file names must be
 // plain relative paths and hashes must be hexadecimal of the right length,
 // and files are written only inside the model's directory.

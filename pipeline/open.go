@@ -458,6 +458,9 @@ func (p *Pipeline) openONNX(o NLIOptions) (*onnxnli.Model, error) {
 	}
 	opts := o.ONNX
 	opts.Name, opts.Graph = ref.Name, ref.Graph
+	if ref.Found != "" {
+		fmt.Fprintf(p.res.log, "fr: nli model %s from %s\n", ref.Name, ref.Found)
+	}
 	m, err := onnxnli.Load(ref.Dir, opts)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,9 @@ func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Cla
 	if err != nil {
 		return nil, err
 	}
+	if ref.Found != "" {
+		fmt.Fprintf(p.res.log, "fr: nli model %s from %s\n", ref.Name, ref.Found)
+	}
 	ro := o.Remote
 	ro.Name, ro.Retry = ref.Name, p.res.retry
 	c, err := remotenli.Open(ctx, ref.Dir, ro)

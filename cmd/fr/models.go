@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -18,7 +19,8 @@ func modelsCommand() *cli.Command {
 		Description: "Models are kept in the cache directory ($FACTREASONER_CACHE, else ~/.cache/factreasoner-go) under models/OWNER/NAME. " +
 			"The hub is $HF_ENDPOINT (default https://huggingface.co). For private or gated repositories the token is $HF_TOKEN, " +
 			"else the token file of `hf auth login` ($HF_TOKEN_PATH, else $HF_HOME/token, HF_HOME defaulting to ~/.cache/huggingface). " +
-			"With HF_HUB_OFFLINE=1 nothing is downloaded: pull only confirms a model already pulled.",
+			"With HF_HUB_OFFLINE=1 nothing is downloaded: pull only confirms a model already pulled, or one in the Hugging Face cache " +
+			"($HF_HUB_CACHE, else $HF_HOME/hub), which --nli-model REPO_ID also reads when the model is not pulled.",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "pull",
@@ -65,9 +67,26 @@ func modelsPull(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "\rfr: %s: %s of %s%s   ", file, mib(done), mib(total), pct)
 		last = file
 	}
-	m, err := store.Pull(c.Context, client, repo, hub.PullOptions{Revision: c.String("revision"), ONNX: c.String("onnx-file")})
+	opts := hub.PullOptions{Revision: c.String("revision"), ONNX: c.String("onnx-file")}
+	m, err := store.Pull(c.Context, client, repo, opts)
 	if last != "" {
 		fmt.Fprintln(c.App.ErrWriter)
+	}
+	if errors.Is(err, hub.ErrOffline) {
+		// Offline, the Hugging Face cache is the other place a model
+		// can come from; it is used where it is, never copied.
+		cm, cerr := hub.HFCache{Dir: hub.HFCacheDir()}.Find(repo, opts)
+		if cerr != nil {
+			return fmt.Errorf("%w; %w", err, cerr)
+		}
+		use := cm.Dir
+		if (opts.Revision == "" || opts.Revision == "main") && opts.ONNX == "" {
+			use = repo
+		}
+		fmt.Fprintf(c.App.ErrWriter, "fr: %s at %s (%s) is in the Hugging Face cache %s; offline, nothing was downloaded or copied: --nli-model %s uses it there\n",
+			repo, cm.Commit, cm.ONNX, cm.Dir, use)
+		fmt.Fprintln(c.App.Writer, cm.Dir)
+		return nil
 	}
 	if err != nil {
 		return err
