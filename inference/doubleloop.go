@@ -57,14 +57,11 @@ const (
 	// show in marginals printed with 6 decimals.
 	doubleLoopTolerance = 1e-7
 	// doubleLoopBudget: the double loop may run this many times the
-	// sweeps of one BP run, as long as that is at most doubleLoopWork
-	// factor updates (about 20 s; larger models get one BP run's
-	// sweeps). Each step lowers F (up to the precision of the inner
-	// loop), so more sweeps are not wasted; the generated
-	// contradiction-heavy 100x300 model needs about 2,500 in all
-	// (BENCHMARKS.md).
+	// sweeps of one BP run. Each step lowers F (up to the precision of
+	// the inner loop), so more sweeps are not wasted: the generated
+	// contradiction-heavy models need about 2,300, 800 and 1,100 of
+	// their own (100x300, 200x600, 500x1500; BENCHMARKS.md).
 	doubleLoopBudget = 3
-	doubleLoopWork   = 150e6
 	// Overrelaxation of the outer steps: each accepted step stretches the
 	// next by overGrow, up to overMax times the plain step. On the
 	// generated 100x300 model 1.2 took fewer sweeps than 1.5 and 2; a
@@ -73,16 +70,6 @@ const (
 	overGrow = 1.2
 	overMax  = 30
 )
-
-// doubleLoopSweeps is the double loop's budget of sweeps on a model of
-// factors factors, after BP runs of maxIter sweeps.
-func doubleLoopSweeps(maxIter, factors int) int {
-	n := doubleLoopBudget * maxIter
-	if c := int(doubleLoopWork / float64(max(factors, 1))); c < n {
-		n = max(maxIter, c)
-	}
-	return n
-}
 
 // tangentFloor is the least belief of a state in the double loop's tangent
 // point. A belief that underflows to 0 (after a long overrelaxed step, or
@@ -130,7 +117,7 @@ func (b *loopyBP) runConverging(ctx context.Context, opts LoopyBP) (bpStats, str
 		tried = append(tried, fmt.Sprintf("bp (damping %g, %d sweeps, residual %.2g)", d, s.iterations, s.residual))
 		st = s
 	}
-	s, marg, err := b.doubleLoop(ctx, max(opts.Tolerance, doubleLoopTolerance), doubleLoopSweeps(opts.MaxIterations, len(b.facs)), true)
+	s, marg, err := b.doubleLoop(ctx, max(opts.Tolerance, doubleLoopTolerance), doubleLoopBudget*opts.MaxIterations, true)
 	s.iterations += total
 	return s, MethodDoubleLoop, marg, tried, err
 }

@@ -91,19 +91,3 @@ func TestFallbackSchedule(t *testing.T) {
 		t.Error("no model needed a fallback")
 	}
 }
-
-// TestDoubleLoopSweeps: three BP runs' sweeps on models small enough for
-// them, fewer on larger ones, but never fewer than one BP run's.
-func TestDoubleLoopSweeps(t *testing.T) {
-	for _, c := range []struct{ maxIter, factors, want int }{
-		{1000, 35_000, 3000},   // generated 100x300: 1.05e8 updates
-		{1000, 139_000, 1079},  // 200x600: capped at 1.5e8 updates
-		{1000, 864_000, 1000},  // 500x1500: one BP run
-		{10, 0, 30},            // no factors
-		{5000, 10_000, 15_000}, // 1.5e8 exactly
-	} {
-		if got := doubleLoopSweeps(c.maxIter, c.factors); got != c.want {
-			t.Errorf("doubleLoopSweeps(%d, %d) = %d, want %d", c.maxIter, c.factors, got, c.want)
-		}
-	}
-}
