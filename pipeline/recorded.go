@@ -24,8 +24,11 @@ type Recorded struct {
 	Marginals        []Marginal
 	ContextMarginals []Marginal
 	Solver           inference.Report
-	k                score.K
-	identity         nli.Identity
+	// Priors are the network's priors and factor tables as recorded;
+	// graph.DefaultOptions for a line written before they were.
+	Priors   graph.Options
+	k        score.K
+	identity nli.Identity
 }
 
 // IsRecorded reports whether a record is an output line of ScoreFile (it
@@ -67,10 +70,11 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		K                *float64
 		References       string
 		Solver           inference.Report
+		Priors           *graph.Options
 	}
 	fields := map[string]any{"version": &out.Version, "nli_backend": &out.Backend, "model_name": &out.Model,
 		"marginals": &out.Marginals, "context_marginals": &out.ContextMarginals, "k": &out.K,
-		"references": &out.References, "solver": &out.Solver}
+		"references": &out.References, "solver": &out.Solver, "priors": &out.Priors}
 	for _, f := range in.Extra {
 		if dst, ok := fields[f.Name]; ok {
 			if err := json.Unmarshal(f.Value, dst); err != nil {
@@ -86,6 +90,13 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		return nil, &instance.FieldError{Field: "marginals", Msg: "not an output line of fr score (no version and marginals)"}
 	case out.K == nil:
 		return nil, &instance.FieldError{Field: "k", Msg: "missing"}
+	}
+	priors := graph.DefaultOptions()
+	if out.Priors != nil {
+		if err := out.Priors.Validate(); err != nil {
+			return nil, &instance.FieldError{Field: "priors", Msg: err.Error()}
+		}
+		priors = *out.Priors
 	}
 	gold := make(map[string]string)
 	for _, a := range in.Atoms {
@@ -115,7 +126,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		id.Model = out.Model
 	}
 	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
-		Solver: out.Solver, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+		Solver: out.Solver, Priors: priors, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -137,7 +148,7 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(in, v), NLI: r.identity, Scores: r.Scores}
 	a.Pairs = graph.Pairs(a.Nodes)
 	a.Relations = graph.GivenRelations(in, a.Nodes)
-	if a.Network, err = graph.Build(a.Nodes, a.Relations, graph.DefaultOptions()); err != nil {
+	if a.Network, err = graph.Build(a.Nodes, a.Relations, r.Priors); err != nil {
 		return nil, err
 	}
 	recorded := make(map[string][2]float64, len(r.Marginals)+len(r.ContextMarginals))
