@@ -209,11 +209,14 @@ func TestTimeoutAndCancel(t *testing.T) {
 	}
 }
 
-// TestRealMerlin runs the real engine when it is installed.
+// TestRealMerlin runs the real engine when it is installed. It is not
+// packaged for Debian or Go, so CI has none; there the Solver's whole
+// protocol (UAI and evidence files written, flags, MAR read back, errors,
+// timeouts) runs against the fake binary of TestMain.
 func TestRealMerlin(t *testing.T) {
 	bin, err := exec.LookPath("merlin")
 	if err != nil {
-		t.Skip("no merlin binary on PATH: build github.com/radum2275/merlin and put it on PATH to run this test")
+		t.Skip("no merlin binary on PATH: build github.com/radum2275/merlin and put it on PATH to run this test (CI tests the protocol with the fake merlin)")
 	}
 	// The 4-variable loopy model has induced width 2, so wmb at i-bound 6
 	// is exact; compare with enumeration.
