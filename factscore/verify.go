@@ -231,8 +231,19 @@ func (v *NLIVerifier) Verify(ctx context.Context, topic string, claims []Claim) 
 			return nil, fmt.Errorf("NLI %s gave %d results for %d pairs", v.Classifier.Identity(), len(results), len(pairs))
 		}
 	}
+	k := 0 // results are in the order decide asks for them
+	return decide(claims, v.Threshold, func(Claim, instance.Context) float64 {
+		k++
+		return entailment(results[k-1])
+	}), nil
+}
+
+// decide makes each claim's decision from its best-entailed passage:
+// entailed(c, e) is the probability that passage e entails claim c, asked
+// for claim by claim and passage by passage in order. A claim is supported
+// when the best exceeds threshold.
+func decide(claims []Claim, threshold float64, entailed func(Claim, instance.Context) float64) []Decision {
 	out := make([]Decision, len(claims))
-	k := 0
 	for i, c := range claims {
 		out[i] = Decision{ID: c.ID, Atom: c.Text}
 		if len(c.Evidence) == 0 {
@@ -241,16 +252,15 @@ func (v *NLIVerifier) Verify(ctx context.Context, topic string, claims []Claim) 
 		}
 		best, bestCtx := -1.0, ""
 		for _, e := range c.Evidence {
-			if p := entailment(results[k]); p > best {
+			if p := entailed(c, e); p > best {
 				best, bestCtx = p, e.ID
 			}
-			k++
 		}
 		out[i].Entailment = &best
 		out[i].Context = bestCtx
-		out[i].Supported = best > v.Threshold
+		out[i].Supported = best > threshold
 	}
-	return out, nil
+	return out
 }
 
 // RelationVerifier verifies claims with relations computed elsewhere (a
@@ -272,28 +282,12 @@ func (v *RelationVerifier) Verify(ctx context.Context, topic string, claims []Cl
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]Decision, len(claims))
-	for i, c := range claims {
-		out[i] = Decision{ID: c.ID, Atom: c.Text}
-		if len(c.Evidence) == 0 {
-			out[i].NoEvidence = true
-			continue
+	return decide(claims, v.Threshold, func(c Claim, e instance.Context) float64 {
+		if r, ok := v.Relation(e.ID, c.ID); ok && (r.Type == graph.Entailment || r.Type == graph.Equivalence) {
+			return r.Probability
 		}
-		best, bestCtx := -1.0, ""
-		for _, e := range c.Evidence {
-			p := 0.0
-			if r, ok := v.Relation(e.ID, c.ID); ok && (r.Type == graph.Entailment || r.Type == graph.Equivalence) {
-				p = r.Probability
-			}
-			if p > best {
-				best, bestCtx = p, e.ID
-			}
-		}
-		out[i].Entailment = &best
-		out[i].Context = bestCtx
-		out[i].Supported = best > v.Threshold
-	}
-	return out, nil
+		return 0
+	}), nil
 }
 
 // entailment is a result's probability of entailment.

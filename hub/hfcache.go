@@ -83,16 +83,9 @@ func (c HFCache) RepoDir(repo string) string {
 // wrapping ErrNotInHFCache that says what is missing: a partial model is
 // never returned.
 func (c HFCache) Find(repo string, opts PullOptions) (*CachedModel, error) {
-	if opts.Revision == "" {
-		opts.Revision = "main"
-	}
-	if !ValidRepoID(repo) {
-		return nil, fmt.Errorf("%q is not a model repository id (owner/name)", repo)
-	}
-	if opts.ONNX != "" {
-		if err := ValidPath(opts.ONNX); err != nil {
-			return nil, fmt.Errorf("onnx file: %w", err)
-		}
+	opts, err := opts.checked(repo)
+	if err != nil {
+		return nil, err
 	}
 	if c.Dir == "" {
 		return nil, fmt.Errorf("%s: %w (no cache directory: set %s or %s)", repo, ErrNotInHFCache, EnvHubCache, EnvHome)

@@ -128,6 +128,23 @@ type PullOptions struct {
 	ONNX string
 }
 
+// checked returns the options with the default revision filled in, or an
+// error when repo or the graph's path is not one the hub could name.
+func (o PullOptions) checked(repo string) (PullOptions, error) {
+	if o.Revision == "" {
+		o.Revision = "main"
+	}
+	if !ValidRepoID(repo) {
+		return o, fmt.Errorf("%q is not a model repository id (owner/name)", repo)
+	}
+	if o.ONNX != "" {
+		if err := ValidPath(o.ONNX); err != nil {
+			return o, fmt.Errorf("onnx file: %w", err)
+		}
+	}
+	return o, nil
+}
+
 // defaultGraphs are the graphs Pull takes when PullOptions.ONNX is empty,
 // in order.
 var defaultGraphs = []string{"model.onnx", "onnx/model.onnx"}
@@ -145,16 +162,9 @@ var (
 // makes no request: it returns the model already pulled at that revision,
 // or an error wrapping ErrOffline.
 func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOptions) (*Manifest, error) {
-	if opts.Revision == "" {
-		opts.Revision = "main"
-	}
-	if !ValidRepoID(repo) {
-		return nil, fmt.Errorf("%q is not a model repository id (owner/name)", repo)
-	}
-	if opts.ONNX != "" {
-		if err := ValidPath(opts.ONNX); err != nil {
-			return nil, fmt.Errorf("onnx file: %w", err)
-		}
+	opts, err := opts.checked(repo)
+	if err != nil {
+		return nil, err
 	}
 	if c.Offline {
 		return s.pulled(repo, opts)
