@@ -20,10 +20,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -470,44 +470,15 @@ func (c *Client) CompleteAll(ctx context.Context, reqs []Request) ([]*Response, 
 // error, from a request or from handle, stops the work not yet started and
 // is returned.
 func (c *Client) Each(ctx context.Context, n int, req func(i int) Request, handle func(i int, r *Response) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-		next     atomic.Int64
-	)
-	fail := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
 	// Twice the limit: a worker waiting to retry holds no slot, and
 	// another worker can use it meanwhile.
-	workers := min(n, 2*cap(c.slots))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				r, err := c.Complete(ctx, req(i))
-				if err == nil {
-					err = handle(i, r)
-				}
-				if err != nil {
-					fail(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		// Canceled by the caller (our own cancel has not run yet).
-		firstErr = ctx.Err()
-	}
-	return firstErr
+	return parallel.Do(ctx, n, 2*cap(c.slots), func(ctx context.Context, i int) error {
+		r, err := c.Complete(ctx, req(i))
+		if err != nil {
+			return err
+		}
+		return handle(i, r)
+	})
 }
 
 // StatusError is an HTTP error answer from the endpoint. Its fields are

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/hftokenizer"
+	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -308,42 +308,7 @@ func (c *Classifier) Logits(ctx context.Context, seqs []Sequence) ([][3]float32,
 		}
 		return out, nil
 	}
-	return out, runConcurrently(ctx, batches, c.concurrency, run)
-}
-
-// runConcurrently calls run on every batch, up to workers at once. The
-// first error cancels the batches not yet started and is returned.
-func runConcurrently(ctx context.Context, batches [][]int, workers int, run func(context.Context, []int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-		next     atomic.Int64
-	)
-	for range min(workers, len(batches)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1)) - 1
-				if k >= len(batches) {
-					return
-				}
-				if err := run(ctx, batches[k]); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		// Canceled by the caller (our own cancel has not run yet).
-		firstErr = ctx.Err()
-	}
-	return firstErr
+	return out, parallel.Do(ctx, len(batches), c.concurrency, func(ctx context.Context, k int) error { return run(ctx, batches[k]) })
 }
 
 // Stats counts what the model was asked.
