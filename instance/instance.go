@@ -106,6 +106,13 @@ type Context struct {
 	// Source names the knowledge source the context was retrieved from
 	// ("wikipedia", "db", ...), when the tool retrieved it.
 	Source string `json:"source,omitempty"`
+	// Probability is the context's own prior P(true) (FactReasoner's
+	// Context.probability), when the record gives one; nil means the
+	// network's context prior.
+	Probability *float64 `json:"probability,omitempty"`
+	// SyntheticSummary is what a summarizer wrote about the context with
+	// respect to its atom (FactReasoner's synthetic_summary), when present.
+	SyntheticSummary string `json:"synthetic_summary,omitempty"`
 }
 
 // NLIText is the text the NLI model sees as the premise: snippet and text
