@@ -174,11 +174,7 @@ func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
 		return nil
 	})
 	if err != nil {
-		var ue *llm.UnreadableAnswerError
-		if errors.As(err, &ue) {
-			s.reasks.Add(int64(ue.Attempts - 1))
-			s.unreadable.Add(1)
-		}
+		llmanswer.CountUnreadable(err, &s.reasks, &s.unreadable)
 		return nil, err
 	}
 	return out, nil
@@ -204,19 +200,14 @@ func (s *LLM) summary(r *llm.Response) (Summary, error) {
 	out.Relevant = true
 	s.relevant.Add(1)
 	p, _ := llmanswer.SpanProbability(r.Content, r.Tokens, rd.Start, rd.End)
-	if math.IsNaN(p) {
-		if s.fixed < 0 {
-			what := "no token log probabilities"
-			if r.Tokens != nil {
-				what = "token log probabilities that do not spell the summary"
-			}
-			return Summary{}, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see the README, \"Using an LLM endpoint\", for servers that return them)",
-				s.client.Model(), s.client.Endpoint(), llmanswer.Clip(r.Content, 80), what)
-		}
-		p = s.fixed
-		s.fixedRule.Add(1)
-	} else {
+	p, fromTokens, err := llmanswer.Probability(p, s.fixed, s.client, r, "the summary")
+	switch {
+	case err != nil:
+		return Summary{}, err
+	case fromTokens:
 		s.fromLogprobs.Add(1)
+	default:
+		s.fixedRule.Add(1)
 	}
 	out.Probability = p
 	return out, nil

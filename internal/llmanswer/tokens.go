@@ -2,8 +2,11 @@ package llmanswer
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/llm"
 )
@@ -97,4 +100,38 @@ func (t *tokenText) meanProb(lo, hi int) (float64, int) {
 		return math.NaN(), 0
 	}
 	return math.Exp(sum / float64(n)), n
+}
+
+// Probability is the probability a stage gives what it read from an
+// answer: p, from the tokens' log probabilities, when they gave one
+// (fromTokens); else, p being NaN, the stage's fixed probability. A
+// negative fixed makes such an answer an error naming the model and its
+// endpoint, and what the tokens failed to cover (part: "the label", "the
+// summary").
+func Probability(p, fixed float64, c *llm.Client, r *llm.Response, part string) (_ float64, fromTokens bool, _ error) {
+	if !math.IsNaN(p) {
+		return p, true, nil
+	}
+	if fixed < 0 {
+		what := "no token log probabilities"
+		if r.Tokens != nil {
+			what = "token log probabilities that do not cover " + part
+		}
+		return 0, false, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see the README, \"Using an LLM endpoint\", for servers that return them)",
+			c.Model(), c.Endpoint(), Clip(r.Content, 80), what)
+	}
+	return fixed, false, nil
+}
+
+// CountUnreadable counts an *llm.UnreadableAnswerError in a stage's
+// counters: the re-asks it took and the answer that stayed unreadable. It
+// reports whether err is one.
+func CountUnreadable(err error, reasks, unreadable *atomic.Int64) bool {
+	var ue *llm.UnreadableAnswerError
+	if !errors.As(err, &ue) {
+		return false
+	}
+	reasks.Add(int64(ue.Attempts - 1))
+	unreadable.Add(1)
+	return true
 }
