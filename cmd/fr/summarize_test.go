@@ -197,6 +197,17 @@ func TestSummarizeEndToEnd(t *testing.T) {
 		t.Error("scored without --use-summaries, NLI asked nothing new: it read the summaries")
 	}
 
+	// An output file resumes only into a run that summarizes as it did.
+	outFile := writeFile(t, "resumed.jsonl", lines[0]+"\n")
+	_, stderr, err = run(t, context.Background(), append(append([]string{"score", "--summarize", "-o", outFile}, llmArgs...), in)...)
+	if exitStatus(err) != exitFailure || !strings.Contains(stderr, "resuming "+outFile+": 1 records already scored") {
+		t.Errorf("resume: %v\n%s", err, stderr)
+	}
+	_, _, err = run(t, context.Background(), append(append([]string{"score", "--use-summaries", "-o", outFile}, llmArgs...), in)...)
+	if err == nil || !strings.Contains(err.Error(), `field "summarizer" is "llm:m" there but "given" in this run`) {
+		t.Errorf("resume with other summaries: %v", err)
+	}
+
 	// --summarize on records that are summarized already is refused: the
 	// priors would be scaled twice.
 	_, stderr, err = run(t, context.Background(), append(append([]string{"score", "--summarize"}, llmArgs...), rescore)...)
