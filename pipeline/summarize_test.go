@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync"
 	"testing"
@@ -9,9 +10,12 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/score"
+	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
 // premiseRecorder answers every pair neutral and notes the premises and
@@ -93,5 +97,31 @@ func TestUseSummariesReference(t *testing.T) {
 	}
 	if a.Record().Summarizer != "" {
 		t.Error("a record scored without summaries names a summarizer")
+	}
+}
+
+// TestSummarizeRefusesGivenRelations: a record whose own relations would
+// be used (GivenWhenPresent) is not summarized: its relations were
+// computed on the contexts' texts. Nothing is asked.
+func TestSummarizeRefusesGivenRelations(t *testing.T) {
+	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
+		t.Error("the summarizer was asked")
+		return fakellm.Reply{Content: "None"}
+	})
+	client, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := summarizer.NewLLM(client, summarizer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := loadGolden(t) // with IBM's relations
+	p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Solver: inference.Auto{}, Given: GivenWhenPresent, Summarizer: s}
+	_, err = p.Assess(context.Background(), in, graph.FR2)
+	var fe *instance.FieldError
+	if !errors.As(err, &fe) || fe.Field != "relations" {
+		t.Errorf("want a FieldError at relations, got %v", err)
 	}
 }

@@ -197,6 +197,13 @@ func TestSummarizeEndToEnd(t *testing.T) {
 		t.Error("scored without --use-summaries, NLI asked nothing new: it read the summaries")
 	}
 
+	// fr inspect shows the output as it was scored: its network is of the
+	// summaries (the two Warsaw contexts are one variable).
+	shown, stderr, err := run(t, context.Background(), "inspect", "--contexts", rescore)
+	if err != nil || !strings.Contains(shown, "c_a1_0  P(true)") || strings.Contains(shown, "c_a1_1  P(true)") {
+		t.Errorf("inspect: %v\n%s\n%s", err, shown, stderr)
+	}
+
 	// An output file resumes only into a run that summarizes as it did.
 	outFile := writeFile(t, "resumed.jsonl", lines[0]+"\n")
 	_, stderr, err = run(t, context.Background(), append(append([]string{"score", "--summarize", "-o", outFile}, llmArgs...), in)...)
