@@ -74,7 +74,7 @@ func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
 		Item:      "response " + fmt.Sprintf("%q", llmanswer.Clip(response, 60)),
 	})
 	if err != nil {
-		countUnreadable(err, &a.reasks, &a.unreadable)
+		llmanswer.CountUnreadable(err, &a.reasks, &a.unreadable)
 		return nil, err
 	}
 	atoms, err := ParseAtoms(resp.Content)
@@ -85,16 +85,6 @@ func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
 	a.responses.Add(1)
 	a.atoms.Add(int64(len(atoms)))
 	return atoms, nil
-}
-
-// countUnreadable counts an *llm.UnreadableAnswerError: its re-asks and
-// the answer that stayed unreadable.
-func countUnreadable(err error, reasks, unreadable *atomic.Int64) {
-	var ue *llm.UnreadableAnswerError
-	if errors.As(err, &ue) {
-		reasks.Add(int64(ue.Attempts - 1))
-		unreadable.Add(1)
-	}
 }
 
 // LLMStats counts an LLM atomizer's work.
@@ -183,7 +173,7 @@ func (r *LLMReviser) Revise(ctx context.Context, response string, atoms []string
 		return nil
 	})
 	if err != nil {
-		countUnreadable(err, &r.reasks, &r.unreadable)
+		llmanswer.CountUnreadable(err, &r.reasks, &r.unreadable)
 		return nil, err
 	}
 	return out, nil

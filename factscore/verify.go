@@ -87,10 +87,7 @@ func (v *LLMVerifier) Verify(ctx context.Context, topic string, claims []Claim) 
 		}
 		answer, err := v.ask(ctx, c.ID, Prompt(topic, c.Text, passages(c.Evidence)))
 		if err != nil {
-			var ue *llm.UnreadableAnswerError
-			if errors.As(err, &ue) {
-				v.reasks.Add(int64(ue.Attempts - 1))
-				v.unreadable.Add(1)
+			if llmanswer.CountUnreadable(err, &v.reasks, &v.unreadable) {
 				return nil, err
 			}
 			return nil, fmt.Errorf("atom %s: %w", c.ID, err)

@@ -34,11 +34,12 @@ type mergeLine struct {
 }
 
 // runKey is what every line of one run has in common: the version, the
-// solver and, for records scored by a classifier (not from their own
-// relations), the NLI backend, model and pruning.
+// solver, the priors, the summaries and, for records scored by a
+// classifier (not from their own relations), the NLI backend, model and
+// pruning.
 type runKey struct {
-	version, solver, priors    string
-	backend, model, perAtomSet string
+	version, solver, priors, summarizer string
+	backend, model, perAtomSet          string
 }
 
 // Merge joins the outputs of the shards of a run (ScoreFile with
@@ -151,6 +152,7 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 			Model        string         `json:"model_name"`
 			PairsPerAtom string         `json:"pairs_per_atom"`
 			Priors       *graph.Options `json:"priors"`
+			Summarizer   string         `json:"summarizer"`
 			Solver       struct {
 				Solver string `json:"solver"`
 			} `json:"solver"`
@@ -158,7 +160,7 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 		if json.Unmarshal(raw, &rec) != nil || rec.Line == nil || *rec.Line <= 0 || rec.Version == "" {
 			return nil, fmt.Errorf("%s:%d: not an output line of fr score (a JSON object with a version and a line number)", path, n)
 		}
-		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(rec.Priors)}
+		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(rec.Priors), summarizer: rec.Summarizer}
 		if rec.Backend != givenIdentity.Backend {
 			k.backend, k.model, k.perAtomSet = rec.Backend, rec.Model, rec.PairsPerAtom
 			if k.perAtomSet == "" {
@@ -182,6 +184,7 @@ func sameRuns(paths []string, lines []mergeLine) error {
 			{"version", first.run.version, l.run.version},
 			{"solver.solver", first.run.solver, l.run.solver},
 			{"priors", first.run.priors, l.run.priors},
+			{"summarizer", first.run.summarizer, l.run.summarizer},
 		} {
 			if f.a != f.b {
 				return mixedRuns(paths, first, l, f.name, f.a, f.b)

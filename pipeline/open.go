@@ -64,6 +64,13 @@ type Options struct {
 	// default, a negative value makes such an answer an error).
 	LLMPrompt           string
 	LLMFixedProbability float64
+	// Summaries selects the summarizer stage (see Pipeline.Summarizer):
+	// SummariesOff, SummariesLLM (over the LLM endpoint) or
+	// SummariesGiven. SummaryFixedProbability is p_summary for a summary
+	// whose answer came without log probabilities (summarize.Options: 0
+	// is the default, a negative value makes such an answer an error).
+	Summaries               string
+	SummaryFixedProbability float64
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
 	// "sentences". Revise says whether the LLM reviser rewrites them to
@@ -298,6 +305,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		return nil, err
 	}
 	if err := p.openAtomizer(o); err != nil {
+		return nil, err
+	}
+	if err := p.openSummarizer(o); err != nil {
 		return nil, err
 	}
 	if err := p.openRetriever(o); err != nil {

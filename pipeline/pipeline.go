@@ -24,6 +24,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/prune"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
+	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
 // GivenMode says when an instance's own "relations" are used instead of a
@@ -76,6 +77,15 @@ type Pipeline struct {
 	TopK              int
 	SkipMissingTopics bool
 
+	// Summarizer, when set, runs FactReasoner's context summarizer on each
+	// record before NLI (SPEC §3a; see summarize.LLM.Record): contexts
+	// that say nothing about their atoms are dropped, a kept context's
+	// prior is scaled by its summary's probability, and NLI reads the
+	// summaries. UseSummaries instead reads the summaries the records'
+	// contexts carry (synthetic_summary), without a model.
+	Summarizer   *summarizer.LLM
+	UseSummaries bool
+
 	// Verifier decides FActScore's supported atoms (FActScore); nil
 	// selects the NLI verifier: an atom is supported iff some context
 	// entails it with probability above Threshold, by the Classifier or by
@@ -117,6 +127,10 @@ type Assessment struct {
 	Solution  *inference.Result // Marginals indexed like Network.Variables
 	Scores    score.Scores
 	NLI       nli.Identity
+	// Summaries says what the summarizer stage did; nil when NLI read the
+	// contexts' text. Nodes, Pairs and Relations are then of the
+	// summaries (summarize.Premises), Instance has the contexts' texts.
+	Summaries *SummaryReport
 }
 
 // PTrue returns the marginal probability that the named variable is true.
@@ -177,16 +191,22 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	if p.Solver == nil {
 		return nil, nil, errors.New("pipeline: no solver configured")
 	}
-	known := len(in.Atoms) > 0 && len(in.Contexts) > 0
+	known := len(in.Atoms) > 0 && len(in.Contexts) > 0 && p.Summarizer == nil
 	in, err := p.Prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
+	sum, err := p.summarize(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	in = sum.premises
 	given := p.usesGiven(in)
 	if !given && p.Classifier == nil {
 		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
 	out, all := p.plan(in, versions, b, given)
+	sum.attach(out)
 	var verifier factscore.Verifier
 	if given {
 		for _, a := range out {

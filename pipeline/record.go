@@ -78,6 +78,13 @@ type Record struct {
 	// --atom-prior, --context-prior), so that a resumed run or a merge
 	// refuses results computed with other ones.
 	Priors *graph.Options `json:"priors,omitempty"`
+	// Summarizer names where the contexts' summaries that NLI read as
+	// premises came from: "llm:MODEL" (the summarizer stage) or "given"
+	// (the record's own synthetic_summary); absent when NLI read the
+	// contexts' text. ContextsIrrelevant counts the contexts the
+	// summarizer dropped as saying nothing about their atoms.
+	Summarizer         string `json:"summarizer,omitempty"`
+	ContextsIrrelevant *int   `json:"contexts_irrelevant,omitempty"`
 
 	// Line is the input line the record came from; a resumed run uses it to
 	// skip what is already done.
@@ -199,6 +206,13 @@ func (a *Assessment) Record() Record {
 		Contexts:        a.Instance.Contexts,
 		Relations:       a.Relations,
 		Extra:           a.Instance.Extra,
+	}
+	if sr := a.Summaries; sr != nil {
+		r.Summarizer = sr.Summarizer
+		if sr.Summarizer != SummariesGiven {
+			n := sr.Irrelevant
+			r.ContextsIrrelevant = &n
+		}
 	}
 	if a.Results != nil { // asked, not given
 		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = a.Asked, a.Pruned, PairsPerAtomName(a.PairsPerAtom)

@@ -13,6 +13,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/score"
+	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
 // Recorded is a result read back from an output line of ScoreFile: the
@@ -26,9 +27,12 @@ type Recorded struct {
 	Solver           inference.Report
 	// Priors are the network's priors and factor tables as recorded;
 	// graph.DefaultOptions for a line written before they were.
-	Priors   graph.Options
-	k        score.K
-	identity nli.Identity
+	Priors graph.Options
+	// Summaries is what the summarizer stage did, as recorded; nil when
+	// NLI read the contexts' text.
+	Summaries *SummaryReport
+	k         score.K
+	identity  nli.Identity
 }
 
 // IsRecorded reports whether a record is an output line of ScoreFile (it
@@ -71,10 +75,13 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		References       string
 		Solver           inference.Report
 		Priors           *graph.Options
+		Summarizer       string
+		Irrelevant       int
 	}
 	fields := map[string]any{"version": &out.Version, "nli_backend": &out.Backend, "model_name": &out.Model,
 		"marginals": &out.Marginals, "context_marginals": &out.ContextMarginals, "k": &out.K,
-		"references": &out.References, "solver": &out.Solver, "priors": &out.Priors}
+		"references": &out.References, "solver": &out.Solver, "priors": &out.Priors,
+		"summarizer": &out.Summarizer, "contexts_irrelevant": &out.Irrelevant}
 	for _, f := range in.Extra {
 		if dst, ok := fields[f.Name]; ok {
 			if err := json.Unmarshal(f.Value, dst); err != nil {
@@ -116,6 +123,10 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		}
 		atoms[i] = score.Atom{ID: m.Variable, PTrue: p, Gold: gold[m.Variable]}
 	}
+	var summaries *SummaryReport
+	if out.Summarizer != "" {
+		summaries = &SummaryReport{Summarizer: out.Summarizer, Irrelevant: out.Irrelevant}
+	}
 	nliName := out.Backend
 	if out.Model != "" && out.Model != out.Backend {
 		nliName += ":" + out.Model
@@ -126,7 +137,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		id.Model = out.Model
 	}
 	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
-		Solver: out.Solver, Priors: priors, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+		Solver: out.Solver, Priors: priors, Summaries: summaries, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -145,9 +156,13 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	if len(in.Atoms) == 0 {
 		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (--output-inputs=false): nothing to rebuild the network from"}
 	}
-	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(in, v), NLI: r.identity, Scores: r.Scores}
+	premises := in // what the network's nodes and relations are of
+	if r.Summaries != nil {
+		premises, _ = summarizer.Premises(in)
+	}
+	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(premises, v), NLI: r.identity, Scores: r.Scores, Summaries: r.Summaries}
 	a.Pairs = graph.Pairs(a.Nodes)
-	a.Relations = graph.GivenRelations(in, a.Nodes)
+	a.Relations = graph.GivenRelations(premises, a.Nodes)
 	if a.Network, err = graph.Build(a.Nodes, a.Relations, r.Priors); err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // resumeFields are the fields of an output line that the input record and
 // the run's settings determine. A run resumes only into a file whose lines
 // agree with it on each of them.
-var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom", "priors"}
+var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom", "priors", "summarizer"}
 
 // OpenOutput opens the output file of a scoring run of input with version
 // v (of one shard of it, when shard.Count > 1): a new file, or one this run
@@ -92,6 +92,7 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		{"version", v.String()},
 		{"nli_backend", id.Backend},
 		{"model_name", ModelName(id)},
+		{"summarizer", p.summarizerName()},
 	} {
 		var got string
 		if raw, ok := st.Fields[f.name]; ok && json.Unmarshal(raw, &got) != nil {
@@ -129,9 +130,10 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 	}
 	var atoms int
 	json.Unmarshal(st.Fields["num_atoms"], &atoms)
-	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
-		// Neither atomized nor retrieved for: the counts are known now.
-		nodes := graph.SelectNodes(in, v)
+	if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
+		// Neither atomized, retrieved for nor summarized: the counts are
+		// known now.
+		nodes := graph.SelectNodes(premises, v)
 		for _, f := range []struct {
 			name string
 			want int

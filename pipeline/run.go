@@ -203,8 +203,8 @@ func (p *Pipeline) countWork(ctx context.Context, input string, want func(*insta
 			return nil
 		}
 		records++
-		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
-			_, all := p.plan(in, versions, b, false)
+		if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
+			_, all := p.plan(premises, versions, b, false)
 			pairs += distinct(all)
 		}
 		return nil

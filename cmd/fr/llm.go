@@ -68,8 +68,9 @@ func llmOptions(c *cli.Context) pipeline.Options {
 	return o
 }
 
-// fixedProbability maps --nli-fixed-probability, where 0 turns the rule
-// off, to the pipeline's option, where a negative value does.
+// fixedProbability maps --nli-fixed-probability (and
+// --summary-fixed-probability), where 0 turns the rule off, to the
+// pipeline's option, where a negative value does.
 func fixedProbability(p float64) float64 {
 	if p == 0 {
 		return -1

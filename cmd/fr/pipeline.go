@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
+	"github.com/factreasoner/factreasoner-go/summarize"
 )
 
 // pipelineFlags are the flags shared by score, compare and inspect.
@@ -22,6 +23,10 @@ func pipelineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
 		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's `K` best-matching contexts only (BM25 over the record's contexts; for FR3 also each context's K most similar contexts), the other pairs being neutral; all asks about every pair, as the reference does"},
+		&cli.BoolFlag{Name: "summarize", Usage: "FactReasoner's context summarizer: the LLM (--llm-*) summarizes each context with respect to its atom (query contexts c_q_*: the question); contexts that say nothing about it are dropped, a kept context's prior becomes p_summary × its prior, NLI reads the summaries, and they are written into the output's contexts (synthetic_summary, probability)"},
+		&cli.BoolFlag{Name: "use-summaries", Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary, as --summarize or FactReasoner wrote them), with their probability as prior; no model is asked"},
+		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability,
+			Usage: "p_summary of a --summarize summary whose answer came without log probabilities (above 0, at most 1); 0 makes such an answer an error"},
 	}
 	flags = append(flags, nliFlags()...)
 	flags = append(flags, solverFlags()...)
@@ -79,6 +84,15 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 	if o.PairsPerAtom, err = pipeline.ParsePairsPerAtom(c.String("pairs-per-atom")); err != nil {
 		return o, usagef("--pairs-per-atom: %w", err)
 	}
+	switch {
+	case c.Bool("summarize") && c.Bool("use-summaries"):
+		return o, usagef("--summarize and --use-summaries: give one (--summarize summarizes the contexts afresh; --use-summaries reads the summaries they carry)")
+	case c.Bool("summarize"):
+		o.Summaries = pipeline.SummariesLLM
+	case c.Bool("use-summaries"):
+		o.Summaries = pipeline.SummariesGiven
+	}
+	o.SummaryFixedProbability = fixedProbability(c.Float64("summary-fixed-probability"))
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
 		return o, usagef("--k: %w", err)
 	}

@@ -150,3 +150,37 @@ const (
 )
 
 func mod(n, m int) int { return (n%m + m) % m }
+
+// SummaryShapes is the number of shapes SummaryAnswer writes.
+const SummaryShapes = 8
+
+// SummaryAnswer writes a context summary (or "None") as a summarizer's
+// answer in the n-th shape: the summary alone (IBM's prompt), after
+// "Summary:" (GPT-4o), after a preamble line with a closing offer (Llama
+// 3), in quotes (Granite), in a code fence (IBM's older prompt), after a
+// <think> block (Qwen3), under a bold "**SUMMARY:**" line (Llama 3), with
+// an end-of-turn token left at its end (a server with the wrong chat
+// template).
+func SummaryAnswer(n int, summary string) string {
+	switch mod(n, SummaryShapes) {
+	case 1:
+		return "Summary: " + summary
+	case 2:
+		return "Here is the summary of the CONTEXT with respect to the ATOM:\n\n" + summary + "\n\nLet me know if you need anything else!"
+	case 3:
+		return `"` + summary + `"`
+	case 4:
+		return "```\n" + summary + "\n```"
+	case 5:
+		return "<think>\nWhat does the context say about the atom?\n</think>\n\n" + summary
+	case 6:
+		return "**SUMMARY:**\n" + summary
+	case 7:
+		return summary + "<|eot_id|>"
+	}
+	return summary
+}
+
+// UnreadableSummary is an answer the summarizer cannot read (nothing after
+// its label) and must ask again about.
+const UnreadableSummary = "SUMMARY:"

@@ -26,7 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"sync/atomic"
 
@@ -183,11 +182,7 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 		return nil
 	})
 	if err != nil {
-		var ue *llm.UnreadableAnswerError
-		if errors.As(err, &ue) {
-			c.reasks.Add(int64(ue.Attempts - 1))
-			c.unreadable.Add(1)
-		}
+		llmanswer.CountUnreadable(err, &c.reasks, &c.unreadable)
 		return nil, err
 	}
 	return out, nil
@@ -199,20 +194,14 @@ func (c *Classifier) result(r *llm.Response) (nli.Result, error) {
 		return nli.Result{}, err
 	}
 	c.reasks.Add(int64(r.Reasks))
-	p := a.Probability
-	if math.IsNaN(p) {
-		if c.fixed < 0 {
-			what := "no token log probabilities"
-			if r.Tokens != nil {
-				what = "token log probabilities that do not cover the label"
-			}
-			return nli.Result{}, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see the README, \"Using an LLM endpoint\", for servers that return them)",
-				c.client.Model(), c.client.Endpoint(), llmanswer.Clip(r.Content, 80), what)
-		}
-		p = c.fixed
-		c.fixedRule.Add(1)
-	} else {
+	p, fromTokens, err := llmanswer.Probability(a.Probability, c.fixed, c.client, r, "the label")
+	switch {
+	case err != nil:
+		return nli.Result{}, err
+	case fromTokens:
 		c.fromLogprobs.Add(1)
+	default:
+		c.fixedRule.Add(1)
 	}
 	c.answers.Add(1)
 	c.byLabel[a.Label].Add(1)

@@ -1,9 +1,7 @@
 package llmnli
 
 import (
-	"bytes"
 	"errors"
-	"math"
 	"regexp"
 	"strings"
 	"unicode"
@@ -211,17 +209,8 @@ func ParseV2(content string, tokens []llm.Token) (Answer, error) {
 // answer is the Answer of a reading: the label and the probability of the
 // tokens over the span it was read from.
 func answer(content string, tokens []llm.Token, r Reading) Answer {
-	a := Answer{Label: r.Label, Probability: math.NaN()}
-	ts := newTokenText(tokens)
-	if ts == nil {
-		return a
-	}
-	lo, shift, found := ts.locate(content)
-	if !found {
-		return a
-	}
-	a.Probability, a.Tokens = ts.meanProb(lo+r.Start-shift, lo+r.End-shift)
-	return a
+	p, n := llmanswer.SpanProbability(content, tokens, r.Start, r.End)
+	return Answer{Label: r.Label, Probability: p, Tokens: n}
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
@@ -234,74 +223,4 @@ func exactLabel(s string) (nli.Label, bool) {
 	}))
 	l, err := nli.ParseLabel(s)
 	return l, err == nil
-}
-
-// tokenText is the text of an answer's tokens laid end to end, with each
-// token's byte range in it.
-type tokenText struct {
-	text   []byte
-	start  []int // start[i] is token i's offset; start[len] = len(text)
-	tokens []llm.Token
-}
-
-func newTokenText(tokens []llm.Token) *tokenText {
-	if len(tokens) == 0 {
-		return nil
-	}
-	t := &tokenText{tokens: tokens, start: make([]int, len(tokens)+1)}
-	for i, tok := range tokens {
-		t.start[i] = len(t.text)
-		t.text = append(t.text, tok.Bytes...)
-	}
-	t.start[len(tokens)] = len(t.text)
-	return t
-}
-
-// locate finds the answer text in the token text. Usually they are equal,
-// or the tokens go on with an end-of-turn marker; some servers also keep
-// hidden reasoning tokens before the answer, or trim the answer's
-// surrounding space. It returns where the answer's text starts in the
-// token text, and how many bytes of the answer's leading space the tokens
-// left out: byte i of the answer is byte lo+i-shift of the token text. It
-// fails when the tokens do not spell the answer, in which case their
-// probabilities cannot be attributed to its parts.
-func (t *tokenText) locate(content string) (lo, shift int, ok bool) {
-	if content == "" {
-		return 0, 0, false
-	}
-	if i := bytes.LastIndex(t.text, []byte(content)); i >= 0 {
-		return i, 0, true
-	}
-	trimmed := strings.TrimSpace(content)
-	if trimmed == "" {
-		return 0, 0, false
-	}
-	if i := bytes.LastIndex(t.text, []byte(trimmed)); i >= 0 {
-		return i, strings.Index(content, trimmed), true
-	}
-	return 0, 0, false
-}
-
-// meanProb is exp(mean log probability) of the tokens that overlap the
-// byte range [lo, hi) of the text, with the number of such tokens. Tokens
-// with no text (end markers some servers list) are not part of any range.
-// The result is NaN when no token overlaps the range or one of those that
-// do has no log probability.
-func (t *tokenText) meanProb(lo, hi int) (float64, int) {
-	sum, n := 0.0, 0
-	for i, tok := range t.tokens {
-		s, e := t.start[i], t.start[i+1]
-		if s == e || e <= lo || s >= hi {
-			continue
-		}
-		if math.IsNaN(tok.Logprob) {
-			return math.NaN(), 0
-		}
-		sum += tok.Logprob
-		n++
-	}
-	if n == 0 {
-		return math.NaN(), 0
-	}
-	return math.Exp(sum / float64(n)), n
 }

@@ -1,0 +1,250 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/factreasoner/factreasoner-go/atomize"
+	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
+	"github.com/factreasoner/factreasoner-go/llm"
+)
+
+// Pair is one summary to write: a context with respect to a reference,
+// the text of the atom it was retrieved for, or the question for a query
+// context.
+type Pair struct {
+	// ContextID and RefID name the pair in errors: a context id, and an
+	// atom id or "question".
+	ContextID, RefID string
+	// Context is the context's text (its NLI text, snippet and text
+	// together); Reference the atom's text or the question.
+	Context, Reference string
+}
+
+// Summary is what the model wrote about one pair.
+type Summary struct {
+	// Text is the summary as read from the answer (ReadSummary); "" when
+	// the answer was None.
+	Text string
+	// Relevant reports a summary that says something about the reference
+	// (not None, and Relevant(Text)). Only a relevant summary keeps its
+	// context.
+	Relevant bool
+	// Probability is p_summary, exp(mean log probability of the tokens
+	// that spell Text), or the fixed probability for an answer without
+	// log probabilities. It is NaN for a summary that is not relevant:
+	// nothing uses it.
+	Probability float64
+}
+
+// DefaultFixedProbability is p_summary for a relevant summary whose answer
+// came without log probabilities (a server that does not return them). It
+// is the NLI stage's fixed probability (llmnli.DefaultFixedProbability),
+// and near what summaries measure: IBM's recorded run has p_summary from
+// 0.53 to 0.99, a median of 0.87 (the context priors of
+// reference_factreasoner_output.json, divided by 0.9).
+const DefaultFixedProbability = 0.9
+
+// Options adjust an LLM summarizer.
+type Options struct {
+	// FixedProbability is p_summary for a relevant summary whose answer
+	// came without log probabilities for it. Zero means
+	// DefaultFixedProbability; a negative value makes such an answer an
+	// error instead. Otherwise it must be in (0, 1].
+	FixedProbability float64
+}
+
+// LLM is FactReasoner's context summarizer over a chat model. It asks, for
+// each pair, for a summary of what the context says about the reference,
+// or None, and reads the answer with ReadSummary; an answer it cannot read
+// is asked again with a reminder, as often as the client's Config.Reasks
+// allows, and then is an *llm.UnreadableAnswerError, never cached and
+// never taken as None. It is safe for concurrent use.
+type LLM struct {
+	client *llm.Client
+	fixed  float64 // negative: an error
+
+	answers, relevant, none, irrelevant, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
+}
+
+// NewLLM returns a summarizer asking client's model as opts say.
+func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
+	fixed := opts.FixedProbability
+	switch {
+	case fixed == 0:
+		fixed = DefaultFixedProbability
+	case fixed < 0:
+		fixed = -1
+	case !(fixed > 0 && fixed <= 1):
+		return nil, fmt.Errorf("summarize: fixed probability %v is not in (0, 1]", fixed)
+	}
+	return &LLM{client: client, fixed: fixed}, nil
+}
+
+// Name names the summarizer for output records: the model, and the rule
+// for answers without log probabilities when it is not the default (a
+// record's priors depend on it).
+func (s *LLM) Name() string {
+	switch {
+	case s.fixed < 0:
+		return s.client.Model() + " (log probabilities required)"
+	case s.fixed != DefaultFixedProbability:
+		return fmt.Sprintf("%s (p %g without log probabilities)", s.client.Model(), s.fixed)
+	}
+	return s.client.Model()
+}
+
+// instructions are the summarizer's rules, IBM FactReasoner's
+// (INSTRUCTION_WITH_REF in src/fact_reasoner/core/summarizer.py) in this
+// project's words, with its own examples.
+const instructions = `You summarize a CONTEXT with respect to an ATOM, a short statement, so that the ATOM can be fact-checked against your summary alone.
+- If the CONTEXT gives information about the ATOM or about what it is about, write a short summary of that information: what supports the ATOM, what contradicts it, and what the CONTEXT leaves open. The ATOM may turn out true, false or unverifiable.
+- Keep only the information of the CONTEXT that bears on the ATOM. Add nothing, and do not judge the ATOM.
+- State the information directly: do not refer to the CONTEXT ("according to the context", "the article says").
+- If the CONTEXT says nothing about the ATOM or about what it is about, answer None, and nothing else: do not explain that the CONTEXT does not mention it.
+Answer with the summary alone, or None.`
+
+var examples = []struct{ atom, context, summary string }{
+	{
+		atom:    "Ruth Adair was born in the spring of 1948.",
+		context: "Ruth Adair (1948-2011) was an American pianist. Born in Tulsa, she studied at the American Conservatory of Music and later taught there for two decades.",
+		summary: "Ruth Adair was born in 1948, in Tulsa; the season of her birth is not given.",
+	},
+	{
+		atom:    "The Hartwell Bridge crosses the River Thames.",
+		context: "The Hartwell Bridge is a steel arch over the River Severn. It opened in 1932, when it had the longest span in Britain.",
+		summary: "The Hartwell Bridge crosses the River Severn, not the Thames.",
+	},
+	{
+		atom:    "Ruth Adair's recordings of Chopin won a Grammy.",
+		context: "The Hartwell Bridge is a steel arch over the River Severn. It opened in 1932, when it had the longest span in Britain.",
+		summary: "None",
+	},
+}
+
+func message(reference, context string) string {
+	return "ATOM: " + reference + "\n\nCONTEXT: " + context
+}
+
+const reminder = atomize.ReminderPrefix + " Answer with the summary alone, in a few sentences, or with None if the CONTEXT says nothing about the ATOM."
+
+// maxTokens bounds an answer: a summary is a few sentences (IBM allows
+// 500 new tokens).
+const maxTokens = 512
+
+// Summarize asks for the summary of every pair, as many at once as the
+// client allows, and returns them in the order of pairs.
+func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
+	base := []llm.Message{{Role: "system", Content: instructions}}
+	for _, e := range examples {
+		base = append(base,
+			llm.Message{Role: "user", Content: message(e.atom, e.context)},
+			llm.Message{Role: "assistant", Content: e.summary})
+	}
+	read := func(r *llm.Response) error {
+		if r.FinishReason == "length" {
+			// Its last sentence, the one that may say "but not in
+			// summer", is missing.
+			return errors.New("the summary was cut off at the token limit")
+		}
+		_, err := ReadSummary(r.Content)
+		return err
+	}
+	out := make([]Summary, len(pairs))
+	err := s.client.Each(ctx, len(pairs), func(i int) llm.Request {
+		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: message(pairs[i].Reference, pairs[i].Context)})
+		return llm.Request{
+			Messages:  msgs,
+			MaxTokens: maxTokens,
+			Logprobs:  true,
+			Read:      read,
+			Reminder:  reminder,
+			Stage:     "summarizer",
+			Item:      fmt.Sprintf("context %s → %s", pairs[i].ContextID, pairs[i].RefID),
+		}
+	}, func(i int, r *llm.Response) error {
+		sum, err := s.summary(r)
+		if err != nil {
+			return fmt.Errorf("summarizer: context %s → %s: %w", pairs[i].ContextID, pairs[i].RefID, err)
+		}
+		out[i] = sum
+		return nil
+	})
+	if err != nil {
+		llmanswer.CountUnreadable(err, &s.reasks, &s.unreadable)
+		return nil, err
+	}
+	return out, nil
+}
+
+// summary is the Summary of an answer Read accepted.
+func (s *LLM) summary(r *llm.Response) (Summary, error) {
+	rd, err := ReadSummary(r.Content)
+	if err != nil { // Read accepted it: cannot happen
+		return Summary{}, err
+	}
+	s.reasks.Add(int64(r.Reasks))
+	s.answers.Add(1)
+	out := Summary{Text: rd.Text, Probability: math.NaN()}
+	switch {
+	case rd.None:
+		s.none.Add(1)
+		return out, nil
+	case !Relevant(rd.Text):
+		s.irrelevant.Add(1)
+		return out, nil
+	}
+	out.Relevant = true
+	s.relevant.Add(1)
+	p, _ := llmanswer.SpanProbability(r.Content, r.Tokens, rd.Start, rd.End)
+	p, fromTokens, err := llmanswer.Probability(p, s.fixed, s.client, r, "the summary")
+	switch {
+	case err != nil:
+		return Summary{}, err
+	case fromTokens:
+		s.fromLogprobs.Add(1)
+	default:
+		s.fixedRule.Add(1)
+	}
+	out.Probability = p
+	return out, nil
+}
+
+// Stats count an LLM summarizer's answers.
+type Stats struct {
+	Answers int64 // answers read, one per pair
+	// Relevant summaries keep their context; None answers and Irrelevant
+	// summaries (statements that the context says nothing, error pages)
+	// drop it for their atom.
+	Relevant, None, Irrelevant int64
+	// FromLogprobs relevant summaries took p_summary from their tokens'
+	// log probabilities; Fixed ones came without them and got
+	// FixedProbability.
+	FromLogprobs, Fixed int64
+	// FixedProbability is the fixed rule's p_summary; negative when the
+	// summarizer refuses answers without log probabilities.
+	FixedProbability float64
+	Reasks           int64 // re-asks for the answers counted here (llm.Usage also counts those of requests canceled when another failed)
+	Unreadable       int64 // pairs whose answer stayed unreadable
+}
+
+// Stats returns the counts so far.
+func (s *LLM) Stats() Stats {
+	return Stats{
+		Answers: s.answers.Load(), Relevant: s.relevant.Load(), None: s.none.Load(), Irrelevant: s.irrelevant.Load(),
+		FromLogprobs: s.fromLogprobs.Load(), Fixed: s.fixedRule.Load(), FixedProbability: s.fixed,
+		Reasks: s.reasks.Load(), Unreadable: s.unreadable.Load(),
+	}
+}
+
+func (s Stats) String() string {
+	rule := fmt.Sprintf("fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
+	if s.FixedProbability < 0 {
+		rule = "none other allowed"
+	}
+	return fmt.Sprintf("%d answers: %d relevant summaries, %d None, %d irrelevant (no information, error pages); p_summary from token log probabilities for %d, %s; %d re-asks, %d answers unreadable after re-asking",
+		s.Answers, s.Relevant, s.None, s.Irrelevant, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
+}
