@@ -75,6 +75,12 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 		}
 		in = &cp
 	}
+	in, dropped := in.WithoutEmptyContexts()
+	if p.Warn != nil {
+		for _, id := range dropped {
+			p.Warn(fmt.Sprintf("line %d: context %q has neither text nor snippet: dropped", in.Line, id))
+		}
+	}
 	v, err := p.verifier(in)
 	if err != nil {
 		return rec, err

@@ -117,6 +117,9 @@ type Assessment struct {
 	Solution  *inference.Result // Marginals indexed like Network.Variables
 	Scores    score.Scores
 	NLI       nli.Identity
+	// EmptyContexts are the ids of the record's contexts that had neither
+	// text nor snippet, dropped before scoring (Prepare).
+	EmptyContexts []string
 }
 
 // PTrue returns the marginal probability that the named variable is true.
@@ -178,7 +181,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		return nil, nil, errors.New("pipeline: no solver configured")
 	}
 	known := len(in.Atoms) > 0 && len(in.Contexts) > 0
-	in, err := p.Prepare(ctx, in)
+	in, dropped, err := p.prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,6 +190,9 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
 	out, all := p.plan(in, versions, b, given)
+	for _, a := range out {
+		a.EmptyContexts = dropped
+	}
 	var verifier factscore.Verifier
 	if given {
 		for _, a := range out {
@@ -304,8 +310,29 @@ func (p *Pipeline) NLIIdentity(in *instance.Instance) nli.Identity {
 }
 
 // Prepare returns the instance with atoms and contexts filled in where it
-// lacks them; the input is not modified.
+// lacks them, and without its empty contexts (those with neither text nor
+// snippet, which relate to nothing: instance.WithoutEmptyContexts); the
+// input is not modified.
 func (p *Pipeline) Prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
+	out, _, err := p.prepare(ctx, in)
+	return out, err
+}
+
+// prepare is Prepare, also returning the ids of the empty contexts it
+// dropped. They are dropped after filling in: a record whose contexts are
+// all empty is scored without contexts, as FactReasoner scores it, not
+// retrieved for.
+func (p *Pipeline) prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, []string, error) {
+	out, err := p.fill(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, dropped := out.WithoutEmptyContexts()
+	return out, dropped, nil
+}
+
+// fill fills in the atoms and contexts a record lacks.
+func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
 	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 		return in, nil
 	}

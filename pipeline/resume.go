@@ -131,6 +131,7 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 	json.Unmarshal(st.Fields["num_atoms"], &atoms)
 	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 		// Neither atomized nor retrieved for: the counts are known now.
+		in, _ := in.WithoutEmptyContexts()
 		nodes := graph.SelectNodes(in, v)
 		for _, f := range []struct {
 			name string

@@ -114,7 +114,11 @@ func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
 
 // skippedSummary says how many records a run skipped, for its summary.
 func skippedSummary(st pipeline.ScoreStats) string {
-	return fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+	s := fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+	if st.EmptyContexts > 0 {
+		s += fmt.Sprintf(", %d empty contexts dropped", st.EmptyContexts)
+	}
+	return s
 }
 
 // stopped ends the summary of a run that an error stopped: its counts are
