@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -75,9 +76,9 @@ type Record struct {
 	NLIPairsPruned int    `json:"nli_pairs_pruned"`
 	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
 	// Priors are the network's priors and factor tables (--use-priors,
-	// --atom-prior, --context-prior), so that a resumed run or a merge
-	// refuses results computed with other ones.
-	Priors *graph.Options `json:"priors,omitempty"`
+	// --atom-prior, --context-prior) and the contexts' own priors, so that
+	// a resumed run or a merge refuses results computed with other ones.
+	Priors *Priors `json:"priors,omitempty"`
 
 	// Line is the input line the record came from; a resumed run uses it to
 	// skip what is already done.
@@ -107,6 +108,51 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return instance.AppendFields(b, r.Extra, isRecordField)
+}
+
+// Priors are the priors of a record's network as its output line records
+// them: the run's settings and the contexts whose prior is their own.
+type Priors struct {
+	graph.Options
+	// ContextPriors are the priors of the network's contexts that carry
+	// their own (a context's "probability", FactReasoner's
+	// Context.probability: graph.ContextPrior), by context id; the other
+	// contexts have the context prior. Absent when no context has its
+	// own, as in lines written before per-context priors were read.
+	ContextPriors map[string]float64 `json:"context_priors,omitempty"`
+}
+
+// contextPriors are the priors of the contexts of a network that carry
+// their own (graph.OwnPrior), by id; nil when none does.
+func contextPriors(n graph.Nodes) map[string]float64 {
+	var m map[string]float64
+	for _, c := range n.Contexts {
+		if p, ok := graph.OwnPrior(c); ok {
+			if m == nil {
+				m = make(map[string]float64)
+			}
+			m[c.ID] = p
+		}
+	}
+	return m
+}
+
+// contextPriorsName writes per-context priors for a message: sorted by id,
+// "none" for none.
+func contextPriorsName(m map[string]float64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s %v", id, m[id])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // priorsName names a network's priors and factor tables, for comparing
@@ -192,7 +238,7 @@ func (a *Assessment) Record() Record {
 		ModelName:       ModelName(a.NLI),
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
-		Priors:          &a.Network.Options,
+		Priors:          &Priors{Options: a.Network.Options, ContextPriors: contextPriors(a.Nodes)},
 		Line:            a.Instance.Line,
 		Output:          a.Instance.Output,
 		Atoms:           a.Instance.Atoms,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -26,8 +27,11 @@ type Recorded struct {
 	Solver           inference.Report
 	// Priors are the network's priors and factor tables as recorded;
 	// graph.DefaultOptions for a line written before they were.
-	Priors   graph.Options
-	k        score.K
+	Priors graph.Options
+	// ContextPriors are the contexts' own priors as recorded (Priors of
+	// the output line), nil when none is.
+	ContextPriors map[string]float64
+	k             score.K
 	identity nli.Identity
 }
 
@@ -70,7 +74,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		K                *float64
 		References       string
 		Solver           inference.Report
-		Priors           *graph.Options
+		Priors           *Priors
 	}
 	fields := map[string]any{"version": &out.Version, "nli_backend": &out.Backend, "model_name": &out.Model,
 		"marginals": &out.Marginals, "context_marginals": &out.ContextMarginals, "k": &out.K,
@@ -92,11 +96,17 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		return nil, &instance.FieldError{Field: "k", Msg: "missing"}
 	}
 	priors := graph.DefaultOptions()
+	var contextPriors map[string]float64
 	if out.Priors != nil {
 		if err := out.Priors.Validate(); err != nil {
 			return nil, &instance.FieldError{Field: "priors", Msg: err.Error()}
 		}
-		priors = *out.Priors
+		priors, contextPriors = out.Priors.Options, out.Priors.ContextPriors
+		for id, p := range contextPriors {
+			if !(p > 0 && p < 1) {
+				return nil, &instance.FieldError{Field: "priors.context_priors." + id, Msg: fmt.Sprintf("prior %v is not in (0, 1)", p)}
+			}
+		}
 	}
 	gold := make(map[string]string)
 	for _, a := range in.Atoms {
@@ -126,7 +136,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		id.Model = out.Model
 	}
 	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
-		Solver: out.Solver, Priors: priors, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+		Solver: out.Solver, Priors: priors, ContextPriors: contextPriors, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -146,7 +156,15 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (--output-inputs=false): nothing to rebuild the network from"}
 	}
 	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(in, v), NLI: r.identity, Scores: r.Scores}
-	a.Pairs = graph.Pairs(a.Nodes)
+	// The contexts' priors are those the line records (a line written
+	// before they were read has none, whatever its contexts carry).
+	a.Nodes.Contexts = slices.Clone(a.Nodes.Contexts)
+	for i, c := range a.Nodes.Contexts {
+		a.Nodes.Contexts[i].Probability = nil
+		if p, ok := r.ContextPriors[c.ID]; ok {
+			a.Nodes.Contexts[i].Probability = &p
+		}
+	}
 	a.Relations = graph.GivenRelations(in, a.Nodes)
 	if a.Network, err = graph.Build(a.Nodes, a.Relations, r.Priors); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,6 +120,15 @@ func TestEmptyFile(t *testing.T) {
 			t.Errorf("empty file %q: %v", content, err)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func outputLines(t *testing.T, path string) []map[string]any {
@@ -286,6 +296,30 @@ func TestResumeOtherRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	torn := append(append([]byte{}, partial...), `{"factuality_score": 0.5, "num_a`...)
+	// A context's probability is its prior: another probability, or a
+	// line written before the contexts' own priors were read, is another
+	// run.
+	withPrior := func(p string) string {
+		var ls []string
+		for i := range 3 {
+			more := `"text": "More evidence ` + string(rune('A'+i)) + `."`
+			ls = append(ls, record(i, replace(more, more+`, "probability": `+p)))
+		}
+		return writeFile(t, "prior"+p+".jsonl", strings.Join(ls, "\n")+"\n")
+	}
+	priors7, priors8 := withPrior("0.7"), withPrior("0.8")
+	part7 := filepath.Join(t.TempDir(), "part7.jsonl")
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", "--version", "2", "-o", part7, writeFile(t, "first2prior.jsonl", strings.Join(strings.Split(mustRead(t, priors7), "\n")[:2], "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	partial7, err := os.ReadFile(part7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old7 := regexp.MustCompile(`,"context_priors":\{[^}]*\}`).ReplaceAll(partial7, nil)
+	if bytes.Equal(old7, partial7) {
+		t.Fatal("no context_priors in the output")
+	}
 
 	tests := []struct {
 		name    string
@@ -305,6 +339,10 @@ func TestResumeOtherRun(t *testing.T) {
 		{"input text", partial, []string{"--nli", "given", other}, `1: field "input" is "Q?" there but "Another question?" in this run`},
 		{"shorter input", partial, []string{"--nli", "given", short}, "2: holds the result of line 2 of " + short + ", which has no valid record"},
 		{"torn last line", torn, []string{"--nli", "given", "--version", "1", input}, `1: field "version" is "FR2" there but "FR1" in this run`},
+		{"same context priors", partial7, []string{"--nli", "given", "--version", "2", priors7}, ""},
+		{"context priors given", partial, []string{"--nli", "given", "--version", "2", priors7}, `1: field "priors.context_priors" is "none" there but "c_a1_0 0.7" in this run (a context's "probability" is its prior)`},
+		{"other context priors", partial7, []string{"--nli", "given", "--version", "2", priors8}, `1: field "priors.context_priors" is "c_a1_0 0.7" there but "c_a1_0 0.8" in this run (a context's "probability" is its prior)`},
+		{"context priors not read", old7, []string{"--nli", "given", "--version", "2", priors7}, `1: field "priors.context_priors" is "none" there but "c_a1_0 0.7" in this run (a context's "probability" is its prior)`},
 	}
 	for _, tc := range tests {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
@@ -316,7 +354,7 @@ func TestResumeOtherRun(t *testing.T) {
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
-			} else if n := len(outputLines(t, out)); n != 3 || !bytes.HasPrefix(got, partial) {
+			} else if n := len(outputLines(t, out)); n != 3 || !bytes.HasPrefix(got, tc.content) {
 				t.Errorf("%s: %d lines after resuming, want the 2 kept and 1 new", tc.name, n)
 			}
 			continue
