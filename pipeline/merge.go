@@ -146,13 +146,13 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
 		}
 		var rec struct {
-			Line         *int           `json:"line"`
-			Input        string         `json:"input"`
-			Version      string         `json:"version"`
-			Backend      string         `json:"nli_backend"`
-			Model        string         `json:"model_name"`
-			PairsPerAtom string         `json:"pairs_per_atom"`
-			Priors       *Priors        `json:"priors"`
+			Line         *int    `json:"line"`
+			Input        string  `json:"input"`
+			Version      string  `json:"version"`
+			Backend      string  `json:"nli_backend"`
+			Model        string  `json:"model_name"`
+			PairsPerAtom string  `json:"pairs_per_atom"`
+			Priors       *Priors `json:"priors"`
 			Solver       struct {
 				Solver string `json:"solver"`
 			} `json:"solver"`

@@ -32,7 +32,7 @@ type Recorded struct {
 	// the output line), nil when none is.
 	ContextPriors map[string]float64
 	k             score.K
-	identity nli.Identity
+	identity      nli.Identity
 }
 
 // IsRecorded reports whether a record is an output line of ScoreFile (it
