@@ -67,7 +67,7 @@ func TestPlanMergeRefuses(t *testing.T) {
 		{"without the input, a missing shard goes unnoticed", []string{f0, f2}, "", ""},
 		{"missing shard", []string{f0, f2}, input, "3 records of " + input + " have no result in the outputs, at lines [1 4 7]"},
 		{"duplicate", []string{f0, f1, f2, dup}, input, f2 + ":1 and " + dup + ":1 both hold the result of input line 2"},
-		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "2" at ` + f0 + ":1"},
+		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "own+2" at ` + f0 + ":1"},
 		{"other priors", []string{f0, f1prior, f2}, "", `field "priors" is "use_priors true, atom_prior 0.6, context_prior 0.9", but "use_priors true, atom_prior 0.5, context_prior 0.9" at ` + f0 + ":1"},
 		{"lines without priors are the defaults'", []string{f0, f1old, f2}, input, ""},
 		{"other version", []string{f0, f1, otherVersion}, "", `field "version" is "FR3", but "FR2" at ` + f0 + ":1"},

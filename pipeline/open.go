@@ -46,7 +46,7 @@ type Options struct {
 	NLI NLIOptions
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
 	// Pipeline.PairsPerAtom): 0 is DefaultPairsPerAtom, AllPairs asks
-	// about every pair.
+	// about every pair, OwnPairsOnly about the own pairs only.
 	PairsPerAtom int
 	// LLM is the OpenAI-compatible endpoint of the LLM stages (NLI backend
 	// llm, atomizer llm, the reviser, FActScore's llm verifier). Its
@@ -265,10 +265,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	switch {
 	case o.PairsPerAtom == 0:
 		p.PairsPerAtom = DefaultPairsPerAtom
-	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs:
+	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs || o.PairsPerAtom == OwnPairsOnly:
 		p.PairsPerAtom = o.PairsPerAtom
 	default:
-		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, or all", o.PairsPerAtom))
+		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
 	}
 	if o.Retrieval.TopK < 0 {
 		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))

@@ -54,11 +54,13 @@ type Pipeline struct {
 	Solver inference.Solver
 
 	// PairsPerAtom, when positive, prunes the pairs put to the Classifier
-	// (package prune): each atom is asked about the PairsPerAtom contexts
-	// that match it best under BM25, and for FR3 each context about its
-	// PairsPerAtom most similar others; the other pairs are neutral. Zero
-	// (or less) asks about every pair, as the reference does. A record's
-	// own relations are never pruned: they cost nothing.
+	// (package prune): each atom is asked about its own contexts (those
+	// retrieved for it, and the question's) and the PairsPerAtom other
+	// contexts that match it best under BM25, and for FR3 each context
+	// about its own partners and its PairsPerAtom most similar others; the
+	// other pairs are neutral. OwnPairsOnly asks the own pairs only. Zero
+	// (or AllPairs) asks about every pair, as the reference does. A
+	// record's own relations are never pruned: they cost nothing.
 	PairsPerAtom int
 	// round is how many pairs are put to the Classifier at once; 0 is
 	// nliRound. Benchmarks vary it.
@@ -103,13 +105,15 @@ type Assessment struct {
 	Nodes    graph.Nodes
 	// Pairs are the pairs the version asks (after pruning). Asked counts
 	// the distinct text pairs among them, what the classifier is asked
-	// (FR1 may name one text under two context ids), and Pruned the
-	// distinct text pairs that pruning left out; PairsPerAtom is the
-	// pruning setting (Pipeline.PairsPerAtom). Given relations are never
-	// pruned, and ask nothing.
-	Pairs         []nli.Pair
-	Asked, Pruned int
-	PairsPerAtom  int
+	// (FR1 may name one text under two context ids): Own of them are own
+	// pairs (always asked), Other the others (added by similarity, or,
+	// asking every pair, all of them). Pruned counts the pairs that
+	// pruning left out; PairsPerAtom is the pruning setting
+	// (Pipeline.PairsPerAtom). Given relations are never pruned, and ask
+	// nothing.
+	Pairs                     []nli.Pair
+	Asked, Own, Other, Pruned int
+	PairsPerAtom              int
 	// Results[i] answers Pairs[i]; nil when the relations were given.
 	Results   []nli.Result
 	Relations []graph.Relation
@@ -189,7 +193,10 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	if !given && p.Classifier == nil {
 		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
-	out, all := p.plan(in, versions, b, given)
+	out, all, err := p.plan(in, versions, b, given)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, a := range out {
 		a.EmptyContexts = dropped
 	}
@@ -253,28 +260,60 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 
 // plan selects each version's nodes and the pairs it asks: after pruning,
 // unless the relations are given. all lists every pair the classifier is
-// to answer, the FActScore baseline's among them (each atom with its own
-// contexts, FR1's pairs, never pruned: that is FActScore's definition).
-func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair) {
+// to answer, the FActScore baseline's among them (each atom with the
+// contexts it lists, never pruned: that is FActScore's definition). A
+// record whose pairs would exceed MaxPairs is refused, before they are
+// listed, as an invalid record.
+func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair, err error) {
 	out = make([]*Assessment, len(versions))
+	k := pruneK(p.PairsPerAtom)
+	estimate := 0
 	for i, v := range versions {
 		nodes := graph.SelectNodes(in, v)
-		a := &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
+		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, NLI: givenIdentity}
 		if !given {
-			every := a.Pairs
-			a.PairsPerAtom = max(p.PairsPerAtom, 0)
-			a.Pairs, _ = prune.Pairs(nodes, every, p.PairsPerAtom)
-			a.Asked = distinct(a.Pairs)
-			a.Pruned = distinct(every) - a.Asked
-			all = append(all, a.Pairs...)
+			estimate += prune.Estimate(nodes, k)
 		}
-		out[i] = a
 	}
-	if b != nil && !given {
-		all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+	if given {
+		return out, nil, nil
 	}
-	return out, all
+	var baseline []nli.Pair
+	if b != nil {
+		for _, c := range factscore.Claims(in) {
+			for _, e := range c.Evidence {
+				baseline = append(baseline, nli.Pair{PremiseID: e.ID, HypothesisID: c.ID, Premise: e.NLIText(), Hypothesis: c.Text})
+			}
+		}
+	}
+	if estimate+len(baseline) > MaxPairs {
+		return nil, nil, &instance.FieldError{Field: "contexts", Msg: fmt.Sprintf(
+			"the record would put up to %d NLI pairs to the classifier (%d atoms, %d contexts; pruning %s), more than the %d one record may: prune more, or split the record",
+			estimate+len(baseline), len(in.Atoms), len(in.Contexts), PairsPerAtomName(p.PairsPerAtom), MaxPairs)}
+	}
+	for _, a := range out {
+		sel := prune.Select(a.Nodes, k)
+		a.Pairs, a.PairsPerAtom = sel.Pairs, p.PairsPerAtom
+		var own []nli.Pair
+		for i, pr := range sel.Pairs {
+			if sel.Own[i] {
+				own = append(own, pr)
+			}
+		}
+		a.Asked, a.Own = distinct(a.Pairs), distinct(own)
+		a.Other, a.Pruned = a.Asked-a.Own, sel.Pruned
+		all = append(all, a.Pairs...)
+	}
+	return out, append(all, baseline...), nil
 }
+
+// MaxPairs bounds the NLI pairs one record may put to the classifier, over
+// the versions scored together: they are held in memory with their
+// answers (a record at the limits of 10,000 atoms and 10,000 contexts has
+// 10^8 pairs in FR2, 6.4 GB of them). A record over it is refused as an
+// invalid record, which a run may skip; pruning keeps most records far
+// below it.
+const MaxPairs = 1_000_000
 
 // solve builds the network of an assessment's relations, computes its
 // marginals and scores the atoms.

@@ -68,11 +68,15 @@ type Record struct {
 	NLIBackend string           `json:"nli_backend"` // the NLI backend
 	Solver     inference.Report `json:"solver"`
 
-	// The NLI pairs put to the backend for this record, those that pruning
-	// left out (neutral, no factor) and the pruning setting: the most
-	// contexts asked about per atom, or "all". Records scored from their
-	// own relations ask nothing and have no setting.
+	// The NLI pairs put to the backend for this record: own pairs (each
+	// atom with its own contexts, FR3's own context pairs), and others
+	// (added by similarity, or every other pair with "all"); those that
+	// pruning left out (neutral, no factor); and the pruning setting:
+	// "own+K" (K other contexts per atom), "own" or "all". Records scored
+	// from their own relations ask nothing and have no setting.
 	NLIPairs       int    `json:"nli_pairs"`
+	NLIPairsOwn    int    `json:"nli_pairs_own"`
+	NLIPairsOther  int    `json:"nli_pairs_other"`
 	NLIPairsPruned int    `json:"nli_pairs_pruned"`
 	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
 	// Priors are the network's priors and factor tables (--use-priors,
@@ -247,7 +251,8 @@ func (a *Assessment) Record() Record {
 		Extra:           a.Instance.Extra,
 	}
 	if a.Results != nil { // asked, not given
-		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = a.Asked, a.Pruned, PairsPerAtomName(a.PairsPerAtom)
+		r.NLIPairs, r.NLIPairsOwn, r.NLIPairsOther, r.NLIPairsPruned = a.Asked, a.Own, a.Other, a.Pruned
+		r.PairsPerAtom = PairsPerAtomName(a.PairsPerAtom)
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

@@ -205,8 +205,9 @@ func (p *Pipeline) countWork(ctx context.Context, input string, want func(*insta
 		records++
 		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
 			in, _ := in.WithoutEmptyContexts()
-			_, all := p.plan(in, versions, b, false)
-			pairs += distinct(all)
+			if _, all, err := p.plan(in, versions, b, false); err == nil { // else the run reports it
+				pairs += distinct(all)
+			}
 		}
 		return nil
 	})
@@ -220,9 +221,10 @@ type ScoreStats struct {
 	Failed      int // records that failed (RecordFailure) and were skipped
 	Done        int // records skipped because the output already held them
 	OtherShards int // records left to the other shards
-	// NLI pairs put to the classifier for the records written, and those
-	// pruning left out (ScoreFile).
-	Pairs, Pruned int
+	// NLI pairs put to the classifier for the records written (ScoreFile):
+	// Own of them own pairs, Other added by similarity (or every other
+	// pair); and those pruning left out.
+	Pairs, Own, Other, Pruned int
 	// EmptyContexts counts the contexts with neither text nor snippet
 	// that were dropped from the records scored (each one is also
 	// reported through Pipeline.Warn).
@@ -308,6 +310,8 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		}
 		st.Scored++
 		st.Pairs += rec.NLIPairs
+		st.Own += rec.NLIPairsOwn
+		st.Other += rec.NLIPairsOther
 		st.Pruned += rec.NLIPairsPruned
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
 		return nil
