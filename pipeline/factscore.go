@@ -70,7 +70,7 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 		}
 		cp := *in
 		cp.Atoms = append([]instance.Atom(nil), in.Atoms...)
-		if _, _, err := p.Retrieve(ctx, &cp); err != nil {
+		if _, _, err := p.retrieve(ctx, &cp, false); err != nil {
 			return rec, err
 		}
 		in = &cp

@@ -136,6 +136,9 @@ type RetrievalOptions struct {
 	// without its own number in KPerSource.
 	TopK       int
 	KPerSource map[string]int
+	// QueryContexts passages for the question (Pipeline.QueryContexts):
+	// 0 is TopK, as FactReasoner; NoQueryContexts none.
+	QueryContexts int
 	// SkipMissingTopics scores a record whose topic the knowledge base
 	// lacks without contexts, with a warning, instead of failing; with
 	// other sources beside db, their contexts are kept.
@@ -252,7 +255,7 @@ type llmStages struct {
 // Open assembles the pipeline that o describes. Close releases what it
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
-	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
+	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}

@@ -71,11 +71,16 @@ type Pipeline struct {
 	Atomizer atomize.Atomizer
 	Reviser  atomize.Reviser
 	// Retriever finds contexts for records that have none; TopK passages
-	// per atom (default DefaultTopK). With SkipMissingTopics a record whose
-	// topic the knowledge source does not know is scored without contexts
-	// (its atoms stay undecided) instead of failing.
+	// per atom (default DefaultTopK), and QueryContexts passages for the
+	// question, as FactReasoner's pipeline retrieves them (ids c_q_<n>,
+	// every atom's own contexts): 0 is TopK (FactReasoner asks its
+	// retriever for the same number), NoQueryContexts none. With
+	// SkipMissingTopics a record whose topic the knowledge source does not
+	// know is scored without contexts (its atoms stay undecided) instead
+	// of failing.
 	Retriever         retrieve.Retriever
 	TopK              int
+	QueryContexts     int
 	SkipMissingTopics bool
 
 	// Verifier decides FActScore's supported atoms (FActScore); nil
@@ -97,6 +102,10 @@ type Pipeline struct {
 
 // DefaultTopK is FactReasoner's number of Wikipedia passages per atom.
 const DefaultTopK = 3
+
+// NoQueryContexts, as Pipeline.QueryContexts, retrieves no passages for
+// the question.
+const NoQueryContexts = -1
 
 // Assessment is everything computed for one instance and version.
 type Assessment struct {
@@ -408,12 +417,19 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 	return &out, nil
 }
 
-// Retrieve adds up to TopK contexts for each atom of in that lists none,
-// and returns the number of atoms retrieved for. A topic the knowledge
-// source lacks (or a record without a topic, for a source looked up by
-// topic) is an error, or with SkipMissingTopics a warning that leaves those
-// atoms without contexts (skipped is then true).
+// Retrieve adds up to TopK contexts for each atom of in that lists none
+// and, when it retrieved for one, the question's contexts
+// (QueryContexts), and returns the number of atoms retrieved for. A topic
+// the knowledge source lacks (or a record without a topic, for a source
+// looked up by topic) is an error, or with SkipMissingTopics a warning
+// that leaves those atoms without contexts (skipped is then true).
 func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, skipped bool, err error) {
+	return p.retrieve(ctx, in, true)
+}
+
+// retrieve is Retrieve; question says whether to retrieve the question's
+// contexts (FActScore uses none).
+func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question bool) (n int, skipped bool, err error) {
 	if p.Retriever == nil {
 		return 0, false, errors.New("no knowledge source is configured (see --db, --source)")
 	}
@@ -422,6 +438,17 @@ func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, 
 		k = DefaultTopK
 	}
 	n, err = retrieve.Fill(ctx, p.Retriever, in, k)
+	if err == nil && n > 0 && question {
+		q := p.QueryContexts
+		if q == 0 {
+			q = k
+		}
+		// The question is looked up under the topic its atoms were: a
+		// failure here is not a missing topic to skip.
+		if _, err := retrieve.FillQuery(ctx, p.Retriever, in, q); err != nil {
+			return 0, false, err
+		}
+	}
 	if err == nil {
 		return n, false, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
@@ -122,4 +123,85 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestScoreNASAWithoutContexts: FactReasoner's NASA files give no contexts
+// ("contexts": [] everywhere); with a retrieval source (a loopback fake of
+// the Serper API) every record is scored, exit 0, one line each, from the
+// passages retrieved for each atom (c_<atom>_<n>) and for the question
+// (c_q_<n>, as many as per atom by default, as FactReasoner; none with
+// --query-contexts 0).
+func TestScoreNASAWithoutContexts(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	ctx := context.Background()
+	for _, file := range []string{"nasa_science-labeled.jsonl", "nasa_technical-labeled.jsonl"} {
+		t.Run(file, func(t *testing.T) {
+			path := refdata.Path(t, "factreasoner", file)
+			ins, err := instance.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			serper := fakesearch.NewSerper(t, e2eSerperKey)
+			for _, in := range ins {
+				if len(in.Contexts) != 0 {
+					t.Fatalf("%s:%d has contexts", path, in.Line)
+				}
+				for i, a := range in.Atoms {
+					serper.Add(a.Text,
+						fakesearch.Result{Title: in.Topic, Link: fmt.Sprintf("https://example.org/%d/%d", in.Line, i), Snippet: a.Text},
+						fakesearch.Result{Title: in.Topic + " facts", Link: fmt.Sprintf("https://example.org/%d/%d/facts", in.Line, i), Snippet: "Facts about " + in.Topic + "."})
+				}
+				serper.Add(in.Input,
+					fakesearch.Result{Title: in.Topic, Link: "https://example.org/q1", Snippet: in.Topic + " is a NASA mission."},
+					fakesearch.Result{Title: in.Topic + " (2)", Link: "https://example.org/q2", Snippet: "More on " + in.Topic + "."},
+					fakesearch.Result{Title: in.Topic + " (3)", Link: "https://example.org/q3", Snippet: "Even more on " + in.Topic + "."},
+					fakesearch.Result{Title: in.Topic + " (4)", Link: "https://example.org/q4", Snippet: "Never asked for."})
+			}
+			for _, tc := range []struct {
+				flags []string
+				query int // question contexts per record
+			}{
+				{nil, 3},
+				{[]string{"--query-contexts", "2"}, 2},
+				{[]string{"--query-contexts", "0"}, 0},
+			} {
+				args := append([]string{"score", "--nli", "lexical", "--source", "serper", "--serper-endpoint", serper.URL, "--retrieval-cache", "off"}, tc.flags...)
+				out, stderr, err := run(t, ctx, append(args, path)...)
+				if err != nil {
+					t.Fatalf("%v: %v\n%s", tc.flags, err, stderr)
+				}
+				recs := scoredLines(t, out, inputLines(t, path))
+				for i, r := range recs {
+					var rec struct {
+						Contexts []instance.Context
+						Atoms    []instance.Atom
+						NumAtoms int `json:"num_atoms"`
+						Own      int `json:"nli_pairs_own"`
+					}
+					if err := json.Unmarshal(mustJSON(t, r), &rec); err != nil {
+						t.Fatal(err)
+					}
+					query := 0
+					for _, c := range rec.Contexts {
+						if strings.HasPrefix(c.ID, "c_q_") {
+							query++
+						}
+					}
+					for _, a := range rec.Atoms {
+						if len(a.Contexts) != 2 {
+							t.Errorf("%v: line %d: atom %s has contexts %v", tc.flags, i+1, a.ID, a.Contexts)
+						}
+					}
+					if rec.NumAtoms != len(ins[i].Atoms) || query != tc.query || len(rec.Contexts) != 2*len(rec.Atoms)+tc.query {
+						t.Errorf("%v: line %d: %d atoms, %d contexts, %d of the question's", tc.flags, i+1, rec.NumAtoms, len(rec.Contexts), query)
+					}
+					// The question's contexts are every atom's own: always asked.
+					if rec.Own != rec.NumAtoms*(2+tc.query) {
+						t.Errorf("%v: line %d: %d own pairs, want %d", tc.flags, i+1, rec.Own, rec.NumAtoms*(2+tc.query))
+					}
+				}
+			}
+		})
+	}
 }

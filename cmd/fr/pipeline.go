@@ -22,6 +22,7 @@ func pipelineFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
+		queryContextsFlag("retrieve-k"),
 		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's own contexts (those retrieved for it, and the question's: FR1's pairs, always asked) and its `K` best-matching other contexts (BM25 over the record's contexts; for FR3 also each context's K most similar contexts beside its own partners), the other pairs being neutral; own (or 0) asks the own pairs only, all every pair, as the reference does"},
 	}
 	flags = append(flags, nliFlags()...)
