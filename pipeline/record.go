@@ -35,15 +35,20 @@ type Record struct {
 	// clamped to [1e-6, 1 − 1e-6]; the record's input and output under
 	// the reference's names; and, only with timings on, the seconds the
 	// record took (atomizing, retrieval, NLI, inference).
-	NormEntropy    float64           `json:"norm_entropy"`
-	AvgNormEntropy float64           `json:"avg_norm_entropy"`
-	AvgProb        float64           `json:"avg_prob"`
-	AvgLogProb     float64           `json:"avg_logprob"`
-	AvgExpLogProb  float64           `json:"avg_explogprob"`
-	PerAtom        []score.AtomScore `json:"factuality_score_per_atom"`
-	Query          string            `json:"query"`
-	Response       string            `json:"response"`
-	ElapsedTime    *float64          `json:"elapsed_time,omitempty"`
+	NormEntropy    float64 `json:"norm_entropy"`
+	AvgNormEntropy float64 `json:"avg_norm_entropy"`
+	AvgProb        float64 `json:"avg_prob"`
+	AvgLogProb     float64 `json:"avg_logprob"`
+	AvgExpLogProb  float64 `json:"avg_explogprob"`
+	// FactReasoner's entropy (natural log) and num_false_atoms (undecided
+	// atoms included), beside ours of the same name (score.Scores).
+	FREntropy       float64           `json:"factreasoner_entropy"`
+	FRAvgEntropy    float64           `json:"factreasoner_avg_entropy"`
+	FRNumFalseAtoms int               `json:"factreasoner_num_false_atoms"`
+	PerAtom         []score.AtomScore `json:"factuality_score_per_atom"`
+	Query           string            `json:"query"`
+	Response        string            `json:"response"`
+	ElapsedTime     *float64          `json:"elapsed_time,omitempty"`
 
 	// Present when the input is labeled.
 	GoldFactualityScore *float64 `json:"gold_factuality_score,omitempty"`
@@ -232,6 +237,9 @@ func (a *Assessment) Record() Record {
 		AvgProb:         s.AvgProb,
 		AvgLogProb:      s.AvgLogProb,
 		AvgExpLogProb:   s.AvgExpLogProb,
+		FREntropy:       s.FREntropy,
+		FRAvgEntropy:    s.FRAvgEntropy,
+		FRNumFalseAtoms: s.FRNumFalseAtoms,
 		PerAtom:         s.PerAtom,
 		Query:           a.Instance.Input,
 		Response:        a.Instance.Output,
