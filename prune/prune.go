@@ -97,7 +97,7 @@ func Select(n graph.Nodes, k int) Selection {
 					cands = append(cands, i)
 				}
 			}
-			for _, i := range best(rank().scores(Tokens(a.Text), -1), cands, k) {
+			for _, i := range best(rank().bm25.Scores(Tokens(a.Text)), cands, k) {
 				keep[i] = true
 			}
 		}
@@ -123,7 +123,7 @@ func Select(n graph.Nodes, k int) Selection {
 					continue
 				}
 				kept[i] = make(map[int]bool)
-				for _, j := range best(rank().scores(rank().ctx[i], i), cands, k) {
+				for _, j := range best(rank().bm25.Scores(rank().ctx[i]), cands, k) {
 					kept[i][j] = true
 				}
 			}
@@ -177,47 +177,21 @@ func newRanker(n graph.Nodes) *ranker {
 	return r
 }
 
-// scores are the BM25 scores of every context for the query; the context
-// self (≥ 0), the query's own, never matches itself.
-func (r *ranker) scores(query []string, self int) []float64 {
-	s := r.bm25.Scores(query)
-	if self >= 0 {
-		s[self] = 0
-	}
-	return s
-}
-
 // best returns the k candidates (indexes into scores) with the highest
-// scores, ties broken by the smaller index.
+// scores, ties broken by the smaller index (retrieve.TopK's order).
 func best(scores []float64, cands []int, k int) []int {
 	if len(cands) <= k {
 		return cands
 	}
-	top := make([]int, 0, k+1)
-	for _, c := range cands {
-		pos := len(top)
-		for pos > 0 && better(scores, c, top[pos-1]) {
-			pos--
-		}
-		if pos >= k {
-			continue
-		}
-		top = append(top, 0)
-		copy(top[pos+1:], top[pos:])
-		top[pos] = c
-		if len(top) > k {
-			top = top[:k]
-		}
+	sub := make([]float64, len(cands))
+	for j, c := range cands {
+		sub[j] = scores[c]
+	}
+	top := retrieve.TopK(sub, k)
+	for j, i := range top {
+		top[j] = cands[i]
 	}
 	return top
-}
-
-// better reports whether candidate a ranks above candidate b.
-func better(scores []float64, a, b int) bool {
-	if scores[a] != scores[b] {
-		return scores[a] > scores[b]
-	}
-	return a < b
 }
 
 // Estimate is an upper bound of the number of pairs Select(n, k) lists,
