@@ -384,8 +384,9 @@ func TestContextProbability(t *testing.T) {
 // valid, and WithoutEmptyContexts drops it from the contexts, the atoms'
 // lists and the relations, leaving the record it was given alone.
 func TestEmptyOutputAndContexts(t *testing.T) {
-	if _, errs := readAll(t, `{"input": "Q", "output": "", "atoms": [{"id": "a0", "text": "A"}]}`+"\n"); len(errs) != 0 {
-		t.Errorf("empty output with atoms: %v", errs)
+	ins, errs := readAll(t, `{"input": "Q", "output": "", "cat": ["bio"], "atoms": [{"id": "a0", "text": "A", "label": null}]}`+"\n")
+	if len(errs) != 0 || ins[0].Labeled() || len(ins[0].Extra) != 1 || string(ins[0].Extra[0].Value) != `["bio"]` {
+		t.Errorf("empty output with atoms, a null label, cat: %v %+v", errs, ins)
 	}
 	if _, errs := readAll(t, `{"input": "Q", "output": " "}`+"\n"); len(errs) != 1 || !strings.Contains(errs[0].Error(), "f.jsonl:1: output: empty response, and no atoms given") {
 		t.Errorf("empty output without atoms: %v", errs)
@@ -393,7 +394,7 @@ func TestEmptyOutputAndContexts(t *testing.T) {
 	line := `{"input": "Q", "output": "R", "atoms": [{"id": "a0", "text": "A", "contexts": ["c0", "c1", "c2"]}, {"id": "a1", "text": "B", "contexts": ["c1"]}], ` +
 		`"contexts": [{"id": "c0", "text": "C"}, {"id": "c1", "title": "no text", "text": " ", "snippet": ""}, {"id": "c2", "snippet": "S"}], ` +
 		`"relations": [{"source": "c1", "target": "a0", "type": "entailment", "probability": 0.9}, {"source": "c0", "target": "a0", "type": "entailment", "probability": 0.8}]}`
-	ins, errs := readAll(t, line+"\n")
+	ins, errs = readAll(t, line+"\n")
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
