@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"sort"
+
 	"github.com/factreasoner/factreasoner-go/instance"
 )
 
@@ -19,14 +21,102 @@ import (
 // stays an equivalence. Context pairs of FR3 are combined as NLI answers
 // are (see Relations), an equivalence counting as an entailment in each
 // direction.
+//
+// The work is proportional to the relations stated (and the record's
+// size), not to the version's pairs: a record of 10,000 atoms and 10,000
+// contexts has 10^8 pairs, and a few relations.
 func GivenRelations(in *instance.Instance, n Nodes) []Relation {
 	s := NewStated(in)
-	pairs := Pairs(n)
-	ids := make([][2]string, len(pairs))
-	answers := make([]answer, len(pairs))
-	for i, p := range pairs {
-		ids[i] = [2]string{p.PremiseID, p.HypothesisID}
-		answers[i] = s.answer(p.PremiseID, p.HypothesisID)
+	// The variables that stand for each text: in FR1 several contexts
+	// can share one (contexts are not deduplicated there).
+	copies := make(map[string][]int, len(n.Contexts)) // canonical id -> indexes in n.Contexts
+	for i, c := range n.Contexts {
+		k := s.canon(c.ID)
+		copies[k] = append(copies[k], i)
+	}
+	atomIndex := make(map[string]int, len(n.Atoms))
+	for i, a := range n.Atoms {
+		atomIndex[s.canon(a.ID)] = i
+	}
+	// FR1 asks each atom about its own contexts only: their positions.
+	var ownPos []map[int]int
+	if n.Version == FR1 {
+		ownPos = make([]map[int]int, len(n.Atoms))
+		for i, own := range n.own {
+			ownPos[i] = make(map[int]int, len(own))
+			for pos, c := range own {
+				ownPos[i][c] = pos
+			}
+		}
+	}
+	type found struct {
+		ids    [2]string
+		answer answer
+		order  [2]int // the pair's place among Pairs(n)'s atom pairs
+	}
+	var atomPairs, contextPairs []found
+	// Stated is keyed by canonical ids; sorted for a deterministic walk.
+	keys := make([][2]string, 0, len(s.m))
+	for k := range s.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a][0] != keys[b][0] {
+			return keys[a][0] < keys[b][0]
+		}
+		return keys[a][1] < keys[b][1]
+	})
+	for _, k := range keys {
+		ans := s.m[k]
+		sources := copies[k[0]]
+		if ai, ok := atomIndex[k[1]]; ok {
+			for _, ci := range sources {
+				order := [2]int{ai, ci}
+				if ownPos != nil {
+					pos, own := ownPos[ai][ci]
+					if !own {
+						continue
+					}
+					order[1] = pos
+				}
+				atomPairs = append(atomPairs, found{[2]string{n.Contexts[ci].ID, n.Atoms[ai].ID}, ans, order})
+			}
+			continue
+		}
+		if n.Version != FR3 {
+			continue
+		}
+		for _, ci := range sources {
+			for _, cj := range copies[k[1]] {
+				if ci != cj {
+					contextPairs = append(contextPairs, found{ids: [2]string{n.Contexts[ci].ID, n.Contexts[cj].ID}, answer: ans})
+				}
+			}
+		}
+	}
+	sort.Slice(atomPairs, func(a, b int) bool {
+		if atomPairs[a].order[0] != atomPairs[b].order[0] {
+			return atomPairs[a].order[0] < atomPairs[b].order[0]
+		}
+		return atomPairs[a].order[1] < atomPairs[b].order[1]
+	})
+	ids := make([][2]string, 0, len(atomPairs)+2*len(contextPairs))
+	answers := make([]answer, 0, cap(ids))
+	for _, f := range atomPairs {
+		ids, answers = append(ids, f.ids), append(answers, f.answer)
+	}
+	listed := make(map[[2]string]bool, len(contextPairs))
+	for _, f := range contextPairs {
+		listed[f.ids] = true
+	}
+	for _, f := range contextPairs {
+		ids, answers = append(ids, f.ids), append(answers, f.answer)
+		// The other direction, when not stated, is neutral: as Pairs
+		// would have asked it.
+		if back := [2]string{f.ids[1], f.ids[0]}; !listed[back] {
+			listed[back] = true
+			ids, answers = append(ids, back), append(answers, answer{})
+		}
 	}
 	return combine(n, ids, answers)
 }

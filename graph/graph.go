@@ -54,6 +54,7 @@ type Nodes struct {
 	Alias map[string]string
 
 	contextIndex map[string]int // id -> index in Contexts
+	own          [][]int        // see Own
 }
 
 // SelectNodes picks the variables a version uses. Atoms with identical text
@@ -84,6 +85,15 @@ func SelectNodes(in *instance.Instance, v Version) Nodes {
 		n.Contexts = append(n.Contexts, c)
 	}
 	n.index()
+	atoms := make([]atomContexts, len(in.Atoms))
+	for i, a := range in.Atoms {
+		atoms[i] = atomContexts{a.ID, a.Contexts}
+	}
+	ids := make([]string, len(in.Contexts))
+	for i, c := range in.Contexts {
+		ids[i] = c.ID
+	}
+	n.selectOwn(atoms, ids)
 	return n
 }
 
@@ -113,6 +123,16 @@ func (n Nodes) Context(id string) (instance.Context, bool) {
 		return instance.Context{}, false
 	}
 	return n.Contexts[i], true
+}
+
+// ContextIndex returns the index in Contexts of the kept context with the
+// given id.
+func (n Nodes) ContextIndex(id string) (int, bool) {
+	if n.contextIndex == nil {
+		n.index()
+	}
+	i, ok := n.contextIndex[id]
+	return i, ok
 }
 
 // IsContext reports whether id names a kept context.

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
 )
 
 // Options set the priors and factor tables of a network.
@@ -84,7 +85,8 @@ type Network struct {
 // factor table holds an exact zero.
 const MinProbability = 1e-6
 
-// Build makes the network of the given nodes and relations.
+// Build makes the network of the given nodes and relations. A context's
+// prior is ContextPrior.
 func Build(n Nodes, rels []Relation, o Options) (*Network, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -98,7 +100,7 @@ func Build(n Nodes, rels []Relation, o Options) (*Network, error) {
 		if text == "" {
 			text = c.NLIText()
 		}
-		g.Variables = append(g.Variables, Variable{Name: c.ID, Kind: ContextVariable, Prior: o.ContextPrior, Text: text})
+		g.Variables = append(g.Variables, Variable{Name: c.ID, Kind: ContextVariable, Prior: ContextPrior(c, o), Text: text})
 	}
 	sort.Slice(g.Variables, func(i, j int) bool { return g.Variables[i].Name < g.Variables[j].Name })
 	for i, v := range g.Variables {
@@ -129,6 +131,28 @@ func Build(n Nodes, rels []Relation, o Options) (*Network, error) {
 		g.Factors = append(g.Factors, Factor{Relation: r, Table: t})
 	}
 	return g, nil
+}
+
+// ContextPrior is a context's prior: its own probability when it has one
+// (OwnPrior), else the options' context prior. The prior is the context
+// variable's unary factor and, with UsePriors, π_T of every factor that
+// targets the context.
+func ContextPrior(c instance.Context, o Options) float64 {
+	if p, ok := OwnPrior(c); ok {
+		return p
+	}
+	return o.ContextPrior
+}
+
+// OwnPrior is the prior a context carries itself, its probability
+// (FactReasoner's Context.probability: SPEC §3a), kept inside
+// [MinProbability, 1 − MinProbability] as NLI probabilities are, so that
+// no table holds an exact zero; ok is false when it carries none.
+func OwnPrior(c instance.Context) (p float64, ok bool) {
+	if c.Probability == nil {
+		return 0, false
+	}
+	return min(max(*c.Probability, MinProbability), 1-MinProbability), true
 }
 
 // table returns the factor table of a relation (SPEC §4). prior is the

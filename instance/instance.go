@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -128,6 +129,49 @@ func (c Context) NLIText() string {
 	}
 }
 
+// Empty reports whether the context has neither text nor snippet: its NLI
+// text is empty, so it can relate to nothing.
+func (c Context) Empty() bool {
+	return strings.TrimSpace(c.Text) == "" && strings.TrimSpace(c.Snippet) == ""
+}
+
+// WithoutEmptyContexts returns the record without its empty contexts
+// (Context.Empty), and their ids in file order. Atoms that list an empty
+// context keep their other contexts; relations that name one are left out
+// with it. When no context is empty it returns in itself; otherwise in is
+// not modified.
+func (in *Instance) WithoutEmptyContexts() (*Instance, []string) {
+	var dropped []string
+	empty := make(map[string]bool)
+	for _, c := range in.Contexts {
+		if c.Empty() {
+			dropped = append(dropped, c.ID)
+			empty[c.ID] = true
+		}
+	}
+	if len(dropped) == 0 {
+		return in, nil
+	}
+	out := *in
+	out.Contexts = make([]Context, 0, len(in.Contexts)-len(dropped))
+	for _, c := range in.Contexts {
+		if !c.Empty() {
+			out.Contexts = append(out.Contexts, c)
+		}
+	}
+	out.Atoms = make([]Atom, len(in.Atoms))
+	for i, a := range in.Atoms {
+		out.Atoms[i] = a
+		if slices.ContainsFunc(a.Contexts, func(id string) bool { return empty[id] }) {
+			out.Atoms[i].Contexts = slices.DeleteFunc(slices.Clone(a.Contexts), func(id string) bool { return empty[id] })
+		}
+	}
+	if slices.ContainsFunc(in.Relations, func(r Relation) bool { return empty[r.Source] || empty[r.Target] }) {
+		out.Relations = slices.DeleteFunc(slices.Clone(in.Relations), func(r Relation) bool { return empty[r.Source] || empty[r.Target] })
+	}
+	return &out, dropped
+}
+
 // Relation is a precomputed NLI relation (the "relations" extension): the
 // source is a context, the target an atom or a context.
 type Relation struct {
@@ -181,9 +225,15 @@ const (
 
 // Validate checks the record for the problems that would make scoring it
 // meaningless or impossible. It returns the first problem found.
+//
+// An empty output is valid when the record gives its atoms (ConflictBank's
+// records have "output": "" and their atoms). A context with neither text
+// nor snippet is valid too: FactReasoner keeps such contexts (a web search
+// hit without a snippet), and the pipeline drops them with a warning
+// (WithoutEmptyContexts).
 func (in *Instance) Validate() error {
-	if strings.TrimSpace(in.Output) == "" {
-		return &FieldError{"output", "empty response"}
+	if strings.TrimSpace(in.Output) == "" && len(in.Atoms) == 0 {
+		return &FieldError{"output", "empty response, and no atoms given"}
 	}
 	for _, l := range []struct {
 		field  string
@@ -205,8 +255,8 @@ func (in *Instance) Validate() error {
 		}
 		ids[c.ID] = f
 		contexts[c.ID] = true
-		if strings.TrimSpace(c.Text) == "" && strings.TrimSpace(c.Snippet) == "" {
-			return &FieldError{f + ".text", fmt.Sprintf("context %q has neither text nor snippet", c.ID)}
+		if p := c.Probability; p != nil && !(*p >= 0 && *p <= 1) {
+			return &FieldError{f + ".probability", fmt.Sprintf("probability %v is not in [0, 1]", *p)}
 		}
 	}
 	for i, a := range in.Atoms {

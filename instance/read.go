@@ -384,9 +384,11 @@ func decode(raw []byte) (*Instance, error) {
 		}
 		return nil, &notObjectError{kind}
 	}
-	// Relations are decoded one by one so that an error names its index.
+	// Contexts and relations are decoded one by one so that an error in
+	// their probability names its index.
 	var in struct {
 		Instance
+		Contexts  []json.RawMessage `json:"contexts"`
 		Relations []json.RawMessage `json:"relations"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
@@ -401,6 +403,18 @@ func decode(raw []byte) (*Instance, error) {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	out.Extra = extra
+	if in.Contexts != nil {
+		out.Contexts = make([]Context, len(in.Contexts))
+	}
+	for i, rc := range in.Contexts {
+		if err := decodeContext(rc, &out.Contexts[i]); err != nil {
+			field := fmt.Sprintf("contexts[%d]", i)
+			if err.Field != "" {
+				field += "." + err.Field
+			}
+			return nil, &FieldError{field, err.Msg}
+		}
+	}
 	out.Relations = make([]Relation, len(in.Relations))
 	for i, rr := range in.Relations {
 		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
@@ -497,33 +511,76 @@ func (r *Relation) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	r.Source, r.Target, r.Type = raw.Source, raw.Target, raw.Type
-	p := bytes.TrimSpace(raw.Probability)
-	if len(p) == 0 || string(p) == "null" {
+	p, err := parseProbability(raw.Probability)
+	if err != nil {
+		return err
+	}
+	if p == nil {
 		return &FieldError{"probability", "missing probability"}
 	}
+	r.Probability = *p
+	return nil
+}
+
+// decodeContext decodes one context of a record. Its probability is read
+// as a relation's is (NaN and Infinity named as such, so that Validate
+// can refuse them); a missing or null probability stays nil. Errors name
+// the field inside the context.
+func decodeContext(raw []byte, c *Context) *FieldError {
+	var in struct {
+		Context
+		Probability json.RawMessage `json:"probability"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		if fe := typeError(raw, err); fe != nil {
+			return fe
+		}
+		return &FieldError{"", "invalid JSON: " + err.Error()}
+	}
+	*c = in.Context
+	p, err := parseProbability(in.Probability)
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return fe
+		}
+		return &FieldError{"probability", err.Error()}
+	}
+	c.Probability = p
+	return nil
+}
+
+// parseProbability reads a probability field as quoteNonFinite leaves it:
+// a number, or the strings "NaN", "Infinity" and "-Infinity" that stand for
+// Python's bare words. A missing or null value is nil.
+func parseProbability(raw json.RawMessage) (*float64, error) {
+	p := bytes.TrimSpace(raw)
+	if len(p) == 0 || string(p) == "null" {
+		return nil, nil
+	}
+	var v float64
 	if p[0] == '"' {
 		var s string
 		if err := json.Unmarshal(p, &s); err != nil {
-			return err
+			return nil, err
 		}
 		switch s {
 		case "NaN":
-			r.Probability = math.NaN()
+			v = math.NaN()
 		case "Infinity":
-			r.Probability = math.Inf(1)
+			v = math.Inf(1)
 		case "-Infinity":
-			r.Probability = math.Inf(-1)
+			v = math.Inf(-1)
 		default:
-			return &FieldError{"probability", fmt.Sprintf("probability is the string %q, not a number", s)}
+			return nil, &FieldError{"probability", fmt.Sprintf("probability is the string %q, not a number", s)}
 		}
-		return nil
+		return &v, nil
 	}
 	v, err := strconv.ParseFloat(string(p), 64)
-	if err != nil {
-		return &FieldError{"probability", fmt.Sprintf("probability %s is not a number", p)}
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return nil, &FieldError{"probability", fmt.Sprintf("probability %s is not a number", p)}
 	}
-	r.Probability = v
-	return nil
+	return &v, nil
 }
 
 // quoteNonFinite rewrites the bare words NaN, Infinity and -Infinity that

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -180,7 +182,7 @@ func TestErrorPositionsFlaherty(t *testing.T) {
 		{"type error", `"label": "NS",`, `"label": 12,`, 0, `"label": 12,`, "atoms[2].label: expected string, got JSON number"},
 		{"unknown context", `"c_a1_2"`, `"c_zz"`, 0, `"c_zz"`, `atoms[1].contexts[2]: unknown context id "c_zz"`},
 		{"syntax error", `"id": "a3",`, `"id": "a3"`, 0, `"text": "Lanny Flaherty was born in Pensacola.",`, "invalid JSON: invalid character"},
-		{"empty context text", `"text": "`, `"text": "", "x": "`, 30, `"text": "", "x": "`, "contexts["},
+		{"context prior", `"text": "`, `"probability": 1.5, "x": "`, 30, `"probability": 1.5,`, "contexts[4].probability: probability 1.5 is not in [0, 1]"},
 	}
 	for _, tc := range tests {
 		s := string(data)
@@ -326,5 +328,138 @@ func TestRelationLimit(t *testing.T) {
 	in.Relations = append(in.Relations, in.Relations[0])
 	if err := in.Validate(); err == nil || !strings.HasPrefix(err.Error(), "relations: 1000001 entries") {
 		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// TestContextProbability: a context's probability (its prior) is read as
+// it is written, a missing one is nil, and one that is not a probability
+// is refused naming the context's field and the line, also for Python's
+// bare NaN.
+func TestContextProbability(t *testing.T) {
+	with := func(p string) string {
+		return strings.Replace(good, `{"id": "c0", "text": "C"}`, `{"id": "c0", "text": "C"}, {"id": "c1", "text": "D", "probability": `+p+`}`, 1)
+	}
+	for _, tc := range []struct {
+		p    string
+		want float64
+		err  string
+	}{
+		{"0.72", 0.72, ""},
+		{"0", 0, ""},
+		{"1", 1, ""},
+		{"null", -1, ""},
+		{"NaN", 0, "f.jsonl:1: contexts[1].probability: probability NaN is not in [0, 1]"},
+		{"-0.1", 0, "f.jsonl:1: contexts[1].probability: probability -0.1 is not in [0, 1]"},
+		{"1.5", 0, "f.jsonl:1: contexts[1].probability: probability 1.5 is not in [0, 1]"},
+		{"Infinity", 0, "f.jsonl:1: contexts[1].probability: probability +Inf is not in [0, 1]"},
+		{`"0.5"`, 0, `f.jsonl:1: contexts[1].probability: probability is the string "0.5", not a number`},
+		{"[0.5]", 0, "f.jsonl:1: contexts[1].probability: "},
+	} {
+		ins, errs := readAll(t, with(tc.p)+"\n")
+		switch {
+		case tc.err != "":
+			if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tc.err) {
+				t.Errorf("probability %s: %v, want %q", tc.p, errs, tc.err)
+			}
+		case len(errs) != 0 || len(ins) != 1:
+			t.Errorf("probability %s: %v", tc.p, errs)
+		case tc.want < 0 && ins[0].Contexts[1].Probability != nil:
+			t.Errorf("probability %s: read as %v", tc.p, *ins[0].Contexts[1].Probability)
+		case tc.want >= 0 && (ins[0].Contexts[1].Probability == nil || *ins[0].Contexts[1].Probability != tc.want):
+			t.Errorf("probability %s: read as %v", tc.p, ins[0].Contexts[1].Probability)
+		case ins[0].Contexts[0].Probability != nil:
+			t.Errorf("a context without probability has one")
+		}
+	}
+	// Validate refuses what a library caller builds, too.
+	in := &Instance{Output: "R", Atoms: []Atom{{ID: "a0", Text: "A"}}, Contexts: []Context{{ID: "c0", Text: "C", Probability: new(math.NaN())}}}
+	if err := in.Validate(); err == nil || err.Error() != "contexts[0].probability: probability NaN is not in [0, 1]" {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestEmptyOutputAndContexts: FactReasoner's own files read as FactReasoner
+// reads them: an empty output is valid when the atoms are given (and an
+// error when they are not), a context with neither text nor snippet is
+// valid, and WithoutEmptyContexts drops it from the contexts, the atoms'
+// lists and the relations, leaving the record it was given alone.
+func TestEmptyOutputAndContexts(t *testing.T) {
+	ins, errs := readAll(t, `{"input": "Q", "output": "", "cat": ["bio"], "atoms": [{"id": "a0", "text": "A", "label": null}]}`+"\n")
+	if len(errs) != 0 || ins[0].Labeled() || len(ins[0].Extra) != 1 || string(ins[0].Extra[0].Value) != `["bio"]` {
+		t.Errorf("empty output with atoms, a null label, cat: %v %+v", errs, ins)
+	}
+	if _, errs := readAll(t, `{"input": "Q", "output": " "}`+"\n"); len(errs) != 1 || !strings.Contains(errs[0].Error(), "f.jsonl:1: output: empty response, and no atoms given") {
+		t.Errorf("empty output without atoms: %v", errs)
+	}
+	line := `{"input": "Q", "output": "R", "atoms": [{"id": "a0", "text": "A", "contexts": ["c0", "c1", "c2"]}, {"id": "a1", "text": "B", "contexts": ["c1"]}], ` +
+		`"contexts": [{"id": "c0", "text": "C"}, {"id": "c1", "title": "no text", "text": " ", "snippet": ""}, {"id": "c2", "snippet": "S"}], ` +
+		`"relations": [{"source": "c1", "target": "a0", "type": "entailment", "probability": 0.9}, {"source": "c0", "target": "a0", "type": "entailment", "probability": 0.8}]}`
+	ins, errs = readAll(t, line+"\n")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	in := ins[0]
+	out, dropped := in.WithoutEmptyContexts()
+	if !reflect.DeepEqual(dropped, []string{"c1"}) {
+		t.Errorf("dropped %v", dropped)
+	}
+	var ids []string
+	for _, c := range out.Contexts {
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, " ") != "c0 c2" || strings.Join(out.Atoms[0].Contexts, " ") != "c0 c2" || len(out.Atoms[1].Contexts) != 0 ||
+		len(out.Relations) != 1 || out.Relations[0].Source != "c0" {
+		t.Errorf("after dropping: contexts %v, atoms %+v, relations %+v", ids, out.Atoms, out.Relations)
+	}
+	if err := out.Validate(); err != nil {
+		t.Errorf("the record without its empty contexts: %v", err)
+	}
+	if len(in.Contexts) != 3 || len(in.Atoms[0].Contexts) != 3 || len(in.Atoms[1].Contexts) != 1 || len(in.Relations) != 2 {
+		t.Errorf("the record given was modified: %+v", in)
+	}
+	if same, none := out.WithoutEmptyContexts(); same != out || none != nil {
+		t.Errorf("a record without empty contexts: %v, %v", same, none)
+	}
+}
+
+// TestFactReasonerFiles reads FactReasoner's newer labeled files whole, as
+// FactReasoner reads them: ConflictBank's records with an empty output and
+// given atoms, the NASA records whose web contexts include hits with
+// neither text nor snippet, and those without contexts. "cat" and the
+// other fields pass through.
+func TestFactReasonerFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file                     string
+		records, atoms, contexts int
+		empty                    int // contexts with neither text nor snippet
+	}{
+		{"conflictbank-n100.jsonl", 100, 100, 200, 0},
+		{"nasa_science-labeled_google.jsonl", 3, 20, 100, 6},
+		{"nasa_science-labeled.jsonl", 3, 20, 0, 0},
+		{"nasa_technical-labeled.jsonl", 5, 40, 0, 0},
+	} {
+		ins, err := ReadFile(refdata.Path(t, "factreasoner", tc.file))
+		if err != nil {
+			t.Errorf("%s: %v", tc.file, err)
+			continue
+		}
+		atoms, contexts, empty := 0, 0, 0
+		for _, in := range ins {
+			atoms += len(in.Atoms)
+			contexts += len(in.Contexts)
+			_, dropped := in.WithoutEmptyContexts()
+			empty += len(dropped)
+			if !in.Labeled() {
+				t.Errorf("%s:%d: not labeled", tc.file, in.Line)
+			}
+		}
+		if len(ins) != tc.records || atoms != tc.atoms || contexts != tc.contexts || empty != tc.empty {
+			t.Errorf("%s: %d records, %d atoms, %d contexts, %d empty; want %d, %d, %d, %d", tc.file, len(ins), atoms, contexts, empty, tc.records, tc.atoms, tc.contexts, tc.empty)
+		}
+		if tc.file == "conflictbank-n100.jsonl" {
+			if ins[0].Output != "" || len(ins[0].Extra) != 1 || ins[0].Extra[0].Name != "cat" {
+				t.Errorf("%s: output %q, extra fields %v", tc.file, ins[0].Output, ins[0].Extra)
+			}
+		}
 	}
 }

@@ -70,10 +70,16 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 		}
 		cp := *in
 		cp.Atoms = append([]instance.Atom(nil), in.Atoms...)
-		if _, _, err := p.Retrieve(ctx, &cp); err != nil {
+		if _, _, err := p.retrieve(ctx, &cp, false); err != nil {
 			return rec, err
 		}
 		in = &cp
+	}
+	in, dropped := in.WithoutEmptyContexts()
+	if p.Warn != nil {
+		for _, id := range dropped {
+			p.Warn(fmt.Sprintf("line %d: context %q has neither text nor snippet: dropped", in.Line, id))
+		}
 	}
 	v, err := p.verifier(in)
 	if err != nil {

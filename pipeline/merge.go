@@ -31,6 +31,8 @@ type mergeLine struct {
 	line   int // input line
 	input  string
 	run    runKey
+	// contextPriors are the per-context priors the line records.
+	contextPriors map[string]float64
 }
 
 // runKey is what every line of one run has in common: the version, the
@@ -145,29 +147,62 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
 		}
 		var rec struct {
-			Line         *int           `json:"line"`
-			Input        string         `json:"input"`
-			Version      string         `json:"version"`
-			Backend      string         `json:"nli_backend"`
-			Model        string         `json:"model_name"`
-			PairsPerAtom string         `json:"pairs_per_atom"`
-			Priors       *graph.Options `json:"priors"`
-			Summarizer   string         `json:"summarizer"`
+			Line         *int    `json:"line"`
+			Input        string  `json:"input"`
+			Version      string  `json:"version"`
+			Backend      string  `json:"nli_backend"`
+			Model        string  `json:"model_name"`
+			PairsPerAtom string  `json:"pairs_per_atom"`
+			Priors       *Priors `json:"priors"`
+			Summarizer   string  `json:"summarizer"`
 			Solver       struct {
 				Solver string `json:"solver"`
 			} `json:"solver"`
+			// To check the per-context priors against the contexts.
+			Contexts []struct {
+				ID          string   `json:"id"`
+				Probability *float64 `json:"probability"`
+			} `json:"contexts"`
+			ContextMarginals []struct {
+				Variable string `json:"variable"`
+			} `json:"context_marginals"`
 		}
 		if json.Unmarshal(raw, &rec) != nil || rec.Line == nil || *rec.Line <= 0 || rec.Version == "" {
 			return nil, fmt.Errorf("%s:%d: not an output line of fr score (a JSON object with a version and a line number)", path, n)
 		}
-		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(rec.Priors), summarizer: rec.Summarizer}
+		var options *graph.Options
+		var recorded map[string]float64
+		if rec.Priors != nil {
+			options, recorded = &rec.Priors.Options, rec.Priors.ContextPriors
+		}
+		if len(rec.Contexts) > 0 {
+			// The line's own contexts say which priors its network had:
+			// those of its context variables that carry a probability.
+			variable := make(map[string]bool, len(rec.ContextMarginals))
+			for _, m := range rec.ContextMarginals {
+				variable[m.Variable] = true
+			}
+			var want map[string]float64
+			for _, c := range rec.Contexts {
+				if c.Probability != nil && variable[c.ID] {
+					if want == nil {
+						want = make(map[string]float64)
+					}
+					want[c.ID], _ = graph.OwnPrior(instance.Context{Probability: c.Probability})
+				}
+			}
+			if err := sameContextPriors(recorded, want); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w by its own contexts' \"probability\": written by a run that did not take them as the contexts' priors; score it again", path, n, err)
+			}
+		}
+		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(options), summarizer: rec.Summarizer}
 		if rec.Backend != givenIdentity.Backend {
 			k.backend, k.model, k.perAtomSet = rec.Backend, rec.Model, rec.PairsPerAtom
 			if k.perAtomSet == "" {
 				k.perAtomSet = "all" // written before pruning existed
 			}
 		}
-		out = append(out, mergeLine{file: file, offset: offset, size: len(raw), at: n, line: *rec.Line, input: rec.Input, run: k})
+		out = append(out, mergeLine{file: file, offset: offset, size: len(raw), at: n, line: *rec.Line, input: rec.Input, run: k, contextPriors: recorded})
 		offset += int64(len(raw))
 	}
 }
@@ -228,9 +263,18 @@ func checkInput(input string, paths []string, lines []mergeLine) error {
 			missing = append(missing, in.Line)
 			return nil
 		}
-		if l := lines[i]; l.input != in.Input {
+		l := lines[i]
+		if l.input != in.Input {
 			return fmt.Errorf("%s:%d: field \"input\" is %s there but %s at %s:%d: the outputs were not scored from this input",
 				paths[l.file], l.at, shortQuote(l.input), shortQuote(in.Input), input, in.Line)
+		}
+		if v, err := graph.ParseVersion(l.run.version); err == nil && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
+			// The record's contexts are known: so are their own priors.
+			in, _ := in.WithoutEmptyContexts()
+			if err := sameContextPriors(l.contextPriors, contextPriors(graph.SelectNodes(in, v))); err != nil {
+				return fmt.Errorf("%s:%d: %w by the contexts' \"probability\" of the record at %s:%d: the outputs were not scored from this input, or by a run that did not take them as the contexts' priors",
+					paths[l.file], l.at, err, input, in.Line)
+			}
 		}
 		i++
 		return nil

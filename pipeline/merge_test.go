@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
 )
 
 // TestPlanMergeRefuses: outputs that are not the shards of one run are
@@ -64,7 +67,7 @@ func TestPlanMergeRefuses(t *testing.T) {
 		{"without the input, a missing shard goes unnoticed", []string{f0, f2}, "", ""},
 		{"missing shard", []string{f0, f2}, input, "3 records of " + input + " have no result in the outputs, at lines [1 4 7]"},
 		{"duplicate", []string{f0, f1, f2, dup}, input, f2 + ":1 and " + dup + ":1 both hold the result of input line 2"},
-		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "2" at ` + f0 + ":1"},
+		{"other pruning", []string{f0, f1all, f2}, "", `field "pairs_per_atom" is "all", but "own+2" at ` + f0 + ":1"},
 		{"other priors", []string{f0, f1prior, f2}, "", `field "priors" is "use_priors true, atom_prior 0.6, context_prior 0.9", but "use_priors true, atom_prior 0.5, context_prior 0.9" at ` + f0 + ":1"},
 		{"lines without priors are the defaults'", []string{f0, f1old, f2}, input, ""},
 		{"other version", []string{f0, f1, otherVersion}, "", `field "version" is "FR3", but "FR2" at ` + f0 + ":1"},
@@ -85,6 +88,75 @@ func TestPlanMergeRefuses(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v\nwant one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestPlanMergeContextPriors: the contexts' own priors are part of a
+// result: a shard whose lines were written without them (their
+// context_priors left out, as before they were read) is refused, from its
+// own contexts, and, when the input is given, a shard scored from other
+// priors than the input's.
+func TestPlanMergeContextPriors(t *testing.T) {
+	withPriors := func(p float64) string {
+		ins, err := instance.ReadFile(writeRecords(t, 6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		for _, in := range ins {
+			in.Contexts[0].Probability = &p
+			line, _ := json.Marshal(in)
+			b.Write(append(line, '\n'))
+		}
+		path := filepath.Join(t.TempDir(), "in.jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	input, other := withPriors(0.6), withPriors(0.7)
+	dir := t.TempDir()
+	shard := func(in string, i int, omit bool) string {
+		var out bytes.Buffer
+		if _, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), in, graph.FR2, &out, nil, FileOptions{Shard: Shard{i, 2}, OmitInputs: omit}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`"context_priors":{"c0":`)) {
+			t.Fatalf("no context priors recorded:\n%s", out.Bytes())
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d-%d-%v-%s", i, len(in), omit, filepath.Base(filepath.Dir(in))))
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	s0, s1 := shard(input, 0, false), shard(input, 1, false)
+	data, _ := os.ReadFile(s0)
+	stripped := regexp.MustCompile(`,"context_priors":\{[^}]*\}`).ReplaceAll(data, nil)
+	old := filepath.Join(dir, "old")
+	os.WriteFile(old, stripped, 0o644)
+	s0other := shard(other, 0, true) // without inputs: only the input tells
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		input string
+		want  string
+	}{
+		{"same priors", []string{s0, s1}, input, ""},
+		{"written without the contexts' priors", []string{old, s1}, "", old + `:1: field "priors.context_priors" is "none" there but "c0 0.6" by its own contexts' "probability"`},
+		{"other priors than the input's", []string{s0other, s1}, input, s0other + `:1: field "priors.context_priors" is "c0 0.7" there but "c0 0.6" by the contexts' "probability" of the record at ` + input + ":2"},
+		{"without the input, a line without inputs goes unchecked", []string{s0other, s1}, "", ""},
+	} {
+		_, err := PlanMerge(tc.paths, MergeOptions{Input: tc.input})
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant an error containing %q", tc.name, err, tc.want)
 		}
 	}
 }

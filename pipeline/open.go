@@ -46,7 +46,7 @@ type Options struct {
 	NLI NLIOptions
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
 	// Pipeline.PairsPerAtom): 0 is DefaultPairsPerAtom, AllPairs asks
-	// about every pair.
+	// about every pair, OwnPairsOnly about the own pairs only.
 	PairsPerAtom int
 	// LLM is the OpenAI-compatible endpoint of the LLM stages (NLI backend
 	// llm, atomizer llm, the reviser, FActScore's llm verifier). Its
@@ -143,6 +143,9 @@ type RetrievalOptions struct {
 	// without its own number in KPerSource.
 	TopK       int
 	KPerSource map[string]int
+	// QueryContexts passages for the question (Pipeline.QueryContexts):
+	// 0 is TopK, as FactReasoner; NoQueryContexts none.
+	QueryContexts int
 	// SkipMissingTopics scores a record whose topic the knowledge base
 	// lacks without contexts, with a warning, instead of failing; with
 	// other sources beside db, their contexts are kept.
@@ -259,7 +262,7 @@ type llmStages struct {
 // Open assembles the pipeline that o describes. Close releases what it
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
-	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
+	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}
@@ -272,10 +275,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	switch {
 	case o.PairsPerAtom == 0:
 		p.PairsPerAtom = DefaultPairsPerAtom
-	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs:
+	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs || o.PairsPerAtom == OwnPairsOnly:
 		p.PairsPerAtom = o.PairsPerAtom
 	default:
-		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, or all", o.PairsPerAtom))
+		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
 	}
 	if o.Retrieval.TopK < 0 {
 		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))

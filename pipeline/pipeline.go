@@ -55,11 +55,13 @@ type Pipeline struct {
 	Solver inference.Solver
 
 	// PairsPerAtom, when positive, prunes the pairs put to the Classifier
-	// (package prune): each atom is asked about the PairsPerAtom contexts
-	// that match it best under BM25, and for FR3 each context about its
-	// PairsPerAtom most similar others; the other pairs are neutral. Zero
-	// (or less) asks about every pair, as the reference does. A record's
-	// own relations are never pruned: they cost nothing.
+	// (package prune): each atom is asked about its own contexts (those
+	// retrieved for it, and the question's) and the PairsPerAtom other
+	// contexts that match it best under BM25, and for FR3 each context
+	// about its own partners and its PairsPerAtom most similar others; the
+	// other pairs are neutral. OwnPairsOnly asks the own pairs only. Zero
+	// (or AllPairs) asks about every pair, as the reference does. A
+	// record's own relations are never pruned: they cost nothing.
 	PairsPerAtom int
 	// round is how many pairs are put to the Classifier at once; 0 is
 	// nliRound. Benchmarks vary it.
@@ -70,11 +72,16 @@ type Pipeline struct {
 	Atomizer atomize.Atomizer
 	Reviser  atomize.Reviser
 	// Retriever finds contexts for records that have none; TopK passages
-	// per atom (default DefaultTopK). With SkipMissingTopics a record whose
-	// topic the knowledge source does not know is scored without contexts
-	// (its atoms stay undecided) instead of failing.
+	// per atom (default DefaultTopK), and QueryContexts passages for the
+	// question, as FactReasoner's pipeline retrieves them (ids c_q_<n>,
+	// every atom's own contexts): 0 is TopK (FactReasoner asks its
+	// retriever for the same number), NoQueryContexts none. With
+	// SkipMissingTopics a record whose topic the knowledge source does not
+	// know is scored without contexts (its atoms stay undecided) instead
+	// of failing.
 	Retriever         retrieve.Retriever
 	TopK              int
+	QueryContexts     int
 	SkipMissingTopics bool
 
 	// Summarizer, when set, runs FactReasoner's context summarizer on each
@@ -106,6 +113,10 @@ type Pipeline struct {
 // DefaultTopK is FactReasoner's number of Wikipedia passages per atom.
 const DefaultTopK = 3
 
+// NoQueryContexts, as Pipeline.QueryContexts, retrieves no passages for
+// the question.
+const NoQueryContexts = -1
+
 // Assessment is everything computed for one instance and version.
 type Assessment struct {
 	Instance *instance.Instance // as scored, with atoms and contexts filled in
@@ -113,13 +124,15 @@ type Assessment struct {
 	Nodes    graph.Nodes
 	// Pairs are the pairs the version asks (after pruning). Asked counts
 	// the distinct text pairs among them, what the classifier is asked
-	// (FR1 may name one text under two context ids), and Pruned the
-	// distinct text pairs that pruning left out; PairsPerAtom is the
-	// pruning setting (Pipeline.PairsPerAtom). Given relations are never
-	// pruned, and ask nothing.
-	Pairs         []nli.Pair
-	Asked, Pruned int
-	PairsPerAtom  int
+	// (FR1 may name one text under two context ids): Own of them are own
+	// pairs (always asked), Other the others (added by similarity, or,
+	// asking every pair, all of them). Pruned counts the pairs that
+	// pruning left out; PairsPerAtom is the pruning setting
+	// (Pipeline.PairsPerAtom). Given relations are never pruned, and ask
+	// nothing.
+	Pairs                     []nli.Pair
+	Asked, Own, Other, Pruned int
+	PairsPerAtom              int
 	// Results[i] answers Pairs[i]; nil when the relations were given.
 	Results   []nli.Result
 	Relations []graph.Relation
@@ -131,6 +144,9 @@ type Assessment struct {
 	// contexts' text. Nodes, Pairs and Relations are then of the
 	// summaries (summarize.Premises), Instance has the contexts' texts.
 	Summaries *SummaryReport
+	// EmptyContexts are the ids of the record's contexts that had neither
+	// text nor snippet, dropped before scoring (Prepare).
+	EmptyContexts []string
 }
 
 // PTrue returns the marginal probability that the named variable is true.
@@ -192,7 +208,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		return nil, nil, errors.New("pipeline: no solver configured")
 	}
 	known := len(in.Atoms) > 0 && len(in.Contexts) > 0 && p.Summarizer == nil
-	in, err := p.Prepare(ctx, in)
+	in, dropped, err := p.prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,8 +221,14 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	if !given && p.Classifier == nil {
 		return nil, nil, errors.New("pipeline: no NLI classifier configured")
 	}
-	out, all := p.plan(in, versions, b, given)
+	out, all, err := p.plan(in, versions, b, given)
+	if err != nil {
+		return nil, nil, err
+	}
 	sum.attach(out)
+	for _, a := range out {
+		a.EmptyContexts = dropped
+	}
 	var verifier factscore.Verifier
 	if given {
 		for _, a := range out {
@@ -267,28 +289,60 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 
 // plan selects each version's nodes and the pairs it asks: after pruning,
 // unless the relations are given. all lists every pair the classifier is
-// to answer, the FActScore baseline's among them (each atom with its own
-// contexts, FR1's pairs, never pruned: that is FActScore's definition).
-func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair) {
+// to answer, the FActScore baseline's among them (each atom with the
+// contexts it lists, never pruned: that is FActScore's definition). A
+// record whose pairs would exceed MaxPairs is refused, before they are
+// listed, as an invalid record.
+func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair, err error) {
 	out = make([]*Assessment, len(versions))
+	k := pruneK(p.PairsPerAtom)
+	estimate := 0
 	for i, v := range versions {
 		nodes := graph.SelectNodes(in, v)
-		a := &Assessment{Instance: in, Version: v, Nodes: nodes, Pairs: graph.Pairs(nodes), NLI: givenIdentity}
+		out[i] = &Assessment{Instance: in, Version: v, Nodes: nodes, NLI: givenIdentity}
 		if !given {
-			every := a.Pairs
-			a.PairsPerAtom = max(p.PairsPerAtom, 0)
-			a.Pairs, _ = prune.Pairs(nodes, every, p.PairsPerAtom)
-			a.Asked = distinct(a.Pairs)
-			a.Pruned = distinct(every) - a.Asked
-			all = append(all, a.Pairs...)
+			estimate += prune.Estimate(nodes, k)
 		}
-		out[i] = a
 	}
-	if b != nil && !given {
-		all = append(all, graph.Pairs(graph.SelectNodes(in, graph.FR1))...)
+	if given {
+		return out, nil, nil
 	}
-	return out, all
+	var baseline []nli.Pair
+	if b != nil {
+		for _, c := range factscore.Claims(in) {
+			for _, e := range c.Evidence {
+				baseline = append(baseline, nli.Pair{PremiseID: e.ID, HypothesisID: c.ID, Premise: e.NLIText(), Hypothesis: c.Text})
+			}
+		}
+	}
+	if estimate+len(baseline) > MaxPairs {
+		return nil, nil, &instance.FieldError{Field: "contexts", Msg: fmt.Sprintf(
+			"the record would put up to %d NLI pairs to the classifier (%d atoms, %d contexts; pruning %s), more than the %d one record may: prune more, or split the record",
+			estimate+len(baseline), len(in.Atoms), len(in.Contexts), PairsPerAtomName(p.PairsPerAtom), MaxPairs)}
+	}
+	for _, a := range out {
+		sel := prune.Select(a.Nodes, k)
+		a.Pairs, a.PairsPerAtom = sel.Pairs, p.PairsPerAtom
+		var own []nli.Pair
+		for i, pr := range sel.Pairs {
+			if sel.Own[i] {
+				own = append(own, pr)
+			}
+		}
+		a.Asked, a.Own = distinct(a.Pairs), distinct(own)
+		a.Other, a.Pruned = a.Asked-a.Own, sel.Pruned
+		all = append(all, a.Pairs...)
+	}
+	return out, append(all, baseline...), nil
 }
+
+// MaxPairs bounds the NLI pairs one record may put to the classifier, over
+// the versions scored together: they are held in memory with their
+// answers (a record at the limits of 10,000 atoms and 10,000 contexts has
+// 10^8 pairs in FR2, 6.4 GB of them). A record over it is refused as an
+// invalid record, which a run may skip; pruning keeps most records far
+// below it.
+const MaxPairs = 1_000_000
 
 // solve builds the network of an assessment's relations, computes its
 // marginals and scores the atoms.
@@ -324,8 +378,29 @@ func (p *Pipeline) NLIIdentity(in *instance.Instance) nli.Identity {
 }
 
 // Prepare returns the instance with atoms and contexts filled in where it
-// lacks them; the input is not modified.
+// lacks them, and without its empty contexts (those with neither text nor
+// snippet, which relate to nothing: instance.WithoutEmptyContexts); the
+// input is not modified.
 func (p *Pipeline) Prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
+	out, _, err := p.prepare(ctx, in)
+	return out, err
+}
+
+// prepare is Prepare, also returning the ids of the empty contexts it
+// dropped. They are dropped after filling in: a record whose contexts are
+// all empty is scored without contexts, as FactReasoner scores it, not
+// retrieved for.
+func (p *Pipeline) prepare(ctx context.Context, in *instance.Instance) (*instance.Instance, []string, error) {
+	out, err := p.fill(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, dropped := out.WithoutEmptyContexts()
+	return out, dropped, nil
+}
+
+// fill fills in the atoms and contexts a record lacks.
+func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.Instance, error) {
 	if len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 		return in, nil
 	}
@@ -362,12 +437,19 @@ func (p *Pipeline) Prepare(ctx context.Context, in *instance.Instance) (*instanc
 	return &out, nil
 }
 
-// Retrieve adds up to TopK contexts for each atom of in that lists none,
-// and returns the number of atoms retrieved for. A topic the knowledge
-// source lacks (or a record without a topic, for a source looked up by
-// topic) is an error, or with SkipMissingTopics a warning that leaves those
-// atoms without contexts (skipped is then true).
+// Retrieve adds up to TopK contexts for each atom of in that lists none
+// and, when it retrieved for one, the question's contexts
+// (QueryContexts), and returns the number of atoms retrieved for. A topic
+// the knowledge source lacks (or a record without a topic, for a source
+// looked up by topic) is an error, or with SkipMissingTopics a warning
+// that leaves those atoms without contexts (skipped is then true).
 func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, skipped bool, err error) {
+	return p.retrieve(ctx, in, true)
+}
+
+// retrieve is Retrieve; question says whether to retrieve the question's
+// contexts (FActScore uses none).
+func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question bool) (n int, skipped bool, err error) {
 	if p.Retriever == nil {
 		return 0, false, errors.New("no knowledge source is configured (see --db, --source)")
 	}
@@ -376,6 +458,17 @@ func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, 
 		k = DefaultTopK
 	}
 	n, err = retrieve.Fill(ctx, p.Retriever, in, k)
+	if err == nil && n > 0 && question {
+		q := p.QueryContexts
+		if q == 0 {
+			q = k
+		}
+		// The question is looked up under the topic its atoms were: a
+		// failure here is not a missing topic to skip.
+		if _, err := retrieve.FillQuery(ctx, p.Retriever, in, q); err != nil {
+			return 0, false, err
+		}
+	}
 	if err == nil {
 		return n, false, nil
 	}

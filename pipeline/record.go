@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -34,15 +35,20 @@ type Record struct {
 	// clamped to [1e-6, 1 − 1e-6]; the record's input and output under
 	// the reference's names; and, only with timings on, the seconds the
 	// record took (atomizing, retrieval, NLI, inference).
-	NormEntropy    float64           `json:"norm_entropy"`
-	AvgNormEntropy float64           `json:"avg_norm_entropy"`
-	AvgProb        float64           `json:"avg_prob"`
-	AvgLogProb     float64           `json:"avg_logprob"`
-	AvgExpLogProb  float64           `json:"avg_explogprob"`
-	PerAtom        []score.AtomScore `json:"factuality_score_per_atom"`
-	Query          string            `json:"query"`
-	Response       string            `json:"response"`
-	ElapsedTime    *float64          `json:"elapsed_time,omitempty"`
+	NormEntropy    float64 `json:"norm_entropy"`
+	AvgNormEntropy float64 `json:"avg_norm_entropy"`
+	AvgProb        float64 `json:"avg_prob"`
+	AvgLogProb     float64 `json:"avg_logprob"`
+	AvgExpLogProb  float64 `json:"avg_explogprob"`
+	// FactReasoner's entropy (natural log) and num_false_atoms (undecided
+	// atoms included), beside ours of the same name (score.Scores).
+	FREntropy       float64           `json:"factreasoner_entropy"`
+	FRAvgEntropy    float64           `json:"factreasoner_avg_entropy"`
+	FRNumFalseAtoms int               `json:"factreasoner_num_false_atoms"`
+	PerAtom         []score.AtomScore `json:"factuality_score_per_atom"`
+	Query           string            `json:"query"`
+	Response        string            `json:"response"`
+	ElapsedTime     *float64          `json:"elapsed_time,omitempty"`
 
 	// Present when the input is labeled.
 	GoldFactualityScore *float64 `json:"gold_factuality_score,omitempty"`
@@ -67,17 +73,21 @@ type Record struct {
 	NLIBackend string           `json:"nli_backend"` // the NLI backend
 	Solver     inference.Report `json:"solver"`
 
-	// The NLI pairs put to the backend for this record, those that pruning
-	// left out (neutral, no factor) and the pruning setting: the most
-	// contexts asked about per atom, or "all". Records scored from their
-	// own relations ask nothing and have no setting.
+	// The NLI pairs put to the backend for this record: own pairs (each
+	// atom with its own contexts, FR3's own context pairs), and others
+	// (added by similarity, or every other pair with "all"); those that
+	// pruning left out (neutral, no factor); and the pruning setting:
+	// "own+K" (K other contexts per atom), "own" or "all". Records scored
+	// from their own relations ask nothing and have no setting.
 	NLIPairs       int    `json:"nli_pairs"`
+	NLIPairsOwn    int    `json:"nli_pairs_own"`
+	NLIPairsOther  int    `json:"nli_pairs_other"`
 	NLIPairsPruned int    `json:"nli_pairs_pruned"`
 	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
 	// Priors are the network's priors and factor tables (--use-priors,
-	// --atom-prior, --context-prior), so that a resumed run or a merge
-	// refuses results computed with other ones.
-	Priors *graph.Options `json:"priors,omitempty"`
+	// --atom-prior, --context-prior) and the contexts' own priors, so that
+	// a resumed run or a merge refuses results computed with other ones.
+	Priors *Priors `json:"priors,omitempty"`
 	// Summarizer names where the contexts' summaries that NLI read as
 	// premises came from: "llm:MODEL" (the summarizer stage) or "given"
 	// (the record's own synthetic_summary); absent when NLI read the
@@ -114,6 +124,51 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return instance.AppendFields(b, r.Extra, isRecordField)
+}
+
+// Priors are the priors of a record's network as its output line records
+// them: the run's settings and the contexts whose prior is their own.
+type Priors struct {
+	graph.Options
+	// ContextPriors are the priors of the network's contexts that carry
+	// their own (a context's "probability", FactReasoner's
+	// Context.probability: graph.ContextPrior), by context id; the other
+	// contexts have the context prior. Absent when no context has its
+	// own, as in lines written before per-context priors were read.
+	ContextPriors map[string]float64 `json:"context_priors,omitempty"`
+}
+
+// contextPriors are the priors of the contexts of a network that carry
+// their own (graph.OwnPrior), by id; nil when none does.
+func contextPriors(n graph.Nodes) map[string]float64 {
+	var m map[string]float64
+	for _, c := range n.Contexts {
+		if p, ok := graph.OwnPrior(c); ok {
+			if m == nil {
+				m = make(map[string]float64)
+			}
+			m[c.ID] = p
+		}
+	}
+	return m
+}
+
+// contextPriorsName writes per-context priors for a message: sorted by id,
+// "none" for none.
+func contextPriorsName(m map[string]float64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s %v", id, m[id])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // priorsName names a network's priors and factor tables, for comparing
@@ -189,6 +244,9 @@ func (a *Assessment) Record() Record {
 		AvgProb:         s.AvgProb,
 		AvgLogProb:      s.AvgLogProb,
 		AvgExpLogProb:   s.AvgExpLogProb,
+		FREntropy:       s.FREntropy,
+		FRAvgEntropy:    s.FRAvgEntropy,
+		FRNumFalseAtoms: s.FRNumFalseAtoms,
 		PerAtom:         s.PerAtom,
 		Query:           a.Instance.Input,
 		Response:        a.Instance.Output,
@@ -199,7 +257,7 @@ func (a *Assessment) Record() Record {
 		ModelName:       ModelName(a.NLI),
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
-		Priors:          &a.Network.Options,
+		Priors:          &Priors{Options: a.Network.Options, ContextPriors: contextPriors(a.Nodes)},
 		Line:            a.Instance.Line,
 		Output:          a.Instance.Output,
 		Atoms:           a.Instance.Atoms,
@@ -215,7 +273,8 @@ func (a *Assessment) Record() Record {
 		}
 	}
 	if a.Results != nil { // asked, not given
-		r.NLIPairs, r.NLIPairsPruned, r.PairsPerAtom = a.Asked, a.Pruned, PairsPerAtomName(a.PairsPerAtom)
+		r.NLIPairs, r.NLIPairsOwn, r.NLIPairsOther, r.NLIPairsPruned = a.Asked, a.Own, a.Other, a.Pruned
+		r.PairsPerAtom = PairsPerAtomName(a.PairsPerAtom)
 	}
 	if g := s.Gold; g != nil {
 		r.GoldFactualityScore = &g.FactualityScore

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -31,8 +32,11 @@ type Recorded struct {
 	// Summaries is what the summarizer stage did, as recorded; nil when
 	// NLI read the contexts' text.
 	Summaries *SummaryReport
-	k         score.K
-	identity  nli.Identity
+	// ContextPriors are the contexts' own priors as recorded (Priors of
+	// the output line), nil when none is.
+	ContextPriors map[string]float64
+	k             score.K
+	identity      nli.Identity
 }
 
 // IsRecorded reports whether a record is an output line of ScoreFile (it
@@ -74,7 +78,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		K                *float64
 		References       string
 		Solver           inference.Report
-		Priors           *graph.Options
+		Priors           *Priors
 		Summarizer       string
 		Irrelevant       int
 	}
@@ -99,11 +103,17 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		return nil, &instance.FieldError{Field: "k", Msg: "missing"}
 	}
 	priors := graph.DefaultOptions()
+	var contextPriors map[string]float64
 	if out.Priors != nil {
 		if err := out.Priors.Validate(); err != nil {
 			return nil, &instance.FieldError{Field: "priors", Msg: err.Error()}
 		}
-		priors = *out.Priors
+		priors, contextPriors = out.Priors.Options, out.Priors.ContextPriors
+		for id, p := range contextPriors {
+			if !(p > 0 && p < 1) {
+				return nil, &instance.FieldError{Field: "priors.context_priors." + id, Msg: fmt.Sprintf("prior %v is not in (0, 1)", p)}
+			}
+		}
 	}
 	gold := make(map[string]string)
 	for _, a := range in.Atoms {
@@ -137,7 +147,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		id.Model = out.Model
 	}
 	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
-		Solver: out.Solver, Priors: priors, Summaries: summaries, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+		Solver: out.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -161,6 +171,15 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 		premises, _ = summarizer.Premises(in)
 	}
 	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(premises, v), NLI: r.identity, Scores: r.Scores, Summaries: r.Summaries}
+	// The contexts' priors are those the line records (a line written
+	// before they were read has none, whatever its contexts carry).
+	a.Nodes.Contexts = slices.Clone(a.Nodes.Contexts)
+	for i, c := range a.Nodes.Contexts {
+		a.Nodes.Contexts[i].Probability = nil
+		if p, ok := r.ContextPriors[c.ID]; ok {
+			a.Nodes.Contexts[i].Probability = &p
+		}
+	}
 	a.Pairs = graph.Pairs(a.Nodes)
 	a.Relations = graph.GivenRelations(premises, a.Nodes)
 	if a.Network, err = graph.Build(a.Nodes, a.Relations, r.Priors); err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -112,11 +113,15 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 			return fmt.Errorf("field %q is %s there but %s in this run (--pairs-per-atom)", "pairs_per_atom", shortQuote(got), shortQuote(want))
 		}
 	}
-	var priors *graph.Options
+	var priors *Priors
 	if raw, ok := st.Fields["priors"]; ok && json.Unmarshal(raw, &priors) != nil {
 		return fmt.Errorf("field %q is %s there, not the network's priors", "priors", shortQuote(string(raw)))
 	}
-	if got, want := priorsName(priors), priorsName(&p.Graph); got != want {
+	var recorded *graph.Options
+	if priors != nil {
+		recorded = &priors.Options
+	}
+	if got, want := priorsName(recorded), priorsName(&p.Graph); got != want {
 		return fmt.Errorf("field %q is %s there but %s in this run (--use-priors, --atom-prior, --context-prior)", "priors", shortQuote(got), shortQuote(want))
 	}
 	if want := SolverName(p.Solver); want != "" {
@@ -131,9 +136,17 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 	var atoms int
 	json.Unmarshal(st.Fields["num_atoms"], &atoms)
 	if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
-		// Neither atomized, retrieved for nor summarized: the counts are
-		// known now.
+		// Neither atomized, retrieved for nor summarized: the counts and
+		// the contexts' own priors are known now.
+		premises, _ := premises.WithoutEmptyContexts()
 		nodes := graph.SelectNodes(premises, v)
+		var got map[string]float64
+		if priors != nil {
+			got = priors.ContextPriors
+		}
+		if err := sameContextPriors(got, contextPriors(nodes)); err != nil {
+			return fmt.Errorf("%w in this run (a context's \"probability\" is its prior)", err)
+		}
 		for _, f := range []struct {
 			name string
 			want int
@@ -150,6 +163,18 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		return fmt.Errorf("field %q is %s there but %s with --k %s", "k", st.Fields["k"], strconv.FormatFloat(want, 'g', -1, 64), p.K.Name)
 	}
 	return nil
+}
+
+// sameContextPriors compares the per-context priors an output line records
+// with those the record gives (by its contexts' "probability"). A line
+// written before per-context priors were read records none: results
+// computed without them are another run's.
+// The error says "field … is A there but B"; callers say where B is from.
+func sameContextPriors(recorded, want map[string]float64) error {
+	if maps.Equal(recorded, want) {
+		return nil
+	}
+	return fmt.Errorf("field %q is %s there but %s", "priors.context_priors", shortQuote(contextPriorsName(recorded)), shortQuote(contextPriorsName(want)))
 }
 
 // SolverName is the name a solver's results report as Report.Solver

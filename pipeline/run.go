@@ -203,9 +203,13 @@ func (p *Pipeline) countWork(ctx context.Context, input string, want func(*insta
 			return nil
 		}
 		records++
-		if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
-			_, all := p.plan(premises, versions, b, false)
-			pairs += distinct(all)
+		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
+			in, _ := in.WithoutEmptyContexts()
+			if premises, ok := p.premisesAhead(in); ok {
+				if _, all, err := p.plan(premises, versions, b, false); err == nil { // else the run reports it
+					pairs += distinct(all)
+				}
+			}
 		}
 		return nil
 	})
@@ -219,9 +223,26 @@ type ScoreStats struct {
 	Failed      int // records that failed (RecordFailure) and were skipped
 	Done        int // records skipped because the output already held them
 	OtherShards int // records left to the other shards
-	// NLI pairs put to the classifier for the records written, and those
-	// pruning left out (ScoreFile).
-	Pairs, Pruned int
+	// NLI pairs put to the classifier for the records written (ScoreFile):
+	// Own of them own pairs, Other added by similarity (or every other
+	// pair); and those pruning left out.
+	Pairs, Own, Other, Pruned int
+	// EmptyContexts counts the contexts with neither text nor snippet
+	// that were dropped from the records scored (each one is also
+	// reported through Pipeline.Warn).
+	EmptyContexts int
+}
+
+// dropped counts and reports the empty contexts dropped from the record at
+// file:line.
+func (p *Pipeline) dropped(file string, line int, ids []string, st *ScoreStats) {
+	st.EmptyContexts += len(ids)
+	if p.Warn == nil {
+		return
+	}
+	for _, id := range ids {
+		p.Warn(fmt.Sprintf("%s:%d: context %q has neither text nor snippet: dropped (it relates to nothing; its atoms keep their other contexts)", file, line, id))
+	}
 }
 
 // selector is the filter of a run's records: those of its shard that are
@@ -260,8 +281,9 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 	// takes the results one at a time in input order, decides what it
 	// means for the run.
 	type scored struct {
-		rec Record
-		err error
+		rec   Record
+		empty []string
+		err   error
 	}
 	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
 		start := time.Now()
@@ -277,18 +299,21 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			secs := time.Since(start).Seconds()
 			rec.ElapsedTime = &secs
 		}
-		return scored{rec: rec}, nil
+		return scored{rec: rec, empty: as[0].EmptyContexts}, nil
 	}
 	emit := func(in *instance.Instance, r scored) error {
 		if r.err != nil {
 			return o.fail(input, in.Line, r.err, &st, skip)
 		}
+		p.dropped(input, in.Line, r.empty, &st)
 		rec := r.rec
 		if err := out.Write(rec); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
 		st.Scored++
 		st.Pairs += rec.NLIPairs
+		st.Own += rec.NLIPairsOwn
+		st.Other += rec.NLIPairsOther
 		st.Pruned += rec.NLIPairsPruned
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
 		return nil
@@ -534,6 +559,9 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	emit := func(in *instance.Instance, r result) error {
 		if r.err != nil {
 			return o.fail(input, in.Line, r.err, &st, skip)
+		}
+		if len(r.as) > 0 {
+			p.dropped(input, in.Line, r.as[0].EmptyContexts, &st)
 		}
 		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)

@@ -4,12 +4,19 @@
 // entailed or contradicted by few of them; the model's answers cost far more
 // than ranking the contexts by a cheap relevance score first.
 //
-// Each atom keeps the k contexts that match it best under BM25 (Okapi, with
-// rank_bm25's parameters; retrieve.BM25) over the record's own contexts,
-// the atom's words as the query. For FR3 each context keeps, in the same
-// way, the k other contexts its own words match best, and a context pair is
-// asked (in both directions) when either context keeps the other. A pruned
-// pair is not asked: it is neutral, and makes no factor.
+// Pruning never drops an atom's own evidence. The pairs FR1 asks, each
+// atom with its own contexts (graph.Nodes.Own: those its list names, those
+// whose id names it, and the question's contexts), are always asked, in
+// every version; so are FR3's own context pairs (two own contexts of one
+// atom). Pruning chooses only among the other pairs: each atom is also
+// asked about the k other contexts that match it best under BM25 (Okapi,
+// with rank_bm25's parameters; retrieve.BM25) over the record's own
+// contexts, the atom's words as the query; for FR3 each context keeps, in
+// the same way, the k other contexts its own words match best (among
+// those it is not an own pair with), and a context pair is asked (in both
+// directions) when either context keeps the other. A pruned pair is not
+// asked: it is neutral, and makes no factor. So a record whose evidence
+// sits on its own contexts scores the same pruned as with every pair.
 //
 // Words are lower-cased runs of letters and digits (Tokens): the contexts
 // of FactReasoner's Wikipedia retrieval are lower-cased and have spaces
@@ -34,130 +41,177 @@ func Tokens(text string) []string {
 	})
 }
 
-// Pairs returns the pairs (of graph.Pairs(n)) to ask when each atom keeps
-// its k best-matching contexts and each context its k most similar other
-// contexts, in the order of pairs, and the number of pairs left out. An
-// atom's candidates are the contexts pairs ask about it (all of them for
-// FR2 and FR3, its own for FR1). Ties keep the context that comes first in
-// n.Contexts, so the choice is deterministic. k <= 0 keeps every pair.
-func Pairs(n graph.Nodes, pairs []nli.Pair, k int) (kept []nli.Pair, pruned int) {
-	if k <= 0 {
-		return pairs, 0
-	}
-	r := newRanker(n)
-	// The candidates of each hypothesis, in pair order.
-	cands := make(map[string][]int)
-	var hyps []string
-	for _, p := range pairs {
-		i, ok := r.index[p.PremiseID]
-		if !ok {
-			continue // not a kept context: not ranked, kept below
+// Selection is the pairs of a version that are asked.
+type Selection struct {
+	// Pairs are the pairs asked, in the order of graph.Pairs; Own[i]
+	// reports whether Pairs[i] is an own pair (always asked) rather than
+	// one added by similarity (or, with every pair asked, any other).
+	Pairs []nli.Pair
+	Own   []bool
+	// Pruned is the number of the version's pairs left out.
+	Pruned int
+}
+
+// All asks every pair, as FactReasoner does.
+const All = -1
+
+// Select returns the pairs of the version of n to ask when each atom keeps
+// its own contexts and its k best-matching other contexts, and each
+// context (FR3) its own partners and its k most similar other contexts
+// (see the package comment). k = 0 asks the own pairs only; k < 0 (All)
+// asks every pair. Ties keep the context that comes first in n.Contexts,
+// so the choice is deterministic. FR1 asks its own pairs only, whatever k.
+func Select(n graph.Nodes, k int) Selection {
+	own := n.Own()
+	total := graph.NumPairs(n)
+	if n.Version == graph.FR1 {
+		s := Selection{Pairs: graph.Pairs(n)}
+		s.Own = make([]bool, len(s.Pairs))
+		for i := range s.Own {
+			s.Own[i] = true
 		}
-		if _, seen := cands[p.HypothesisID]; !seen {
-			hyps = append(hyps, p.HypothesisID)
-		}
-		cands[p.HypothesisID] = append(cands[p.HypothesisID], i)
+		return s
 	}
-	keep := make(map[[2]string]bool)
-	for _, h := range hyps {
-		c := cands[h]
-		if len(c) <= k {
-			for _, i := range c {
-				keep[[2]string{n.Contexts[i].ID, h}] = true
+	var r *ranker // built when first needed
+	rank := func() *ranker {
+		if r == nil {
+			r = newRanker(n)
+		}
+		return r
+	}
+	texts := n.Texts()
+	var s Selection
+	isOwn := make([]bool, len(n.Contexts))
+	keep := make([]bool, len(n.Contexts))
+	for ai, a := range n.Atoms {
+		for i := range isOwn {
+			isOwn[i], keep[i] = false, k < 0
+		}
+		for _, c := range own[ai] {
+			isOwn[c], keep[c] = true, true
+		}
+		if others := len(n.Contexts) - len(own[ai]); k > 0 && others > 0 {
+			var cands []int
+			for i := range n.Contexts {
+				if !isOwn[i] {
+					cands = append(cands, i)
+				}
 			}
-			continue
-		}
-		scores := r.scores(h)
-		sub := make([]float64, len(c))
-		for j, i := range c {
-			sub[j] = scores[i]
-		}
-		for _, j := range bestOf(sub, c, k) {
-			keep[[2]string{n.Contexts[c[j]].ID, h}] = true
-		}
-	}
-	kept = make([]nli.Pair, 0, min(len(pairs), len(hyps)*k))
-	for _, p := range pairs {
-		_, ranked := r.index[p.PremiseID]
-		switch {
-		case !ranked:
-			kept = append(kept, p)
-		case r.isContext(p.HypothesisID):
-			// A context pair is asked both ways or not at all, so that
-			// graph.Relations can combine the two directions.
-			if keep[[2]string{p.PremiseID, p.HypothesisID}] || keep[[2]string{p.HypothesisID, p.PremiseID}] {
-				kept = append(kept, p)
+			for _, i := range best(rank().bm25.Scores(Tokens(a.Text)), cands, k) {
+				keep[i] = true
 			}
-		case keep[[2]string{p.PremiseID, p.HypothesisID}]:
-			kept = append(kept, p)
+		}
+		for i, c := range n.Contexts {
+			if keep[i] {
+				s.Pairs = append(s.Pairs, nli.Pair{PremiseID: c.ID, HypothesisID: a.ID, Premise: texts[i], Hypothesis: a.Text})
+				s.Own = append(s.Own, isOwn[i])
+			}
 		}
 	}
-	return kept, len(pairs) - len(kept)
+	if n.Version == graph.FR3 {
+		partners := ownPartners(own, len(n.Contexts))
+		kept := make([]map[int]bool, len(n.Contexts)) // i -> the partners i keeps by similarity
+		if k > 0 {
+			for i := range n.Contexts {
+				var cands []int
+				for j := range n.Contexts {
+					if j != i && !partners[i][j] {
+						cands = append(cands, j)
+					}
+				}
+				if len(cands) == 0 {
+					continue
+				}
+				kept[i] = make(map[int]bool)
+				for _, j := range best(rank().bm25.Scores(rank().ctx[i]), cands, k) {
+					kept[i][j] = true
+				}
+			}
+		}
+		pairs := graph.ContextPairs(n, func(i, j int) bool {
+			return k < 0 || partners[i][j] || kept[i][j] || kept[j][i]
+		})
+		for _, p := range pairs {
+			i, _ := n.ContextIndex(p.PremiseID)
+			j, _ := n.ContextIndex(p.HypothesisID)
+			s.Pairs = append(s.Pairs, p)
+			s.Own = append(s.Own, partners[i][j])
+		}
+	}
+	s.Pruned = total - len(s.Pairs)
+	return s
+}
+
+// ownPartners returns, for each context, the contexts it makes an own pair
+// with: the other own contexts of each atom it is an own context of.
+func ownPartners(own [][]int, contexts int) []map[int]bool {
+	partners := make([]map[int]bool, contexts)
+	for _, cs := range own {
+		for _, i := range cs {
+			for _, j := range cs {
+				if i == j {
+					continue
+				}
+				if partners[i] == nil {
+					partners[i] = make(map[int]bool)
+				}
+				partners[i][j] = true
+			}
+		}
+	}
+	return partners
 }
 
 // ranker scores a record's contexts for a query with BM25.
 type ranker struct {
-	bm25  *retrieve.BM25
-	index map[string]int // context id -> index in n.Contexts
-	atoms map[string]string
-	ctx   [][]string // tokens of each context
+	bm25 *retrieve.BM25
+	ctx  [][]string // tokens of each context
 }
 
 func newRanker(n graph.Nodes) *ranker {
-	r := &ranker{index: make(map[string]int, len(n.Contexts)), atoms: make(map[string]string, len(n.Atoms)), ctx: make([][]string, len(n.Contexts))}
-	for i, c := range n.Contexts {
-		r.index[c.ID] = i
-		r.ctx[i] = Tokens(c.NLIText())
-	}
-	for _, a := range n.Atoms {
-		r.atoms[a.ID] = a.Text
+	r := &ranker{ctx: make([][]string, len(n.Contexts))}
+	for i, t := range n.Texts() {
+		r.ctx[i] = Tokens(t)
 	}
 	r.bm25 = retrieve.NewBM25Okapi(r.ctx)
 	return r
 }
 
-func (r *ranker) isContext(id string) bool {
-	_, ok := r.index[id]
-	return ok
+// best returns the k candidates (indexes into scores) with the highest
+// scores, ties broken by the smaller index (retrieve.TopK's order).
+func best(scores []float64, cands []int, k int) []int {
+	if len(cands) <= k {
+		return cands
+	}
+	sub := make([]float64, len(cands))
+	for j, c := range cands {
+		sub[j] = scores[c]
+	}
+	top := retrieve.TopK(sub, k)
+	for j, i := range top {
+		top[j] = cands[i]
+	}
+	return top
 }
 
-// scores are the BM25 scores of every context for the hypothesis h (an
-// atom's words, or another context's); a context never matches itself.
-func (r *ranker) scores(h string) []float64 {
-	if i, ok := r.index[h]; ok {
-		s := r.bm25.Scores(r.ctx[i])
-		s[i] = 0
-		return s
+// Estimate is an upper bound of the number of pairs Select(n, k) lists,
+// computed without listing them, so that a record's work can be bounded
+// before it is allocated.
+func Estimate(n graph.Nodes, k int) int {
+	if k < 0 || n.Version == graph.FR1 {
+		return graph.NumPairs(n)
 	}
-	return r.bm25.Scores(Tokens(r.atoms[h]))
-}
-
-// bestOf returns the positions in scores of the k highest, ties broken by
-// the smaller context index (order[j] is the context index of scores[j]).
-func bestOf(scores []float64, order []int, k int) []int {
-	best := make([]int, 0, k+1)
-	for j := range scores {
-		pos := len(best)
-		for pos > 0 && better(scores, order, j, best[pos-1]) {
-			pos--
-		}
-		if pos >= k {
-			continue
-		}
-		best = append(best, 0)
-		copy(best[pos+1:], best[pos:])
-		best[pos] = j
-		if len(best) > k {
-			best = best[:k]
-		}
+	c := len(n.Contexts)
+	total := 0
+	for _, own := range n.Own() {
+		total += min(c, len(own)+k)
 	}
-	return best
-}
-
-// better reports whether candidate a ranks above candidate b.
-func better(scores []float64, order []int, a, b int) bool {
-	if scores[a] != scores[b] {
-		return scores[a] > scores[b]
+	if n.Version == graph.FR3 {
+		ownPairs := 0
+		for _, own := range n.Own() {
+			ownPairs += len(own) * (len(own) - 1) / 2
+		}
+		total += 2 * min(c*(c-1)/2, ownPairs+c*k)
 	}
-	return order[a] < order[b]
+	return total
 }

@@ -286,3 +286,36 @@ func TestFill(t *testing.T) {
 		t.Errorf("id clash: %v", err)
 	}
 }
+
+// TestFillQuery: the question's passages become contexts c_q_0, c_q_1, …
+// (FactReasoner's ids), listed by no atom, kept as Fill keeps passages; a
+// record that has query contexts, or no question, is left alone; an error
+// leaves the record as it was.
+func TestFillQuery(t *testing.T) {
+	long := strings.Repeat("é", MaxContextChars+10)
+	src := &countingRetriever{ps: []Passage{{Title: "P", Text: "p0", Link: "L", Source: "db"}, {Title: "E", Text: "  "}, {Title: "Q", Text: long}, {Title: "S", Snippet: "s"}}}
+	in := &instance.Instance{Input: "Tell me about T.", Output: "x", Topic: "T", Atoms: []instance.Atom{{ID: "a0", Text: "x", Contexts: []string{"c_a0_0"}}},
+		Contexts: []instance.Context{{ID: "c_a0_0", Text: "t"}}}
+	n, err := FillQuery(context.Background(), src, in, 3)
+	if err != nil || n != 2 || src.calls != 1 {
+		t.Fatalf("added %d with %d calls: %v", n, src.calls, err)
+	}
+	want := []instance.Context{{ID: "c_a0_0", Text: "t"}, {ID: "c_q_0", Title: "P", Text: "p0", Link: "L", Source: "db"}, {ID: "c_q_1", Title: "Q", Text: strings.Repeat("é", MaxContextChars)}}
+	if !reflect.DeepEqual(in.Contexts, want) || !reflect.DeepEqual(in.Atoms[0].Contexts, []string{"c_a0_0"}) {
+		t.Errorf("contexts %+v", in.Contexts)
+	}
+	if err := in.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := FillQuery(context.Background(), src, in, 3); n != 0 || err != nil || src.calls != 1 {
+		t.Errorf("again: added %d (%v), %d calls", n, err, src.calls)
+	}
+	noQuestion := &instance.Instance{Output: "x", Atoms: []instance.Atom{{ID: "a0", Text: "x"}}}
+	if n, err := FillQuery(context.Background(), src, noQuestion, 3); n != 0 || err != nil || src.calls != 1 {
+		t.Errorf("no question: added %d (%v), %d calls", n, err, src.calls)
+	}
+	in2 := &instance.Instance{Input: "Q?", Output: "x", Topic: "T", Atoms: []instance.Atom{{ID: "a0", Text: "x"}}}
+	if _, err := FillQuery(context.Background(), &countingRetriever{err: ErrTopicNotFound}, in2, 3); !errors.Is(err, ErrTopicNotFound) || !strings.Contains(err.Error(), "the question") || len(in2.Contexts) != 0 {
+		t.Errorf("error case: %v, %d contexts", err, len(in2.Contexts))
+	}
+}

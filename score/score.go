@@ -102,6 +102,15 @@ type Scores struct {
 	AvgExpLogProb  float64     `json:"avg_explogprob"`   // exp(avg_logprob): the geometric mean of p
 	PerAtom        []AtomScore `json:"factuality_score_per_atom"`
 
+	// FactReasoner's definitions where they differ from the fields of the
+	// same name above, for comparing with its result files: its entropy is
+	// Σ −p ln p (natural log; p below 1e-6 raised to it, p of 1 lowered to
+	// 0.999999, as its code does), and its num_false_atoms counts every
+	// atom that is not true, undecided ones included.
+	FREntropy       float64 `json:"factreasoner_entropy"`
+	FRAvgEntropy    float64 `json:"factreasoner_avg_entropy"`
+	FRNumFalseAtoms int     `json:"factreasoner_num_false_atoms"`
+
 	Gold *Gold `json:"-"` // nil when no atom is labeled
 }
 
@@ -189,6 +198,7 @@ func Compute(atoms []Atom, k K) Scores {
 		default:
 			s.NumFalseAtoms++
 		}
+		s.FREntropy += frEntropy(a.PTrue)
 		p := min(max(a.PTrue, probMin), 1-probMin)
 		s.Entropy += -p * math.Log10(p)
 		s.NormEntropy += -(p*math.Log(p) + (1-p)*math.Log(1-p)) / math.Ln2
@@ -228,7 +238,9 @@ func Compute(atoms []Atom, k K) Scores {
 		s.AvgProb = sumProb / n
 		s.AvgLogProb = sumLogProb / n
 		s.AvgExpLogProb = math.Exp(s.AvgLogProb)
+		s.FRAvgEntropy = s.FREntropy / n
 	}
+	s.FRNumFalseAtoms = len(atoms) - s.NumTrueAtoms
 	s.K = k.For(len(atoms))
 	if s.K > 0 {
 		s.RecallK = min(float64(s.NumTrueAtoms)/s.K, 1)
@@ -243,6 +255,20 @@ func Compute(atoms []Atom, k K) Scores {
 		s.Gold = &g
 	}
 	return s
+}
+
+// frEntropy is an atom's term of FactReasoner's entropy, as its code
+// computes it (fact_reasoner.py, score): −p ln p, with p below 1e-6
+// raised to 1e-6 and p of 1 or more lowered to 0.999999 (p between
+// 0.999999 and 1 is left as it is).
+func frEntropy(p float64) float64 {
+	switch {
+	case p < probMin:
+		p = probMin
+	case p >= 1:
+		p = 1 - probMin
+	}
+	return -p * math.Log(p)
 }
 
 func label(supported bool) string {

@@ -3,8 +3,11 @@ package score
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"reflect"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
 func TestCompute(t *testing.T) {
@@ -242,5 +245,71 @@ func TestReferenceMeasures(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`[{"a0":{"score":1},"a1":{"score":0}}]`), &back); err == nil {
 		t.Error("an entry with two atoms was accepted")
+	}
+}
+
+// TestFactReasonerDefinitions: the fields FactReasoner defines otherwise
+// than this project, computed from its reference run's per-atom scores,
+// give what its result file says: factreasoner_entropy (natural log),
+// factreasoner_avg_entropy, factreasoner_num_false_atoms (the undecided
+// atom counted as false); the fields that share its definition
+// (factuality_score, num_true_atoms, num_uniform_atoms, norm_entropy,
+// avg_norm_entropy, avg_prob, avg_logprob, avg_explogprob) give its values
+// as they are; entropy (log10) and num_false_atoms (without the undecided
+// atom) are this project's.
+func TestFactReasonerDefinitions(t *testing.T) {
+	data, err := os.ReadFile(refdata.Path(t, "factreasoner", "reference_factreasoner_output.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Results struct {
+			PerAtom []AtomScore `json:"factuality_score_per_atom"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Results map[string]json.RawMessage `json:"results"`
+	}
+	json.Unmarshal(data, &raw)
+	num := func(name string) float64 {
+		var v float64
+		if err := json.Unmarshal(raw.Results[name], &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return v
+	}
+	var atoms []Atom
+	for _, a := range ref.Results.PerAtom {
+		atoms = append(atoms, Atom{ID: a.ID, PTrue: a.Score})
+	}
+	s := Compute(atoms, K{Half: true})
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"factreasoner_entropy", s.FREntropy, num("entropy")},
+		{"factreasoner_avg_entropy", s.FRAvgEntropy, num("avg_entropy")},
+		{"factreasoner_num_false_atoms", float64(s.FRNumFalseAtoms), num("num_false_atoms")},
+		{"factuality_score", s.Precision, num("factuality_score")},
+		{"num_true_atoms", float64(s.NumTrueAtoms), num("num_true_atoms")},
+		{"num_uniform_atoms", float64(s.NumUniformAtoms), num("num_uniform_atoms")},
+		{"norm_entropy", s.NormEntropy, num("norm_entropy")},
+		{"avg_norm_entropy", s.AvgNormEntropy, num("avg_norm_entropy")},
+		{"avg_prob", s.AvgProb, num("avg_prob")},
+		{"avg_logprob", s.AvgLogProb, num("avg_logprob")},
+		{"avg_explogprob", s.AvgExpLogProb, num("avg_explogprob")},
+		// Ours, not FactReasoner's: log10, and the undecided atom apart.
+		{"entropy (log10)", s.Entropy, num("entropy") / math.Ln10},
+		{"num_false_atoms (undecided apart)", float64(s.NumFalseAtoms + s.NumUniformAtoms), num("num_false_atoms")},
+	} {
+		if math.Abs(f.got-f.want) > 1e-9*max(1, math.Abs(f.want)) {
+			t.Errorf("%s = %.12g, FactReasoner's %.12g", f.name, f.got, f.want)
+		}
+	}
+	if s.NumFalseAtoms == s.FRNumFalseAtoms {
+		t.Errorf("num_false_atoms %d: the reference's undecided atom should set the two apart", s.NumFalseAtoms)
 	}
 }

@@ -46,8 +46,8 @@ func runConvertFActScore(c *cli.Context) error {
 		case len(in.Atoms) == 0:
 			empty++
 		default:
-			// Write only what fr score reads: an empty response or a fact
-			// without text would be refused there.
+			// Write only what fr score reads: a fact without text would
+			// be refused there.
 			if err := in.Validate(); err != nil {
 				invalid++
 				fmt.Fprintf(c.App.ErrWriter, "fr convert: %s:%d: left out: %v\n", path, line, err)

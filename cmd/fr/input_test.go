@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -63,12 +64,13 @@ func TestBadInput(t *testing.T) {
 		{"duplicate atom id", record(1, replace(`"id": "a1"`, `"id": "a0"`)), `atoms[1].id: duplicate id "a0"`},
 		{"duplicate context id", record(1, replace(`"id": "c_a1_0"`, `"id": "c_a0_0"`)), `contexts[1].id: duplicate id "c_a0_0"`},
 		{"atom without text", record(1, replace(`"text": "Atom B zero.", `, ``)), `atoms[0].text: atom "a0" has no text`},
-		{"context without text", record(1, replace(`"text": "Evidence B."`, `"text": ""`)), `contexts[0].text: context "c_a0_0" has neither text nor snippet`},
+		{"context prior out of range", record(1, replace(`"text": "Evidence B."`, `"text": "Evidence B.", "probability": 1.2`)), `contexts[0].probability: probability 1.2 is not in [0, 1]`},
+		{"context prior NaN", record(1, replace(`"text": "More evidence B."`, `"text": "More evidence B.", "probability": NaN`)), `contexts[1].probability: probability NaN is not in [0, 1]`},
 		{"NaN probability", record(1, replace(`"probability": 0.9`, `"probability": NaN`)), "relations[0].probability: probability NaN is not in [0, 1]"},
 		{"probability out of range", record(1, replace(`"probability": 0.7`, `"probability": 1.5`)), "relations[1].probability: probability 1.5 is not in [0, 1]"},
 		{"unknown relation type", record(1, replace(`"type": "entailment"`, `"type": "supports"`)), `relations[0].type: unknown relation type "supports"`},
 		{"relation to unknown id", record(1, replace(`"target": "a0"`, `"target": "a7"`)), `relations[0].target: target "a7" is not an atom or context id`},
-		{"empty response", record(1, replace(`"output": "Response B."`, `"output": "  "`)), "output: empty response"},
+		{"empty response without atoms", `{"input": "Q?", "output": "  "}`, "output: empty response, and no atoms given"},
 		{"wrong type", record(1, replace(`"label": "S"`, `"label": 1`)), "atoms[0].label: expected string, got JSON number"},
 		{"wrong type in a list", record(1, replace(`["c_a0_0", "c_a1_0"]`, `["c_a0_0", 7]`)), "atoms[1].contexts[1]: expected string, got JSON number"},
 		{"not an object", `[1, 2]`, "the line is not a JSON object but an array"},
@@ -118,6 +120,15 @@ func TestEmptyFile(t *testing.T) {
 			t.Errorf("empty file %q: %v", content, err)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func outputLines(t *testing.T, path string) []map[string]any {
@@ -285,6 +296,30 @@ func TestResumeOtherRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	torn := append(append([]byte{}, partial...), `{"factuality_score": 0.5, "num_a`...)
+	// A context's probability is its prior: another probability, or a
+	// line written before the contexts' own priors were read, is another
+	// run.
+	withPrior := func(p string) string {
+		var ls []string
+		for i := range 3 {
+			more := `"text": "More evidence ` + string(rune('A'+i)) + `."`
+			ls = append(ls, record(i, replace(more, more+`, "probability": `+p)))
+		}
+		return writeFile(t, "prior"+p+".jsonl", strings.Join(ls, "\n")+"\n")
+	}
+	priors7, priors8 := withPrior("0.7"), withPrior("0.8")
+	part7 := filepath.Join(t.TempDir(), "part7.jsonl")
+	if _, _, err := run(t, context.Background(), "score", "--nli", "given", "--version", "2", "-o", part7, writeFile(t, "first2prior.jsonl", strings.Join(strings.Split(mustRead(t, priors7), "\n")[:2], "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	partial7, err := os.ReadFile(part7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old7 := regexp.MustCompile(`,"context_priors":\{[^}]*\}`).ReplaceAll(partial7, nil)
+	if bytes.Equal(old7, partial7) {
+		t.Fatal("no context_priors in the output")
+	}
 
 	tests := []struct {
 		name    string
@@ -304,6 +339,10 @@ func TestResumeOtherRun(t *testing.T) {
 		{"input text", partial, []string{"--nli", "given", other}, `1: field "input" is "Q?" there but "Another question?" in this run`},
 		{"shorter input", partial, []string{"--nli", "given", short}, "2: holds the result of line 2 of " + short + ", which has no valid record"},
 		{"torn last line", torn, []string{"--nli", "given", "--version", "1", input}, `1: field "version" is "FR2" there but "FR1" in this run`},
+		{"same context priors", partial7, []string{"--nli", "given", "--version", "2", priors7}, ""},
+		{"context priors given", partial, []string{"--nli", "given", "--version", "2", priors7}, `1: field "priors.context_priors" is "none" there but "c_a1_0 0.7" in this run (a context's "probability" is its prior)`},
+		{"other context priors", partial7, []string{"--nli", "given", "--version", "2", priors8}, `1: field "priors.context_priors" is "c_a1_0 0.7" there but "c_a1_0 0.8" in this run (a context's "probability" is its prior)`},
+		{"context priors not read", old7, []string{"--nli", "given", "--version", "2", priors7}, `1: field "priors.context_priors" is "none" there but "c_a1_0 0.7" in this run (a context's "probability" is its prior)`},
 	}
 	for _, tc := range tests {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
@@ -315,7 +354,7 @@ func TestResumeOtherRun(t *testing.T) {
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
-			} else if n := len(outputLines(t, out)); n != 3 || !bytes.HasPrefix(got, partial) {
+			} else if n := len(outputLines(t, out)); n != 3 || !bytes.HasPrefix(got, tc.content) {
 				t.Errorf("%s: %d lines after resuming, want the 2 kept and 1 new", tc.name, n)
 			}
 			continue

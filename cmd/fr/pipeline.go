@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,7 +23,8 @@ func pipelineFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
 		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
-		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's `K` best-matching contexts only (BM25 over the record's contexts; for FR3 also each context's K most similar contexts), the other pairs being neutral; all asks about every pair, as the reference does"},
+		queryContextsFlag("retrieve-k"),
+		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's own contexts (those retrieved for it, and the question's: FR1's pairs, always asked) and its `K` best-matching other contexts (BM25 over the record's contexts; for FR3 also each context's K most similar contexts beside its own partners), the other pairs being neutral; own (or 0) asks the own pairs only, all every pair, as the reference does"},
 		&cli.BoolFlag{Name: "summarize", Usage: "FactReasoner's context summarizer: the LLM (--llm-*) summarizes each context with respect to its atom (query contexts c_q_*: the question); contexts that say nothing about it are dropped, a kept context's prior becomes p_summary × its prior, NLI reads the summaries, and they are written into the output's contexts (synthetic_summary, probability)"},
 		&cli.BoolFlag{Name: "use-summaries", Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary, as --summarize or FactReasoner wrote them), with their probability as prior; no model is asked"},
 		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability,
@@ -128,7 +130,11 @@ func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
 
 // skippedSummary says how many records a run skipped, for its summary.
 func skippedSummary(st pipeline.ScoreStats) string {
-	return fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+	s := fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
+	if st.EmptyContexts > 0 {
+		s += fmt.Sprintf(", %d empty contexts dropped", st.EmptyContexts)
+	}
+	return s
 }
 
 // stopped ends the summary of a run that an error stopped: its counts are

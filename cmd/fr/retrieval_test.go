@@ -230,7 +230,10 @@ func TestRetrieveWikipedia(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Contexts) != 2 || rec.Contexts[0].Link != "https://en.wikipedia.org/wiki/Lanny_Flaherty" || rec.Atoms[1].Contexts[0] != "c_a1_0" {
+	// Each atom's passage, then the question's (FactReasoner's c_q_0),
+	// which no atom lists.
+	if len(rec.Contexts) != 3 || rec.Contexts[0].Link != "https://en.wikipedia.org/wiki/Lanny_Flaherty" || rec.Atoms[1].Contexts[0] != "c_a1_0" ||
+		rec.Contexts[2].ID != "c_q_0" || len(rec.Atoms[0].Contexts)+len(rec.Atoms[1].Contexts) != 2 {
 		t.Errorf("contexts %+v", rec.Contexts)
 	}
 	for _, a := range agents {

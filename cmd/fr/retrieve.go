@@ -31,6 +31,7 @@ func retrieveCommand() *cli.Command {
 			"result's page, cut to 4000 characters around the passage that best matches the atom.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
+			queryContextsFlag("k"),
 			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error, for every HTTP client of the run (Wikipedia, search engines, web pages)"},
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
@@ -61,6 +62,14 @@ func retrieverFlags() []cli.Flag {
 	}
 }
 
+// queryContextsFlag is the flag of the number of passages retrieved for the
+// question, by default the command's flag for passages per atom (kFlag),
+// as FactReasoner.
+func queryContextsFlag(kFlag string) cli.Flag {
+	return &cli.IntFlag{Name: "query-contexts", DefaultText: "--" + kFlag,
+		Usage: "passages retrieved for the record's question (its input) beside each atom's, as contexts c_q_0, c_q_1, … that every atom's pairs take as its own, when the tool retrieves for a record (FactReasoner retrieves as many as per atom); 0 retrieves none"}
+}
+
 // retrievalOptions maps the flags of retrieverFlags, and the command's
 // flag for passages per atom (kFlag), to the pipeline's options.
 func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, error) {
@@ -85,6 +94,16 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 	}
 	if o.TopK < 1 {
 		return o, usagef("--%s %d: want at least 1", kFlag, o.TopK)
+	}
+	if c.IsSet("query-contexts") {
+		switch q := c.Int("query-contexts"); {
+		case q == 0:
+			o.QueryContexts = pipeline.NoQueryContexts
+		case q > 0:
+			o.QueryContexts = q
+		default:
+			return o, usagef("--query-contexts %d: want 0 or more", q)
+		}
 	}
 	if o.Pages.Timeout <= 0 || o.Pages.Budget <= 0 {
 		return o, usagef("--page-timeout and --fetch-budget: want durations above 0")

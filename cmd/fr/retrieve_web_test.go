@@ -111,7 +111,8 @@ func TestScoreSerperFetchPages(t *testing.T) {
 		t.Errorf("the page both atoms found was fetched %d times", n)
 	}
 	want := "fr: pages: 2 pages fetched, 4 fell back to the snippet (1 not text/html or text/plain, 1 timed out, 2 disallowed by robots.txt)"
-	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "fr: serper: 2 searches at "+serper.URL) {
+	// Two atoms' searches and the question's (which finds nothing here).
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "fr: serper: 3 searches at "+serper.URL) {
 		t.Errorf("stderr lacks the summary %q:\n%s", want, stderr)
 	}
 	if strings.Contains(stderr, e2eSerperKey) || strings.Contains(out, e2eSerperKey) {
@@ -126,8 +127,8 @@ func TestScoreSerperFetchPages(t *testing.T) {
 	if again != out {
 		t.Errorf("second run differs:\n%s\n%s", out, again)
 	}
-	if n := len(serper.Requests()); n != 3 {
-		t.Errorf("%d searches, want 3", n)
+	if n := len(serper.Requests()); n != 4 {
+		t.Errorf("%d searches, want 4", n)
 	}
 }
 
@@ -211,11 +212,13 @@ func TestRetrieveSeveralSources(t *testing.T) {
 	for _, c := range rec.Contexts {
 		got = append(got, c.ID+" "+c.Source+" "+c.Title)
 	}
-	want := []string{"c_a0_0 db Lanny Flaherty", "c_a0_1 searxng Lanny Flaherty - Wikipedia", "c_a0_2 serper IMDb", "c_a0_3 serper Third"}
+	// The question's passages come from the same sources (here only the
+	// knowledge base has one for it).
+	want := []string{"c_a0_0 db Lanny Flaherty", "c_a0_1 searxng Lanny Flaherty - Wikipedia", "c_a0_2 serper IMDb", "c_a0_3 serper Third", "c_q_0 db Lanny Flaherty"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("contexts\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if reqs := serper.Requests(); len(reqs) != 1 || reqs[0].Num != 3 {
+	if reqs := serper.Requests(); len(reqs) != 2 || reqs[0].Num != 3 || reqs[1].Q != "Lanny Flaherty Tell me a bio of Lanny Flaherty." {
 		t.Errorf("serper requests %+v", reqs)
 	}
 }
@@ -263,8 +266,9 @@ func TestScoreRetrievalCacheFlag(t *testing.T) {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
 	}
-	if n := len(serper.Requests()); n != 2 {
-		t.Errorf("--retrieval-cache FILE: %d searches in two runs, want 2 (the second from the cache)", n)
+	// Two atoms and the question.
+	if n := len(serper.Requests()); n != 3 {
+		t.Errorf("--retrieval-cache FILE: %d searches in two runs, want 3 (the second from the cache)", n)
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("--retrieval-cache FILE: %v", err)
@@ -274,8 +278,8 @@ func TestScoreRetrievalCacheFlag(t *testing.T) {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
 	}
-	if n := len(serper.Requests()); n != 6 {
-		t.Errorf("--retrieval-cache off: %d searches in all, want 6 (2 more per run)", n)
+	if n := len(serper.Requests()); n != 9 {
+		t.Errorf("--retrieval-cache off: %d searches in all, want 9 (3 more per run)", n)
 	}
 	if matches, _ := filepath.Glob(filepath.Join(cacheDir, "retrieval*")); len(matches) != 0 {
 		t.Errorf("--retrieval-cache FILE or off made %v", matches)

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // scaleInput is a file of 12 records: the test fixtures (with relations,
@@ -43,12 +45,15 @@ func TestScoreJobsAndShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The two Flaherty records: 26 atoms × 5 contexts, and context pairs.
+	// The two Flaherty records: each atom's own contexts and 3 others,
+	// and context pairs.
 	lines := strings.Split(strings.TrimSpace(want), "\n")
-	if len(lines) != 12 || !strings.Contains(lines[4], `"nli_pairs_pruned":`) || !strings.Contains(lines[4], `"pairs_per_atom":"5"`) {
+	def := strconv.Itoa(pipeline.DefaultPairsPerAtom)
+	if len(lines) != 12 || !regexp.MustCompile(`"nli_pairs":\d+,"nli_pairs_own":\d+,"nli_pairs_other":[1-9]\d*,"nli_pairs_pruned":[1-9]\d*,"pairs_per_atom":"own\+`+def+`"`).MatchString(lines[4]) {
 		t.Fatalf("%d lines; line 5: %.300s", len(lines), lines[4])
 	}
-	if m := regexp.MustCompile(`; (\d+) NLI pairs asked, (\d+) pruned \(--pairs-per-atom 5\)`).FindStringSubmatch(stderr); m == nil || m[2] == "0" {
+	m := regexp.MustCompile(`; (\d+) NLI pairs asked \((\d+) own, (\d+) added by similarity\), (\d+) pruned \(--pairs-per-atom ` + def + `\)`).FindStringSubmatch(stderr)
+	if m == nil || m[4] == "0" || atoi(m[1]) != atoi(m[2])+atoi(m[3]) {
 		t.Errorf("summary without pairs asked and pruned:\n%s", stderr)
 	}
 	for _, jobs := range []string{"2", "5"} {
@@ -115,10 +120,14 @@ func TestScoreResumePruning(t *testing.T) {
 	}
 	full, _ := os.ReadFile(out)
 	first := full[:bytes.IndexByte(full, '\n')+1]
-	old := bytes.Replace(first, []byte(`,"pairs_per_atom":"2"`), nil, 1)
+	old := bytes.Replace(first, []byte(`,"pairs_per_atom":"own+2"`), nil, 1)
 	if bytes.Equal(old, first) {
 		t.Fatal("no pairs_per_atom in the output line")
 	}
+	// Before each atom's own contexts were always asked, K was the most
+	// contexts asked per atom: such a line is another run's.
+	def := strconv.Itoa(pipeline.DefaultPairsPerAtom)
+	topK := bytes.Replace(first, []byte(`,"pairs_per_atom":"own+2"`), []byte(`,"pairs_per_atom":"2"`), 1)
 	tests := []struct {
 		name    string
 		content []byte
@@ -126,10 +135,13 @@ func TestScoreResumePruning(t *testing.T) {
 		want    string
 	}{
 		{"same", first, "2", ""},
-		{"other K", first, "3", `:1: field "pairs_per_atom" is "2" there but "3" in this run (--pairs-per-atom)`},
-		{"all", first, "all", `:1: field "pairs_per_atom" is "2" there but "all" in this run`},
+		{"same, written out", first, "own+2", ""},
+		{"other K", first, "3", `:1: field "pairs_per_atom" is "own+2" there but "own+3" in this run (--pairs-per-atom)`},
+		{"all", first, "all", `:1: field "pairs_per_atom" is "own+2" there but "all" in this run`},
+		{"own only", first, "0", `:1: field "pairs_per_atom" is "own+2" there but "own" in this run`},
 		{"before pruning, all", old, "all", ""},
-		{"before pruning, default", old, "5", `:1: field "pairs_per_atom" is "all" there but "5" in this run`},
+		{"before pruning, default", old, def, `:1: field "pairs_per_atom" is "all" there but "own+` + def + `" in this run`},
+		{"the best K of all contexts", topK, "2", `:1: field "pairs_per_atom" is "2" there but "own+2" in this run`},
 	}
 	for _, tc := range tests {
 		path := filepath.Join(t.TempDir(), "out.jsonl")
@@ -142,7 +154,7 @@ func TestScoreResumePruning(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"0", "-3", "some"} {
+	for _, bad := range []string{"-3", "some", "own+x", "own-1"} {
 		if _, _, err := run(t, context.Background(), "score", "--nli", "lexical", "--pairs-per-atom", bad, input); exitStatus(err) != 2 {
 			t.Errorf("--pairs-per-atom %s: %v (exit %d), want a usage error", bad, err, exitStatus(err))
 		}
@@ -210,4 +222,12 @@ func TestScoreJobsParts(t *testing.T) {
 			}
 		}
 	}
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

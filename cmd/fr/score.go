@@ -90,7 +90,7 @@ func runScore(c *cli.Context) error {
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
-	summary += fmt.Sprintf("; %d NLI pairs asked, %d pruned (--pairs-per-atom %s)", st.Pairs, st.Pruned, c.String("pairs-per-atom"))
+	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, c.String("pairs-per-atom"))
 	prog.Finish(summary + stopped(err))
 	if err != nil {
 		return err

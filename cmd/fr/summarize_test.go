@@ -204,6 +204,12 @@ func TestSummarizeEndToEnd(t *testing.T) {
 		t.Errorf("inspect: %v\n%s\n%s", err, shown, stderr)
 	}
 
+	// fr merge takes the summarized run's lines as one run: the priors its
+	// lines record are those its contexts carry (p_summary × 0.9).
+	if merged, stderr, err := run(t, context.Background(), "merge", rescore); err != nil || merged != out {
+		t.Errorf("merge of the summarized output: %v\n%s", err, stderr)
+	}
+
 	// An output file resumes only into a run that summarizes as it did.
 	outFile := writeFile(t, "resumed.jsonl", lines[0]+"\n")
 	_, stderr, err = run(t, context.Background(), append(append([]string{"score", "--summarize", "-o", outFile}, llmArgs...), in)...)
