@@ -80,6 +80,9 @@ func NewIndex(premise string) *Index {
 	return x
 }
 
+// Text is the premise.
+func (x *Index) Text() string { return x.text }
+
 // Sentences are the premise's sentences, in text order.
 func (x *Index) Sentences() []Span { return x.sentences }
 
