@@ -13,13 +13,13 @@
 package evidence
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/prune"
-	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
 // Span is a part of a text: text[Start:End], byte offsets that fall on
@@ -55,28 +55,30 @@ const lengthNorm = 0.3
 // is shown as the matching sentence stays readable.
 const MaxSentenceRunes = 320
 
-// Index is a premise split into sentences and indexed for matching, for
-// asking about several hypotheses (the atoms a context bears on).
+// k1 is BM25's term-frequency saturation, as in rank_bm25 and Lucene.
+const k1 = 1.5
+
+// Index is a premise split into sentences, for asking about several
+// hypotheses (the atoms a context bears on).
 type Index struct {
 	text      string
 	sentences []Span
-	words     []map[string]bool // the distinct words of each sentence
-	bm25      *retrieve.BM25
+	words     [][]string // the words of each sentence
+	avgLen    float64    // their mean number
 }
 
-// NewIndex splits premise into sentences and indexes them.
+// NewIndex splits premise into sentences and their words.
 func NewIndex(premise string) *Index {
 	x := &Index{text: premise, sentences: Sentences(premise)}
-	docs := make([][]string, len(x.sentences))
-	x.words = make([]map[string]bool, len(x.sentences))
+	x.words = make([][]string, len(x.sentences))
+	total := 0
 	for i, s := range x.sentences {
-		docs[i] = prune.Tokens(s.Text(premise))
-		x.words[i] = make(map[string]bool, len(docs[i]))
-		for _, w := range docs[i] {
-			x.words[i][w] = true
-		}
+		x.words[i] = prune.Tokens(s.Text(premise))
+		total += len(x.words[i])
 	}
-	x.bm25 = retrieve.NewBM25Lucene(docs, retrieve.DefaultK1, lengthNorm)
+	if total > 0 {
+		x.avgLen = float64(total) / float64(len(x.sentences))
+	}
 	return x
 }
 
@@ -94,31 +96,71 @@ func (x *Index) Sentences() []Span { return x.sentences }
 // holds (the one before on equal weight). It returns nil when no sentence
 // shares a word with the hypothesis. The same premise and hypothesis always
 // give the same spans.
+//
+// The scores are those of retrieve.NewBM25Lucene(sentences' words, 1.5,
+// 0.3) for the hypothesis's distinct words, computed for those words alone:
+// a premise serves few hypotheses, and indexing every word of it would
+// cost more than the questions.
 func (x *Index) Best(hypothesis string) []Span {
 	query := distinct(prune.Tokens(hypothesis))
-	if len(x.sentences) == 0 || len(query) == 0 {
+	if x.avgLen == 0 || len(query) == 0 {
 		return nil
 	}
-	scores := x.bm25.Scores(query)
-	best := retrieve.TopK(scores, 1)[0]
-	if scores[best] <= 0 {
-		return nil
+	slot := make(map[string]int, len(query))
+	for j, w := range query {
+		slot[w] = j
 	}
-	// The weight of the hypothesis's words the premise holds, and of those
-	// the best sentence lacks that each neighbour holds.
-	var total float64
-	for _, w := range query {
-		total += x.bm25.IDF(w)
-	}
-	second, gain := -1, 0.0
+	// tf[i*len(query)+j] is the count of query word j in sentence i; df[j]
+	// the number of sentences that hold it.
+	q := len(query)
+	tf := make([]float64, len(x.sentences)*q)
+	df := make([]float64, q)
 	for i, words := range x.words {
-		if i != best-1 && i != best+1 {
+		row := tf[i*q : (i+1)*q]
+		for _, w := range words {
+			if j, ok := slot[w]; ok {
+				if row[j] == 0 {
+					df[j]++
+				}
+				row[j]++
+			}
+		}
+	}
+	n := float64(len(x.sentences))
+	idf := make([]float64, q)
+	var total float64 // the weight of the hypothesis's words the premise holds
+	for j := range idf {
+		if df[j] > 0 {
+			idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
+			total += idf[j]
+		}
+	}
+	best, top := -1, 0.0
+	for i, words := range x.words {
+		norm := k1 * (1 - lengthNorm + lengthNorm*float64(len(words))/x.avgLen)
+		var score float64
+		for j, f := range tf[i*q : (i+1)*q] {
+			if f > 0 {
+				score += idf[j] * (f * (k1 + 1) / (f + norm))
+			}
+		}
+		if score > top {
+			best, top = i, score
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	// The neighbour that adds the most weight of the words best lacks.
+	second, gain := -1, 0.0
+	for _, i := range []int{best - 1, best + 1} {
+		if i < 0 || i >= len(x.sentences) {
 			continue
 		}
 		var g float64
-		for _, w := range query {
-			if words[w] && !x.words[best][w] {
-				g += x.bm25.IDF(w)
+		for j := range q {
+			if tf[i*q+j] > 0 && tf[best*q+j] == 0 {
+				g += idf[j]
 			}
 		}
 		if g > gain {
