@@ -245,15 +245,7 @@ func TestBrowserEvidence(t *testing.T) {
 // other run's column of the table and in the panel, without a script error.
 func TestBrowserMissingContext(t *testing.T) {
 	b := openBrowser(t)
-	var buf bytes.Buffer
-	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	page := (&url.URL{Scheme: "file", Path: path}).String()
+	page := reportPage(t, moreContextsReport(t))
 	var note, rel string
 	b.run(t, "showing c_extra in both runs", chromedp.Navigate(page+"#line-3"),
 		chromedp.WaitVisible(`#detail details summary`, chromedp.ByQuery),
@@ -271,6 +263,21 @@ func TestBrowserMissingContext(t *testing.T) {
 		t.Errorf("run 1's relation from c_extra: %q", rel)
 	}
 	b.checkQuiet(t, page)
+}
+
+// reportPage writes rep's page with the built-in layout into a temporary
+// directory and returns its file URL.
+func reportPage(t *testing.T, rep *report.Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String()
 }
 
 // evidence reads the relations the panel shows.
@@ -321,15 +328,7 @@ func screenshot(t *testing.T, b *browserPage, path string) {
 // context's text; the markup it holds is shown as text and never runs.
 func TestBrowserWhyHostile(t *testing.T) {
 	b := openBrowser(t)
-	var buf bytes.Buffer
-	if err := hostileReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	page := (&url.URL{Scheme: "file", Path: path}).String()
+	page := reportPage(t, hostileReport(t))
 	var why, mark, excerpt string
 	var marks, injected int
 	var pwned bool
