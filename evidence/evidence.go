@@ -258,6 +258,11 @@ func splitParagraph(text string, p Span, out []Span) []Span {
 		}
 	}
 	for i := p.Start; i < p.End; {
+		// Most of a text is letters and spaces: pass them by byte.
+		if b := text[i]; b < utf8.RuneSelf && b != '\n' && b != '=' && b != '.' && b != '!' && b != '?' {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:p.End])
 		switch {
 		case r == '\n':
