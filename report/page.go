@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/factreasoner/factreasoner-go/evidence"
 	"github.com/factreasoner/factreasoner-go/instance"
 )
 
@@ -164,8 +163,7 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			}
 			return k
 		}
-		w := &why{texts: make(map[string]string, len(node)+len(contexts)), heads: make(map[string]int, len(contexts)),
-			premises: make(map[string]*evidence.Index), pairs: make(map[[2]string][]int), n: rep.Options.ExcerptRunes, add: addText}
+		w := newWhy(rep.Options.ExcerptRunes, addText)
 		for _, a := range base.Atoms {
 			w.texts[a.ID] = a.Text
 		}

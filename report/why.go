@@ -23,6 +23,14 @@ type why struct {
 	add      func(text string) int
 }
 
+// newWhy returns a why for one response, n characters to an excerpt, add
+// putting a text into the page's texts and giving its index; the caller
+// fills texts (every atom and context) and heads.
+func newWhy(n int, add func(text string) int) *why {
+	return &why{texts: make(map[string]string), heads: make(map[string]int), premises: make(map[string]*evidence.Index),
+		pairs: make(map[[2]string][]int), n: n, add: add}
+}
+
 // shownText is the text the report shows of a context.
 func shownText(c instance.Context) string {
 	if c.Text != "" {
