@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/factreasoner/factreasoner-go/evidence"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
@@ -36,6 +37,13 @@ type Evidence struct {
 	// Distribution is the NLI model's whole answer for the pair, indexed
 	// by nli.Label, when the backend gives one.
 	Distribution []float64
+	// Premise is the text of the relation's source, the context the NLI
+	// model read as the premise, and Sentences the sentence or two of it
+	// that best match the target's text (evidence.Best): where a reader
+	// should look for what the relation rests on. Sentences is empty when
+	// no sentence shares a word with the target.
+	Premise   string
+	Sentences []evidence.Span
 }
 
 // Explain explains the atoms of an assessment, in byte-sorted id order,
@@ -79,6 +87,18 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 		}
 		return "", atoms[id].Text
 	}
+	// A context is the premise of many relations: split it once.
+	premises := make(map[string]*evidence.Index)
+	why := func(rel graph.Relation) (string, []evidence.Span) {
+		x, ok := premises[rel.Source]
+		if !ok {
+			_, text := describe(rel.Source)
+			x = evidence.NewIndex(text)
+			premises[rel.Source] = x
+		}
+		_, hypothesis := describe(rel.Target)
+		return x.Text(), x.Best(hypothesis)
+	}
 	var out []Explanation
 	for _, v := range a.Network.Variables { // sorted by name
 		isAtom := v.Kind == graph.AtomVariable
@@ -107,6 +127,7 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 			ev := Evidence{Relation: rel, Other: other, Distribution: dist[[2]string{rel.Source, rel.Target}]}
 			ev.OtherTitle, ev.OtherText = describe(other)
 			ev.OtherPTrue, _ = a.PTrue(other)
+			ev.Premise, ev.Sentences = why(rel)
 			e.Evidence = append(e.Evidence, ev)
 		}
 		sort.SliceStable(e.Evidence, func(i, j int) bool {
@@ -125,7 +146,8 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 // ExplainContexts) as text, as fr inspect shows them: a header line with the
 // record's scores, then each variable with its P(true) and the relations
 // that move it, strongest first, with the NLI model's whole answer where
-// the backend gives one.
+// the backend gives one, and under each relation the sentences of its
+// premise that best match its hypothesis.
 func WriteExplanations(w io.Writer, a *Assessment, ex []Explanation) error {
 	var b bytes.Buffer
 	writeExplanations(&b, a, ex)
@@ -167,6 +189,9 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 				fmt.Fprintf(w, "  [entailment %.4f, neutral %.4f, contradiction %.4f]", d[nli.Entailment], d[nli.Neutral], d[nli.Contradiction])
 			}
 			fmt.Fprintln(w)
+			for _, s := range ev.Sentences {
+				fmt.Fprintf(w, "        > %s\n", OneLine(s.Text(ev.Premise), 2*evidence.MaxSentenceRunes))
+			}
 		}
 	}
 	fmt.Fprintln(w)

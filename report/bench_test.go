@@ -29,7 +29,7 @@ import (
 // atoms, 53 contexts) with IBM's recorded relations, scored by the
 // pipeline as fr score does, on n input lines, each with its own question.
 // It returns the files' paths.
-func benchRuns(b *testing.B, n int) []string {
+func benchRuns(b testing.TB, n int) []string {
 	b.Helper()
 	ins, err := instance.ReadFile(refdata.Path(b, "factreasoner", "flaherty_wikipedia.json"))
 	if err != nil {
@@ -83,7 +83,7 @@ func benchRuns(b *testing.B, n int) []string {
 	return paths
 }
 
-func readBenchReport(b *testing.B, paths []string) *report.Report {
+func readBenchReport(b testing.TB, paths []string) *report.Report {
 	b.Helper()
 	var runs []*report.Run
 	for _, p := range paths {

@@ -210,6 +210,15 @@ func TestBrowserEvidence(t *testing.T) {
 			if !strings.Contains(heading, "Atom a0") || gold != rec.Atoms[0].Label {
 				t.Errorf("panel heading %q, gold %q; want atom a0 with gold %q", heading, gold, rec.Atoms[0].Label)
 			}
+			// The relation leads with the sentence of c_a0_0 it rests on,
+			// marked in the context's text.
+			var why, mark string
+			b.run(t, "reading what the relation rests on", chromedp.Text(`#evidence li[data-source="c_a0_0"] .why`, &why, chromedp.ByQuery),
+				chromedp.Text(`#evidence li[data-source="c_a0_0"] mark`, &mark, chromedp.ByQuery))
+			const sentence = "Augusta Ada King, Countess of Lovelace (1815-1852), was an English mathematician and writer, chiefly known for her work on the Analytical Engine, the mechanical general-purpose computer proposed by Charles Babbage."
+			if why != sentence || mark != sentence {
+				t.Errorf("c_a0_0 → a0 leads with %q and marks %q, want %q", why, mark, sentence)
+			}
 			screenshot(t, b, filepath.Join(shots, "report-"+layout.name+"-atom.png"))
 
 			// A context of FR3: the context–context relation into it and
@@ -236,15 +245,7 @@ func TestBrowserEvidence(t *testing.T) {
 // other run's column of the table and in the panel, without a script error.
 func TestBrowserMissingContext(t *testing.T) {
 	b := openBrowser(t)
-	var buf bytes.Buffer
-	if err := moreContextsReport(t).WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	page := (&url.URL{Scheme: "file", Path: path}).String()
+	page := reportPage(t, moreContextsReport(t))
 	var note, rel string
 	b.run(t, "showing c_extra in both runs", chromedp.Navigate(page+"#line-3"),
 		chromedp.WaitVisible(`#detail details summary`, chromedp.ByQuery),
@@ -262,6 +263,21 @@ func TestBrowserMissingContext(t *testing.T) {
 		t.Errorf("run 1's relation from c_extra: %q", rel)
 	}
 	b.checkQuiet(t, page)
+}
+
+// reportPage writes rep's page with the built-in layout into a temporary
+// directory and returns its file URL.
+func reportPage(t *testing.T, rep *report.Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String()
 }
 
 // evidence reads the relations the panel shows.
@@ -305,4 +321,35 @@ func screenshot(t *testing.T, b *browserPage, path string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// TestBrowserWhyHostile: a relation's sentence, after multi-byte text and
+// beyond the start of its context, is shown first and marked in the
+// context's text; the markup it holds is shown as text and never runs.
+func TestBrowserWhyHostile(t *testing.T) {
+	b := openBrowser(t)
+	page := reportPage(t, hostileReport(t))
+	var why, mark, excerpt string
+	var marks, injected int
+	var pwned bool
+	b.run(t, "showing a5's evidence", chromedp.Navigate(page+"#line-3"),
+		chromedp.WaitVisible(`#detail .chip[data-run="0"][data-id="a5"]`, chromedp.ByQuery),
+		chromedp.Click(`#detail .chip[data-run="0"][data-id="a5"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#evidence li[data-source="c_a5_0"] mark`, chromedp.ByQuery),
+		chromedp.Text(`#evidence li[data-source="c_a5_0"] .why`, &why, chromedp.ByQuery),
+		chromedp.Text(`#evidence li[data-source="c_a5_0"] mark`, &mark, chromedp.ByQuery),
+		chromedp.Text(`#evidence li[data-source="c_a5_0"] .excerpt`, &excerpt, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('#evidence mark').length`, &marks),
+		chromedp.Evaluate(`document.querySelectorAll('#evidence img, #evidence script, body > img').length`, &injected),
+		chromedp.Evaluate(`window.pwned !== undefined`, &pwned))
+	if why != hostileSentence || mark != hostileSentence || marks != 1 {
+		t.Errorf("the relation leads with %q and marks %q (%d marks), want %q once", why, mark, marks, hostileSentence)
+	}
+	if !strings.HasPrefix(excerpt, "… ") || !strings.Contains(excerpt, "🎉 Fülltext über Zürich. "+hostileSentence) {
+		t.Errorf("the context's excerpt around the sentence: %q", excerpt)
+	}
+	if injected != 0 || pwned {
+		t.Errorf("the context's markup became elements (%d) or ran (%v)", injected, pwned)
+	}
+	b.checkQuiet(t, page)
 }

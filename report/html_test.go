@@ -99,6 +99,7 @@ type pageData struct {
 			P     []*float64
 			Al    map[string]int
 			Rel   [][4]float64
+			W     [][]int
 			Known bool
 			G     struct {
 				W, H float64

@@ -53,6 +53,7 @@ type pageResult struct {
 	P     []*prob     `json:"p"`
 	Alias map[int]int `json:"al,omitempty"` // node → the node it was merged into
 	Rel   [][4]any    `json:"rel"`          // [source node, target node, type, probability]
+	Why   [][]int     `json:"w"`            // per relation, what it rests on (why.relation)
 	Known bool        `json:"known"`        // the relations are recorded
 	Graph *pageGraph  `json:"g"`
 }
@@ -153,18 +154,23 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			}
 		}
 		textIndex := make(map[string]int)
-		for i, c := range contexts {
-			t := c.Text
-			if t == "" {
-				t = c.Snippet
-			}
-			t = excerpt(t, rep.Options.ExcerptRunes)
+		addText := func(t string) int {
 			k, ok := textIndex[t]
 			if !ok {
 				k = len(pr.Texts)
 				textIndex[t] = k
 				pr.Texts = append(pr.Texts, t)
 			}
+			return k
+		}
+		w := newWhy(rep.Options.ExcerptRunes, addText)
+		for _, a := range base.Atoms {
+			w.texts[a.ID] = a.Text
+		}
+		for i, c := range contexts {
+			t := shownText(c)
+			k := addText(excerpt(t, rep.Options.ExcerptRunes))
+			w.texts[c.ID], w.heads[c.ID] = t, k
 			pr.Contexts = append(pr.Contexts, pageContext{c.ID, c.Title, k, c.Link})
 			node[c.ID] = len(base.Atoms) + i
 		}
@@ -175,7 +181,7 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				continue
 			}
 			x := &pageResult{Pr: prob(res.Scores.Precision), F1K: prob(res.Scores.F1K), K: res.Scores.K, E: prob(res.Scores.AvgEntropy),
-				Known: res.RelationsKnown, Rel: [][4]any{}}
+				Known: res.RelationsKnown, Rel: [][4]any{}, Why: [][]int{}}
 			if g := res.Scores.Gold; g != nil {
 				x.GoldPr = ptr(g.FactualityScore)
 			}
@@ -214,6 +220,7 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			for _, rel := range res.Relations {
 				s, t := node[rel.Source], node[rel.Target]
 				x.Rel = append(x.Rel, [4]any{s, t, relationCode[rel.Type], prob(rel.Probability)})
+				x.Why = append(x.Why, w.relation(rel.Source, rel.Target))
 				g.Edges = append(g.Edges, Edge{From: gi[s], To: gi[t]})
 			}
 			graphs = append(graphs, g)

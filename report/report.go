@@ -1,7 +1,9 @@
 // Package report shows the results of `fr score` for people to look at: one
 // self-contained HTML file (inline CSS, JavaScript and SVG, nothing fetched
 // from the network) with, per response, the text with its atoms coloured by
-// P(true), the evidence behind each atom and context, and the network; and a
+// P(true), the evidence behind each atom and context (each relation led by
+// the sentences of its premise that best match its hypothesis, package
+// evidence), and the network; and a
 // summary with precision, F1@K and entropy, and against gold labels a
 // reliability diagram, ECE, the confusion matrix and Pr against gold Pr.
 // Several runs of the same input (FR1/FR2/FR3, or two NLI backends) are
@@ -28,7 +30,8 @@ type Options struct {
 	// Title heads the page; empty gives "FactReasoner report".
 	Title string
 	// ExcerptRunes caps the context text kept per context (the excerpt shown
-	// as evidence), which bounds the size of the file; 0 gives 600.
+	// as evidence), and the text kept around a relation's sentences where
+	// they lie beyond it, which bounds the size of the file; 0 gives 600.
 	ExcerptRunes int
 	// Bins is the number of equal-width P(true) bins of the reliability
 	// diagram and ECE; 0 gives 10.

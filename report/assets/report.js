@@ -326,7 +326,8 @@
       box.push(el('p', { 'class': 'norel' }, 'This output does not record its relations, so the evidence cannot be shown.'));
     } else {
       var into = [], out = [];
-      x.rel.forEach(function (rel) { if (rel[1] === v) into.push(rel); else if (rel[0] === v) out.push(rel); });
+      // Each relation with its index (rel[4]), which finds what it rests on (x.w).
+      x.rel.forEach(function (rel, k) { if (rel[1] === v) into.push(rel.concat(k)); else if (rel[0] === v) out.push(rel.concat(k)); });
       var bySource = function (a, b) { return b[3] - a[3] || (a[0] < b[0] ? -1 : 1); };
       into.sort(bySource); out.sort(bySource);
       box.push(el('h4', null, n.atom ? 'Relations (' + into.length + ')' : 'Relations into it (' + into.length + ')'));
@@ -348,15 +349,50 @@
     }
     aside.replaceChildren.apply(aside, box);
   }
-  // relation: one relation of the selection, told from the other end.
+  // relation: one relation of the selection, told from the other end. It
+  // leads with the sentences of its premise (the source context) that best
+  // match its hypothesis, then shows the other end: a premise's text with
+  // those sentences marked, or the hypothesis's text.
   function relation(ri, run, other, rel) {
     var r = D.responses[ri], x = r.r[run], o = nodeOf(r, other), po = x.p[other];
     var link = el('a', { 'class': 'node-link', onclick: function () { select(ri, run, other); } }, o.id);
-    return el('li', { 'data-source': nodeOf(r, rel[0]).id, 'data-target': nodeOf(r, rel[1]).id },
+    var w = x.w[rel[4]] || [], text = r.tx[w[0]], m = w.slice(1), premise = nodeOf(r, rel[0]), hyp = nodeOf(r, rel[1]);
+    var why = null;
+    if (m.length) {
+      why = el('div', { 'class': 'why', title: 'the sentence' + (m.length > 2 ? 's' : '') + ' of ' + premise.id + ' that best match' + (m.length > 2 ? '' : 'es') + ' ' + hyp.id },
+        sentences(text, m));
+    } else if (w.length) {
+      why = el('div', { 'class': 'why none' }, 'No sentence of ' + premise.id + ' shares a word with ' + hyp.id + '.');
+    }
+    var shown = o.atom ? el('div', { 'class': 'excerpt' }, o.text) :
+      [o.title ? el('div', null, el('b', null, o.title)) : null,
+        el('div', { 'class': 'excerpt' }, rel[0] === other && w.length ? marked(text, m) : o.text)];
+    return el('li', { 'data-source': premise.id, 'data-target': hyp.id },
       el('div', null, el('span', { 'class': 'type', style: 'background:' + TYPE_COLORS[rel[2]] }, TYPES[rel[2]]), ' ', el('b', { 'class': 'prob' }, f6(rel[3])),
         rel[0] === other ? ' from ' : ' to ', link, ' · its P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(po) + ';color:' + inkFor(po) }, f3(po))),
-      o.atom ? el('div', { 'class': 'excerpt' }, o.text) :
-        [o.title ? el('div', null, el('b', null, o.title)) : null, el('div', { 'class': 'excerpt' }, o.text)]);
+      why, shown);
+  }
+  // sentences: the marked parts of text (m: start, end, ... in UTF-16 code
+  // units, as JavaScript counts), in order, an ellipsis between two that are
+  // not next to each other.
+  function sentences(text, m) {
+    var parts = [];
+    for (var i = 0; i < m.length; i += 2) {
+      if (i > 0) parts.push(/\S/.test(text.slice(m[i - 1], m[i])) ? ' … ' : ' ');
+      parts.push(text.slice(m[i], m[i + 1]));
+    }
+    return parts;
+  }
+  // marked: text with the parts m names in <mark>, as text nodes: whatever
+  // the text holds is shown, never read as HTML.
+  function marked(text, m) {
+    var parts = [], at = 0;
+    for (var i = 0; i < m.length; i += 2) {
+      parts.push(text.slice(at, m[i]), el('mark', null, text.slice(m[i], m[i + 1])));
+      at = m[i + 1];
+    }
+    parts.push(text.slice(at));
+    return parts;
   }
 
   // ---- routing ----

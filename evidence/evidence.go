@@ -1,0 +1,415 @@
+// Package evidence finds the sentences of a context that an NLI relation
+// most likely rests on: the sentence or two of the premise that best match
+// the hypothesis. An NLI model reads a whole passage and answers with one
+// label; the sentences that share the hypothesis's rarest words are where a
+// reader should look to check that answer (fr inspect prints them; fr report
+// leads each relation with them and marks them in the context's text).
+//
+// Matching is lexical, with the words prune ranks contexts by (lower-cased
+// runs of letters and digits, prune.Tokens): each sentence of the premise is
+// a document of a BM25 index (Lucene's idf, never negative; k1 = 1.5), the
+// hypothesis's distinct words the query. It is a reading aid, not a second
+// NLI model: it says where the words are, not what they mean.
+package evidence
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/factreasoner/factreasoner-go/prune"
+)
+
+// Span is a part of a text: text[Start:End], byte offsets that fall on
+// UTF-8 boundaries, without white space at either end.
+type Span struct {
+	Start, End int
+}
+
+// Text is the part of text the span covers.
+func (s Span) Text(text string) string { return text[s.Start:s.End] }
+
+// SecondShare is how much a neighbour of the best sentence must add to it
+// to be shown with it: a share of the weight (the summed idf) of the
+// hypothesis's words that the premise holds. A fact is often stated over
+// two sentences ("... appeared as jack crow in cold in july. other film
+// appearances include ... while television roles include ..."), or in one
+// that a long list cut in two; a neighbour that only adds the hypothesis's
+// common words is noise. Sentences farther away are not shown: the further
+// a sentence, the less likely it speaks of the same thing.
+const SecondShare = 0.25
+
+// lengthNorm is BM25's b, how much a sentence's length discounts its
+// score. Documents' usual 0.75 ranks a four-word line that holds the
+// subject's name ("lanny flaherty at imdb") above the sentence that states
+// the fact; at 0.3 the best sentence is one a person chose as the evidence
+// for each of the 10 (atom, article) pairs of the Flaherty atoms that have
+// hand-chosen evidence sentences, against 6 of 10 at 0.75.
+const lengthNorm = 0.3
+
+// MaxSentenceRunes bounds a sentence: a longer run of text without a
+// sentence end (a list, a table, a page without punctuation) is cut at
+// word boundaries into parts of at most this many characters, so that what
+// is shown as the matching sentence stays readable.
+const MaxSentenceRunes = 320
+
+// k1 is BM25's term-frequency saturation, as in rank_bm25 and Lucene.
+const k1 = 1.5
+
+// Index is a premise split into sentences, for asking about several
+// hypotheses (the atoms a context bears on).
+type Index struct {
+	text      string
+	sentences []Span
+	words     [][]string // the words of each sentence
+	avgLen    float64    // their mean number
+}
+
+// NewIndex splits premise into sentences and their words.
+func NewIndex(premise string) *Index {
+	x := &Index{text: premise, sentences: Sentences(premise)}
+	x.words = make([][]string, len(x.sentences))
+	total := 0
+	for i, s := range x.sentences {
+		x.words[i] = prune.Tokens(s.Text(premise))
+		total += len(x.words[i])
+	}
+	if total > 0 {
+		x.avgLen = float64(total) / float64(len(x.sentences))
+	}
+	return x
+}
+
+// Text is the premise.
+func (x *Index) Text() string { return x.text }
+
+// Sentences are the premise's sentences, in text order.
+func (x *Index) Sentences() []Span { return x.sentences }
+
+// Best returns the sentence or two of the premise that best match
+// hypothesis, in text order: the sentence with the highest BM25 score (the
+// first of equals), and the one before or after it that adds the most
+// weight of the hypothesis's words the best one lacks, when that is at
+// least SecondShare of the weight of the hypothesis's words the premise
+// holds (the one before on equal weight). It returns nil when no sentence
+// shares a word with the hypothesis. The same premise and hypothesis always
+// give the same spans.
+//
+// The scores are those of retrieve.NewBM25Lucene(sentences' words, 1.5,
+// 0.3) for the hypothesis's distinct words, computed for those words alone:
+// a premise serves few hypotheses, and indexing every word of it would
+// cost more than the questions.
+func (x *Index) Best(hypothesis string) []Span {
+	query := distinct(prune.Tokens(hypothesis))
+	if x.avgLen == 0 || len(query) == 0 {
+		return nil
+	}
+	slot := make(map[string]int, len(query))
+	for j, w := range query {
+		slot[w] = j
+	}
+	// tf[i*len(query)+j] is the count of query word j in sentence i; df[j]
+	// the number of sentences that hold it.
+	q := len(query)
+	tf := make([]float64, len(x.sentences)*q)
+	df := make([]float64, q)
+	for i, words := range x.words {
+		row := tf[i*q : (i+1)*q]
+		for _, w := range words {
+			if j, ok := slot[w]; ok {
+				if row[j] == 0 {
+					df[j]++
+				}
+				row[j]++
+			}
+		}
+	}
+	n := float64(len(x.sentences))
+	idf := make([]float64, q)
+	var total float64 // the weight of the hypothesis's words the premise holds
+	for j := range idf {
+		if df[j] > 0 {
+			idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
+			total += idf[j]
+		}
+	}
+	best, top := -1, 0.0
+	for i, words := range x.words {
+		norm := k1 * (1 - lengthNorm + lengthNorm*float64(len(words))/x.avgLen)
+		var score float64
+		for j, f := range tf[i*q : (i+1)*q] {
+			if f > 0 {
+				score += idf[j] * (f * (k1 + 1) / (f + norm))
+			}
+		}
+		if score > top {
+			best, top = i, score
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	// The neighbour that adds the most weight of the words best lacks.
+	second, gain := -1, 0.0
+	for _, i := range []int{best - 1, best + 1} {
+		if i < 0 || i >= len(x.sentences) {
+			continue
+		}
+		var g float64
+		for j := range q {
+			if tf[i*q+j] > 0 && tf[best*q+j] == 0 {
+				g += idf[j]
+			}
+		}
+		if g > gain {
+			second, gain = i, g
+		}
+	}
+	out := []Span{x.sentences[best]}
+	if second >= 0 && gain >= SecondShare*total {
+		out = append(out, x.sentences[second])
+		if second < best {
+			out[0], out[1] = out[1], out[0]
+		}
+	}
+	return out
+}
+
+// Best returns the sentence or two of premise that best match hypothesis,
+// as (*Index).Best does.
+func Best(premise, hypothesis string) []Span {
+	return NewIndex(premise).Best(hypothesis)
+}
+
+func distinct(words []string) []string {
+	slices.Sort(words)
+	return slices.Compact(words)
+}
+
+// Sentences splits text into sentences, in text order.
+//
+// A sentence ends at a run of terminators (. ! ? …) and closing quotes or
+// brackets followed by white space, at a blank line, and at a line break
+// before a line that does not go on in lower case. Within a paragraph that
+// has capital letters, a period before a lower-case word, after an initial
+// ("John F. Kennedy") or after a title or Latin abbreviation ("Dr.",
+// "e.g.") ends nothing. Some corpora are lower-cased (the Wikipedia
+// passages of FactReasoner's reference data are: "he was born in crofton,
+// maryland. he is a graduate of ucla"); in a paragraph without capitals a
+// period ends a sentence before any word, but not before a comma, a
+// semicolon, a colon or a closing bracket ("robert downey jr. , tommy").
+// Wikipedia's section headings ("= = early life = =") end sentences and
+// are not sentences themselves. A sentence longer than MaxSentenceRunes is
+// cut at word boundaries.
+func Sentences(text string) []Span {
+	var out []Span
+	for _, p := range paragraphs(text) {
+		out = splitParagraph(text, p, out)
+	}
+	return out
+}
+
+// paragraphs are the runs of text between blank lines.
+func paragraphs(text string) []Span {
+	var out []Span
+	start := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != '\n' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			j++
+		}
+		if j < len(text) && text[j] == '\n' {
+			out = append(out, Span{start, i})
+			start = j
+			i = j
+		}
+	}
+	return append(out, Span{start, len(text)})
+}
+
+// maxHeadingWords is the most words between two heading markers that are
+// taken for a heading; more are a section's text without a period (a cast
+// list, a filmography).
+const maxHeadingWords = 8
+
+const (
+	terminators = ".!?…"
+	closers     = "\"'”’)]»"
+	// continuers cannot open a sentence: in caseless text a period before
+	// one is an abbreviation's.
+	continuers = ",;:)]}%"
+)
+
+// splitParagraph appends the sentences of text[p.Start:p.End] to out.
+func splitParagraph(text string, p Span, out []Span) []Span {
+	caseless := strings.IndexFunc(text[p.Start:p.End], unicode.IsUpper) < 0
+	start := p.Start
+	afterHeading := false // the current sentence starts after a heading marker
+	end := func(at int, atHeading bool) {
+		s := trim(text, Span{start, at})
+		heading := atHeading && afterHeading && len(strings.Fields(s.Text(text))) <= maxHeadingWords
+		if s.End > s.Start && !heading && hasLetterOrDigit(s.Text(text)) {
+			out = cut(text, s, out)
+		}
+	}
+	for i := p.Start; i < p.End; {
+		// Most of a text is letters and spaces: pass them by byte.
+		if b := text[i]; b < utf8.RuneSelf && b != '\n' && b != '=' && b != '.' && b != '!' && b != '?' {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:p.End])
+		switch {
+		case r == '\n':
+			next, _ := utf8.DecodeRuneInString(strings.TrimLeft(text[i+1:p.End], " \t\r"))
+			if caseless || !unicode.IsLower(next) {
+				end(i, false)
+				start, afterHeading = i+1, false
+			}
+			i++
+		case r == '=':
+			j, ok := headingMarker(text, p, i)
+			if !ok {
+				i++
+				continue
+			}
+			end(i, true)
+			start, afterHeading = j, true
+			i = j
+		case strings.ContainsRune(terminators, r):
+			j, ends := sentenceEnd(text, p, start, i, caseless)
+			if ends {
+				end(j, false)
+				start, afterHeading = j, false
+			}
+			i = j
+		default:
+			i += size
+		}
+	}
+	end(p.End, false)
+	return out
+}
+
+// headingMarker reports whether a run of at least two '=' (spaces between
+// them allowed: "= =", "==") starts at i, with white space or the
+// paragraph's ends on both sides, and where it ends.
+func headingMarker(text string, p Span, i int) (int, bool) {
+	if i > p.Start && !isSpaceByte(text[i-1]) {
+		return 0, false
+	}
+	j, n, last := i, 0, i
+	for j < p.End && (text[j] == '=' || text[j] == ' ') {
+		if text[j] == '=' {
+			n++
+			last = j + 1
+		}
+		j++
+	}
+	if n < 2 || (last < p.End && !isSpaceByte(text[last])) {
+		return 0, false
+	}
+	return last, true
+}
+
+func isSpaceByte(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// sentenceEnd looks at the terminator at i of the sentence that starts at
+// start: it returns the offset just after the run of terminators and
+// closing marks there, and whether the sentence ends at it.
+func sentenceEnd(text string, p Span, start, i int, caseless bool) (int, bool) {
+	j := i
+	for j < p.End {
+		r, n := utf8.DecodeRuneInString(text[j:p.End])
+		if !strings.ContainsRune(terminators, r) {
+			break
+		}
+		j += n
+	}
+	lone := j-i == 1 && text[i] == '.' // a single period, not "?!" or "..."
+	for j < p.End {
+		r, n := utf8.DecodeRuneInString(text[j:p.End])
+		if !strings.ContainsRune(closers, r) {
+			break
+		}
+		j += n
+	}
+	if j == p.End {
+		return j, true
+	}
+	if r, _ := utf8.DecodeRuneInString(text[j:p.End]); !unicode.IsSpace(r) {
+		return j, false // "3.5", "U.S.A", "example.com"
+	}
+	next, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(text[j:p.End], unicode.IsSpace))
+	switch {
+	case caseless && strings.ContainsRune(continuers, next):
+		return j, false
+	case !caseless && unicode.IsLower(next):
+		return j, false
+	case !lone:
+		return j, true
+	}
+	word := lastWord(text[start:i])
+	if r, n := utf8.DecodeRuneInString(word); n == len(word) && unicode.IsLetter(r) {
+		return j, false // an initial
+	}
+	return j, !abbreviations[strings.ToLower(word)]
+}
+
+// abbreviations are words whose period never ends a sentence: titles, which
+// precede a name, and Latin abbreviations, which precede more text.
+var abbreviations = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "rev": true, "hon": true, "st": true,
+	"gen": true, "col": true, "lt": true, "capt": true, "sgt": true, "gov": true, "sen": true, "rep": true,
+	"e.g": true, "i.e": true, "cf": true, "vs": true, "viz": true, "ca": true, "approx": true, "al": true,
+}
+
+// lastWord is the word before a period, without opening punctuation.
+func lastWord(s string) string {
+	w := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
+	return strings.TrimLeft(w, "\"'“‘([«")
+}
+
+// trim shrinks s to exclude white space at either end.
+func trim(text string, s Span) Span {
+	t := text[s.Start:s.End]
+	lead := len(t) - len(strings.TrimLeftFunc(t, unicode.IsSpace))
+	t = strings.TrimRightFunc(t[lead:], unicode.IsSpace)
+	return Span{s.Start + lead, s.Start + lead + len(t)}
+}
+
+func hasLetterOrDigit(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// cut appends s to out, cut at word boundaries into parts of at most
+// MaxSentenceRunes characters.
+func cut(text string, s Span, out []Span) []Span {
+	for {
+		limit, n := s.End, 0 // limit: the offset just past the first MaxSentenceRunes characters
+		for i := range text[s.Start:s.End] {
+			if n == MaxSentenceRunes {
+				limit = s.Start + i
+				break
+			}
+			n++
+		}
+		if limit == s.End {
+			return append(out, s)
+		}
+		at := limit
+		if k := strings.LastIndexFunc(text[s.Start:limit], unicode.IsSpace); k > 0 {
+			at = s.Start + k
+		}
+		out = append(out, trim(text, Span{s.Start, at}))
+		s = trim(text, Span{at, s.End})
+		if s.End == s.Start {
+			return out
+		}
+	}
+}
