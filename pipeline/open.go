@@ -30,17 +30,16 @@ import (
 )
 
 // Options describe a pipeline by names and settings; Open turns them into
-// one. The zero value, with a Solver, scores records that carry their own
-// relations, and falls back to the lexical NLI backend (with a warning) for
-// the others.
+// one. The zero value scores records that carry their own relations (with
+// inference.Auto); a record without relations is then an error, ErrNoNLI,
+// that says what to configure (NLI.Backend), never a guess.
 type Options struct {
 	// Graph sets the priors and factor tables; the zero value selects
 	// graph.DefaultOptions.
 	Graph graph.Options
 	// K is F1@K's K; the zero value is "half" (max(⌊n/2⌋, 1) per response).
 	K score.K
-	// Solver computes the marginals (needed to score, not to retrieve or
-	// verify).
+	// Solver computes the marginals; nil selects inference.Auto{}.
 	Solver inference.Solver
 
 	NLI NLIOptions
@@ -93,9 +92,11 @@ type Options struct {
 // NLIOptions choose the NLI backend.
 type NLIOptions struct {
 	// Backend is "auto" (or ""), "given", "onnx", "remote", "llm" or
-	// "lexical". Auto scores records that carry relations from them and the others with
-	// onnx when a model is available (Model is set, or the default model
-	// was pulled), else with the lexical fallback and a warning.
+	// "lexical". Auto scores records that carry relations from them and
+	// the others with onnx when a model is available (Model is set, or the
+	// default model was pulled); without one, a record without relations
+	// is an error (ErrNoNLI). Lexical compares words, not meaning: it is
+	// for trying the tool, and only when asked for.
 	Backend string
 	// Model is the onnx backend's model: a directory, or a hub repository
 	// id pulled into the model store. Empty means DefaultONNXModel.
@@ -247,7 +248,10 @@ type resources struct {
 	llm       *llmStages
 	retry     *retry.Policy
 	verifier  string // FActScore's verifier, by name
-	closed    bool
+	// noNLI says why the auto backend has no classifier, for the error
+	// of a record that needs one.
+	noNLI  string
+	closed bool
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -268,6 +272,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	if p.K == (score.K{}) {
 		p.K = score.K{Name: "half", Half: true}
+	}
+	if p.Solver == nil {
+		p.Solver = inference.Auto{}
 	}
 	if err := p.Graph.Validate(); err != nil {
 		return nil, optionErr("atom-prior, --context-prior", err)
@@ -376,23 +383,21 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	case "auto":
 		p.Given = GivenWhenPresent
 		if !onnxAvailable(o.NLI.Model) {
-			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback, " +
-				"which is for trying the tool, not for results (it compares words, not meaning). " +
-				"For results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
-				", then --nli onnx) or an LLM (--nli llm).")
-			break
+			// Records with relations are scored from them; the others
+			// are an error that says how to get NLI (ErrNoNLI), never a
+			// silent guess.
+			p.res.noNLI = "the default model " + DefaultONNXModel + " is not in the model store"
+			return nil
 		}
 		model, err := p.openONNX(o.NLI)
 		if err != nil && o.NLI.Model == "" {
 			// The default model was pulled but cannot run here (no ONNX
-			// Runtime, say): auto falls back rather than fail.
-			fmt.Fprintf(p.res.log, "fr: warning: --nli auto cannot use %s: %v\n", DefaultONNXModel, err)
-			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback, " +
-				"which is for trying the tool, not for results (it compares words, not meaning).")
-			break
+			// Runtime, say): records with relations can still be scored.
+			p.res.noNLI = fmt.Sprintf("the default model %s cannot be used: %v", DefaultONNXModel, err)
+			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("--nli onnx: %w", err)
+			return fmt.Errorf("nli onnx: %w", err)
 		}
 		cl = model
 	case "given":
@@ -442,25 +447,6 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	}
 	p.Classifier = cl
 	return nil
-}
-
-// lexicalFallback is the lexical backend that prints msg the first time
-// it is used.
-func (p *Pipeline) lexicalFallback(msg string) nli.Classifier {
-	return &warnFirstUse{Classifier: lexical.New(), w: p.res.log, msg: msg}
-}
-
-// warnFirstUse prints a warning the first time its classifier is used.
-type warnFirstUse struct {
-	nli.Classifier
-	w    io.Writer
-	msg  string
-	once sync.Once
-}
-
-func (c *warnFirstUse) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	c.once.Do(func() { fmt.Fprintln(c.w, c.msg) })
-	return c.Classifier.Classify(ctx, pairs)
 }
 
 // openONNX loads the onnx backend's model.

@@ -182,6 +182,12 @@ type Baseline struct {
 	Threshold float64
 }
 
+// ErrNoNLI is the error of a record without relations when the pipeline
+// has no NLI classifier: configure one (Options.NLI.Backend: onnx with a
+// model, remote, llm, or lexical, which compares words and is for trying
+// the tool), or give the records their relations.
+var ErrNoNLI = errors.New("the record has no relations and no NLI backend is configured (Options.NLI.Backend: onnx with a model, remote or llm; lexical to try the tool)")
+
 // givenIdentity is the NLI identity of records scored from their own
 // relations.
 var givenIdentity = nli.Identity{Backend: "given"}
@@ -219,7 +225,10 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	in = sum.premises
 	given := p.usesGiven(in)
 	if !given && p.Classifier == nil {
-		return nil, nil, errors.New("pipeline: no NLI classifier configured")
+		if p.res.noNLI != "" {
+			return nil, nil, fmt.Errorf("%w (%s)", ErrNoNLI, p.res.noNLI)
+		}
+		return nil, nil, ErrNoNLI
 	}
 	out, all, err := p.plan(in, versions, b, given)
 	if err != nil {

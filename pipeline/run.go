@@ -285,6 +285,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		empty []string
 		err   error
 	}
+	run := p.RunIdentity() // the same on every line
 	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
 		start := time.Now()
 		as, _, err := p.compare(ctx, in, []graph.Version{v}, nil, hooks)
@@ -292,6 +293,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			return scored{err: err}, nil
 		}
 		rec := as[0].Record()
+		rec.Run = run
 		if o.OmitInputs {
 			rec = rec.WithoutInputs()
 		}

@@ -233,7 +233,7 @@ func TestReadRunErrors(t *testing.T) {
 		{"a number as text", false, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[1]["factuality_score"] = json.RawMessage(`"0.5"`)
 			return l
-		}, "factuality_score: a JSON string, not a number", 2},
+		}, "factuality_score: expected number, got JSON string", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, in := recorded, (*report.Inputs)(nil)

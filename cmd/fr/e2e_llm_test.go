@@ -158,8 +158,14 @@ func TestLLMEndToEnd(t *testing.T) {
 		ID string `json:"id"`
 	}
 	var curie, ada rec
-	json.Unmarshal([]byte(lines[0]), &curie)
-	json.Unmarshal([]byte(lines[1]), &ada)
+	for i, r := range []*rec{&curie, &ada} {
+		// Record decodes itself (its UnmarshalJSON would take the id
+		// along): the id is read apart.
+		json.Unmarshal([]byte(lines[i]), &r.Record)
+		json.Unmarshal([]byte(lines[i]), &struct {
+			ID *string `json:"id"`
+		}{&r.ID})
+	}
 	if curie.ID != "q1" || len(curie.Atoms) != 2 || curie.Atoms[0].Text != "Marie Curie was a physicist." || curie.Atoms[1].Text != "Marie Curie was born in Paris." ||
 		curie.Predictions != " a0: S a1: NS" || len(curie.Relations) != 2 {
 		t.Errorf("Curie: %+v", curie.Record)

@@ -179,10 +179,10 @@ func TestModelsPull(t *testing.T) {
 		t.Errorf("model not pulled: %v", err)
 	}
 
-	// --nli auto: lexical (with a warning) until the default model is
-	// there, then onnx for the records without relations.
+	// --nli auto: an error for the records without relations until the
+	// default model is there, then onnx for them.
 	_, errOut, err = run(t, ctx, "score", exampleFile)
-	if err != nil || !strings.Contains(errOut, "lexical fallback") {
+	if err == nil || !strings.Contains(err.Error(), "fr models pull "+pipeline.DefaultONNXModel) {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
 	h.AddDir(t, pipeline.DefaultONNXModel, commit, tinyRoberta)

@@ -43,6 +43,8 @@ func TestScoreRemote(t *testing.T) {
 			localName, _ := json.Marshal(tinyRoberta)
 			want := strings.ReplaceAll(local, `"nli_backend":"onnx"`, `"nli_backend":"remote"`)
 			want = strings.ReplaceAll(want, `"model_name":`+string(localName), `"model_name":`+string(name))
+			runNLI, _ := json.Marshal("remote:" + c.name)
+			want = strings.ReplaceAll(want, `"nli":"onnx:`+strings.Trim(string(localName), `"`)+`"`, `"nli":`+string(runNLI))
 			if remote != want {
 				t.Errorf("FR%s %s: output differs from --nli onnx's\nremote:\n%s\nonnx, renamed:\n%s", version, c.protocol, remote, want)
 			}

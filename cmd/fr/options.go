@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// optionFlags maps the library's option paths (as its errors name them:
+// pipeline.Options' fields) to the flags that set them. It is the one
+// place where the command's flags meet the library's names.
+var optionFlags = []struct{ option, flags string }{
+	// Longest first, so that a path is not taken for its prefix.
+	{"NLI.Remote.Endpoint", "--nli-endpoint"},
+	{"NLI.Remote.Protocol", "--nli-protocol"},
+	{"NLI.Remote.Model", "--nli-remote-model"},
+	{"NLI.Remote", "--nli-endpoint, --nli-protocol, --nli-remote-model"},
+	{"NLI.Backend", "--nli"},
+	{"NLI.Model", "--nli-model"},
+	{"NLI", "--nli, --nli-model"},
+	{"Graph", "--use-priors, --atom-prior, --context-prior"},
+	{"PairsPerAtom", "--pairs-per-atom"},
+	{"Solver", "--solver, --algorithm and its settings"},
+	{"K", "--k"},
+	{"Retrieval.Source", "--source"},
+	{"Retrieval.DB", "--db"},
+	{"Retrieval.KPerSource", "--k-per-source"},
+	{"Retrieval.Query", "--query"},
+	{"Retrieval.TopK", "--retrieve-k"},
+	{"Retrieval.Pages.Fetch", "--fetch-pages"},
+	{"Retrieval.Pages", "--fetch-pages"},
+	{"Retrieval.SearXNG.URL", "--searxng-url"},
+	{"Retrieval", "--retrieve-k, --query-contexts, --source"},
+	{"Caches.NLI", "--cache"},
+	{"Caches.LLM", "--llm-cache"},
+	{"Caches.Retrieval", "--retrieval-cache"},
+	{"Retry.Retries", "--retries"},
+	{"LLM.Model", "--llm-model"},
+	{"LLM.BaseURL", "--llm-base-url"},
+	{"LLM.Reasks", "--llm-reask"},
+	{"LLM.Concurrency", "--llm-concurrency"},
+	{"LLM.Timeout", "--llm-timeout"},
+	{"LLMPrompt", "--nli-prompt"},
+	{"LLMFixedProbability", "--nli-fixed-probability"},
+	{"SummaryFixedProbability", "--summary-fixed-probability"},
+	{"Summaries", "--summarize, --use-summaries"},
+	{"Atomizer", "--atomizer"},
+	{"Revise", "--revise"},
+	{"FActScore.Verifier", "--verifier"},
+	{"FActScore.Threshold", "--threshold"},
+	{"FActScore.Abstention", "--abstention"},
+}
+
+// flagOf is the flag (or flags) that set a library option; the option
+// itself when the command has none for it.
+func flagOf(option string) string {
+	for _, o := range optionFlags {
+		if o.option == option {
+			return o.flags
+		}
+	}
+	return option
+}
+
+// withFlagNames renames the options an error names ("(Options.K)",
+// pipeline.OptionError) after the flags that set them, keeping what the
+// error is (its exit status).
+func withFlagNames(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if errors.Is(err, pipeline.ErrNoNLI) {
+		msg = strings.Replace(msg, pipeline.ErrNoNLI.Error(), noNLIHint, 1)
+	}
+	var oe *pipeline.OptionError
+	if errors.As(err, &oe) && flagOf(oe.Option) != oe.Option {
+		msg = strings.Replace(msg, oe.Error(), flagOf(oe.Option)+": "+oe.Err.Error(), 1)
+	}
+	for _, o := range optionFlags {
+		msg = strings.ReplaceAll(msg, "(Options."+o.option+")", "("+o.flags+")")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &renamedError{msg: msg, err: err}
+}
+
+// noNLIHint says, for pipeline.ErrNoNLI, the ways to get NLI.
+var noNLIHint = "the record has no relations and no NLI model is configured: for results, pull one (fr models pull " +
+	pipeline.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
+	"or --nli remote (an inference server, with --nli-endpoint); --nli lexical tries the tool without a model (it compares words, not meaning: not for results)"
+
+// renamedError is an error whose message names flags instead of options.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
+// renamingActions makes each command's errors name flags (withFlagNames).
+func renamingActions(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if action := c.Action; action != nil {
+			c.Action = func(ctx *cli.Context) error { return withFlagNames(action(ctx)) }
+		}
+		renamingActions(c.Subcommands)
+	}
+}
