@@ -62,4 +62,3 @@ func (a Auto) Identify() string {
 	e := a.Exact.withDefaults()
 	return fmt.Sprintf("%s[maxmem=%d,budget=%v,approx=%s]", NameAuto, e.MaxBytes, e.Budget, id)
 }
-

@@ -22,12 +22,12 @@ type Run struct {
 	// onnx:MODEL" for a run that scored records with relations from them
 	// and the others with a model. Backend and Model are those of the
 	// first line's record (nli_backend, model_name).
-	NLI      string
-	Backend  string
-	Model    string
-	Solver   string          // the inference engine (solver.solver)
-	Identity result.Identity // of the run that wrote every line
-	Results  []*Result
+	NLI       string
+	Backend   string
+	Model     string
+	Solver    string          // the inference engine (solver.solver)
+	Identity  result.Identity // of the run that wrote every line
+	Results   []*Result
 	byLine    map[int]*Result
 	Relations bool // every result records its relations
 }

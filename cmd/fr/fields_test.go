@@ -110,4 +110,3 @@ func TestScoreReferenceFields(t *testing.T) {
 		}
 	}
 }
-
