@@ -183,15 +183,15 @@ func TestReadRunErrors(t *testing.T) {
 		{"other input", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[1]["input"] = json.RawMessage(`"Question: Tell me a bio of somebody else."`)
 			return l
-		}, `input: "Question: Tell me a bio of somebody else.", but the record of ../testdata/example.jsonl:2 asks`, 2},
+		}, `input: "Question: Tell me a bio of somebody else.", but the record of ../testdata/report/example-input.jsonl:2 asks`, 2},
 		{"line not in the input", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[2]["line"] = json.RawMessage(`7`)
 			return l
-		}, "line: 7, but no record of ../testdata/example.jsonl starts on that line", 3},
+		}, "line: 7, but no record of ../testdata/report/example-input.jsonl starts on that line", 3},
 		{"relations that do not add up", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[2]["num_relations"] = json.RawMessage(`5`)
 			return l
-		}, "num_relations: 5, but the relations of ../testdata/example.jsonl:3 make 8", 3},
+		}, "num_relations: 5, but the relations of ../testdata/report/example-input.jsonl:3 make 8", 3},
 		{"no line field", false, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			delete(l[0], "line")
 			return l

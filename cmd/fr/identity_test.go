@@ -83,3 +83,47 @@ func TestOtherSolverSettings(t *testing.T) {
 		t.Errorf("merge of one run: %v\n%s", err, merged)
 	}
 }
+
+// TestOneRunManyBackends is issue 23's case: under --nli auto, records
+// with relations are scored from them and the others by the model, and
+// fr report and fr compare take the output for the one run it is; the
+// shipped example, whose records all carry relations, scores without a
+// model, and its output renders.
+func TestOneRunManyBackends(t *testing.T) {
+	ctx := context.Background()
+	mixed := "../../testdata/report/example-input.jsonl" // records 1 and 2 without relations
+	out, errOut, err := run(t, ctx, "score", "--version", "3", "--nli-model", tinyRoberta, mixed)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	lines := scoreLines(t, out)
+	if len(lines) != 3 || lines[0]["nli_backend"] != "onnx" || lines[2]["nli_backend"] != "given" {
+		t.Fatalf("backends: %d lines, %v, %v", len(lines), lines[0]["nli_backend"], lines[2]["nli_backend"])
+	}
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	os.WriteFile(path, []byte(out), 0o644)
+	page := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, path); err != nil || !strings.Contains(errOut, "1 runs, 3 responses") {
+		t.Errorf("report: %v\n%s", err, errOut)
+	}
+	table, _, err := run(t, ctx, "compare", "--format", "csv", path)
+	if rows := strings.Count(strings.TrimSpace(table), "\n"); err != nil || rows != 1 {
+		t.Errorf("compare: %v, %d rows:\n%s", err, rows, table)
+	}
+
+	// The shipped example: every record scores from its relations, no
+	// model asked and no warning, and the output renders.
+	out, errOut, err = run(t, ctx, "score", "--version", "3", exampleFile)
+	if err != nil || strings.Contains(errOut, "warning") {
+		t.Fatalf("example: %v\n%s", err, errOut)
+	}
+	for i, l := range scoreLines(t, out) {
+		if l["nli_backend"] != "given" || l["num_relations"].(float64) == 0 || l["predictions"] != l["references"] {
+			t.Errorf("example record %d: backend %v, %v relations, predictions %v, gold %v", i+1, l["nli_backend"], l["num_relations"], l["predictions"], l["references"])
+		}
+	}
+	os.WriteFile(path, []byte(out), 0o644)
+	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, "--force", path); err != nil {
+		t.Errorf("report of the example: %v\n%s", err, errOut)
+	}
+}

@@ -181,7 +181,8 @@ func TestModelsPull(t *testing.T) {
 
 	// --nli auto: an error for the records without relations until the
 	// default model is there, then onnx for them.
-	_, errOut, err = run(t, ctx, "score", exampleFile)
+	mixed := filepath.Join("..", "..", "testdata", "report", "example-input.jsonl") // two records without relations
+	_, errOut, err = run(t, ctx, "score", mixed)
 	if err == nil || !strings.Contains(err.Error(), "fr models pull "+pipeline.DefaultONNXModel) {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
@@ -189,7 +190,7 @@ func TestModelsPull(t *testing.T) {
 	if _, errOut, err := run(t, ctx, "models", "pull", pipeline.DefaultONNXModel); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	out, errOut, err = run(t, ctx, "score", exampleFile)
+	out, errOut, err = run(t, ctx, "score", mixed)
 	if err != nil || strings.Contains(errOut, "lexical") {
 		t.Fatalf("auto with the default model: %v\n%s", err, errOut)
 	}
