@@ -21,6 +21,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -438,7 +439,7 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 		return fmt.Errorf("--cache: %w", err)
 	}
 	if path != "" {
-		cache, err := nli.OpenCache(path, cl)
+		cache, err := nlicache.Open(path, cl)
 		if err != nil {
 			return fmt.Errorf("--cache: %w", err)
 		}

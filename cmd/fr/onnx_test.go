@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakehub"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -140,7 +140,7 @@ func TestModelsPull(t *testing.T) {
 	}
 	t.Setenv(onnxnli.LibraryEnvVar, lib)
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
-	h := fakehub.New(t)
+	h := hubtest.New(t)
 	t.Setenv("HF_ENDPOINT", h.URL)
 	t.Setenv("HF_TOKEN", "")
 	const commit = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"

@@ -120,7 +120,7 @@ func nliOptions(c *cli.Context) pipeline.Options {
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: prog.Report}
+	o := pipeline.FileOptions{Progress: showProgress(prog)}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
@@ -154,4 +154,9 @@ func failedError(st pipeline.ScoreStats) error {
 		return nil
 	}
 	return fmt.Errorf("%d records failed (see above) and were not written; run the same command again (with -o, to resume) once the cause is fixed", st.Failed)
+}
+
+// showProgress shows a run's progress on the display.
+func showProgress(prog *progress.Display) func(pipeline.Progress) {
+	return func(pr pipeline.Progress) { prog.Report(progress.Status(pr)) }
 }

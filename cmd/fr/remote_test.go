@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // TestScoreRemote: fr score --nli remote against a loopback server that
@@ -20,7 +20,7 @@ import (
 // passage).
 func TestScoreRemote(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
+	srv := remotenlitest.Start(t, tinyRoberta, "roberta-nli")
 	for _, version := range []string{"1", "2", "3"} {
 		local, errOut, err := run(t, ctx, "score", "--version", version, "--nli", "onnx", "--nli-model", tinyRoberta, exampleFile)
 		if err != nil {
@@ -61,7 +61,7 @@ func TestScoreRemote(t *testing.T) {
 // written in place.
 func TestScoreRemoteErrors(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
+	srv := remotenlitest.Start(t, tinyRoberta, "roberta-nli")
 	base := []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--llm-retries", "1", "--nli-endpoint", srv.URL}
 	for _, c := range []struct {
 		name  string
@@ -90,12 +90,12 @@ func TestScoreRemoteErrors(t *testing.T) {
 	// output file, and the rerun resumes after it.
 	srv.Reset()
 	var requests atomic.Int32
-	srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+	srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 		if r.Method != http.MethodPost {
 			return nil
 		}
 		if requests.Add(1) > 1 {
-			return &fakeinfer.Fault{Status: 500, Body: `{"error": "GPU fell off the bus"}`}
+			return &remotenlitest.Fault{Status: 500, Body: `{"error": "GPU fell off the bus"}`}
 		}
 		return nil
 	})
