@@ -201,7 +201,7 @@ func TestErrors(t *testing.T) {
 	}
 	h.Garbage = false
 	delete(r.Files, "onnx/model.onnx")
-	if _, err := store.Pull(ctx, testClient(h), testRepo, PullOptions{}); err == nil || !strings.Contains(err.Error(), "onnx/model_q.onnx with --onnx-file") {
+	if _, err := store.Pull(ctx, testClient(h), testRepo, PullOptions{}); err == nil || !strings.Contains(err.Error(), "onnx/model_q.onnx (hub.PullOptions.ONNX)") {
 		t.Errorf("no default graph: %v", err)
 	}
 	delete(r.Files, "onnx/model_q.onnx")

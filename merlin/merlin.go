@@ -135,7 +135,7 @@ func (s Solver) binary() (string, error) {
 	}
 	p, err := exec.LookPath("merlin")
 	if err != nil {
-		return "", errors.New("merlin binary not found on PATH: install merlin (github.com/radum2275/merlin; this project does not build it) or give its path (--merlin-path)")
+		return "", errors.New("merlin binary not found on PATH: install merlin (github.com/radum2275/merlin; this project does not build it) or give its path (merlin.Solver.Path)")
 	}
 	return p, nil
 }

@@ -419,7 +419,7 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 		// precision would be 0/0): it is an invalid record, which a run
 		// may skip.
 		if p.Atomizer == nil {
-			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (see --atomizer)"}
+			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (Options.Atomizer)"}
 		}
 		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
 		if errors.Is(err, atomize.ErrNoAtoms) {
@@ -432,7 +432,7 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 	}
 	if len(out.Contexts) == 0 {
 		if p.Retriever == nil {
-			return nil, errors.New("the record has no contexts and no knowledge source is configured (see --db, --source)")
+			return nil, errors.New("the record has no contexts and no knowledge source is configured (Options.Retrieval)")
 		}
 		// The atoms are copied: Retrieve fills in their context lists.
 		out.Atoms = append([]instance.Atom(nil), out.Atoms...)
@@ -460,7 +460,7 @@ func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, 
 // contexts (FActScore uses none).
 func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question bool) (n int, skipped bool, err error) {
 	if p.Retriever == nil {
-		return 0, false, errors.New("no knowledge source is configured (see --db, --source)")
+		return 0, false, errors.New("no knowledge source is configured (Options.Retrieval)")
 	}
 	k := p.TopK
 	if k <= 0 {
@@ -486,7 +486,7 @@ func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question
 		return 0, false, err
 	}
 	if !p.SkipMissingTopics {
-		return 0, false, fmt.Errorf("%w (--missing-topic skip goes on without contexts)", err)
+		return 0, false, fmt.Errorf("%w (Options.Retrieval.SkipMissingTopics goes on without contexts)", err)
 	}
 	if p.Warn != nil {
 		p.Warn(fmt.Sprintf("line %d: %v; its atoms get no contexts", in.Line, err))

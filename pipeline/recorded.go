@@ -111,7 +111,7 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	}
 	v, _ := graph.ParseVersion(r.Version) // checked by ReadRecorded
 	if len(in.Atoms) == 0 {
-		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (--output-inputs=false): nothing to rebuild the network from"}
+		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (FileOptions.OmitInputs): nothing to rebuild the network from"}
 	}
 	premises := in // what the network's nodes and relations are of
 	if r.Summaries != nil {

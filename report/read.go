@@ -213,7 +213,7 @@ func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
 func (in *Inputs) record(o *result.Line) (*instance.Instance, error) {
 	if in == nil {
 		return nil, errors.New("atoms: missing: this output does not record what was scored; " +
-			"give the input file it was scored from (--input)")
+			"give the input file it was scored from (report.Inputs)")
 	}
 	rec, ok := in.records[o.Line]
 	if !ok {

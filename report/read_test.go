@@ -179,7 +179,7 @@ func TestReadRunErrors(t *testing.T) {
 		want   string // in the error, after "FILE:LINE: "
 		line   int
 	}{
-		{"no input file", true, nil, "atoms: missing: this output does not record what was scored; give the input file it was scored from (--input)", 1},
+		{"no input file", true, nil, "atoms: missing: this output does not record what was scored; give the input file it was scored from (report.Inputs)", 1},
 		{"other input", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[1]["input"] = json.RawMessage(`"Question: Tell me a bio of somebody else."`)
 			return l

@@ -57,7 +57,7 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
 		Atomizer:            c.String("atomizer"),
 		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
-		Log:                 c.App.ErrWriter,
+		Log:                 &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}
 	if c.IsSet("revise") {
 		o.Revise = pipeline.ReviseOff

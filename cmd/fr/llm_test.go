@@ -182,8 +182,8 @@ func TestScoreLLMErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"score", "--nli", "llm", input}, []string{"--llm-model is required"}},
-		{[]string{"score", "--nli", "lexical", "--atomizer", "llm", input}, []string{"--llm-model is required"}},
+		{[]string{"score", "--nli", "llm", input}, []string{"--llm-model: required"}},
+		{[]string{"score", "--nli", "lexical", "--atomizer", "llm", input}, []string{"--llm-model: required"}},
 		{[]string{"score", "--nli", "lexical", "--atomizer", "words", input}, []string{`unknown atomizer "words"`}},
 		{[]string{"score", "--nli", "llm", "--nli-prompt", "v9", "--llm-model", "m", input}, []string{"--nli-prompt", "v9"}},
 		{[]string{"score", "--nli", "lexical", input}, []string{"no atomizer is configured"}},

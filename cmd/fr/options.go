@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -52,6 +53,20 @@ var optionFlags = []struct{ option, flags string }{
 	{"FActScore.Verifier", "--verifier"},
 	{"FActScore.Threshold", "--threshold"},
 	{"FActScore.Abstention", "--abstention"},
+	{"Retrieval.SkipMissingTopics", "--missing-topic skip"},
+	{"Retrieval.DB", "--db"},
+	{"Retrieval.Serper", "--serper-endpoint, $SERPER_API_KEY"},
+	{"FileOptions.OmitInputs", "--output-inputs=false"},
+	// Other packages' options, as their errors name them.
+	{"onnxnli.Options.Library", "--onnxruntime-lib"},
+	{"remotenli.Options.Model", "--nli-remote-model"},
+	{"remotenli.Options.MaxLength", "--nli-max-length"},
+	{"remotenli.Options.Endpoint", "--nli-endpoint"},
+	{"remotenli.Options.Protocol", "--nli-protocol"},
+	{"llm.Config.APIKey", "--llm-api-key"},
+	{"hub.PullOptions.ONNX", "--onnx-file"},
+	{"report.Inputs", "--input"},
+	{"merlin.Solver.Path", "--merlin-path"},
 }
 
 // flagOf is the flag (or flags) that set a library option; the option
@@ -77,11 +92,16 @@ func withFlagNames(err error) error {
 		msg = strings.Replace(msg, pipeline.ErrNoNLI.Error(), noNLIHint, 1)
 	}
 	var oe *pipeline.OptionError
-	if errors.As(err, &oe) && flagOf(oe.Option) != oe.Option {
-		msg = strings.Replace(msg, oe.Error(), flagOf(oe.Option)+": "+oe.Err.Error(), 1)
+	if errors.As(err, &oe) {
+		msg = strings.Replace(msg, oe.Error(), flagOf(oe.Option)+": "+withFlagNames(oe.Err).Error(), 1)
 	}
 	for _, o := range optionFlags {
+		if strings.Contains(o.option, ".Options.") || strings.Contains(o.option, ".Config.") || strings.Contains(o.option, ".Solver.") || strings.HasPrefix(o.option, "report.") || strings.HasPrefix(o.option, "FileOptions.") {
+			msg = strings.ReplaceAll(msg, "("+o.option+")", "("+o.flags+")")
+			continue
+		}
 		msg = strings.ReplaceAll(msg, "(Options."+o.option+")", "("+o.flags+")")
+		msg = strings.ReplaceAll(msg, "(Options."+o.option+" ", "("+o.flags+" ")
 	}
 	if msg == err.Error() {
 		return err
@@ -111,4 +131,27 @@ func renamingActions(cmds []*cli.Command) {
 		}
 		renamingActions(c.Subcommands)
 	}
+}
+
+// prefixLines writes each line to w with prefix before it: the library's
+// log lines, which name no program, as fr's ("fr: warning: …").
+type prefixLines struct {
+	w       io.Writer
+	prefix  string
+	midLine bool
+}
+
+func (p *prefixLines) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !p.midLine {
+			out = append(out, p.prefix...)
+		}
+		out = append(out, c)
+		p.midLine = c != '\n'
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

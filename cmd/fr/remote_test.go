@@ -80,7 +80,7 @@ func TestScoreRemoteErrors(t *testing.T) {
 				c.setup()
 			}
 			out, errOut, err := run(t, ctx, append(c.args, exampleFile)...)
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--nli remote") || out != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nli remote") || out != "" {
 				t.Errorf("%v; want an error saying %q and no output\nstdout: %s\nstderr: %s", err, c.want, out, errOut)
 			}
 		})

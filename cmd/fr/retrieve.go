@@ -127,7 +127,7 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: c.App.ErrWriter, Retry: &retry.Policy{Retries: c.Int("retries")}}
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}, Retry: &retry.Policy{Retries: c.Int("retries")}}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}

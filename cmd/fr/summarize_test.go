@@ -238,9 +238,9 @@ func TestSummarizeFlags(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"score", "--summarize", "--use-summaries", example}, "--summarize and --use-summaries"},
-		{[]string{"score", "--summarize", "--nli", "given", "--llm-model", "m", example}, "--summarize: the given NLI backend"},
+		{[]string{"score", "--summarize", "--nli", "given", "--llm-model", "m", example}, "--summarize, --use-summaries: the given NLI backend"},
 		{[]string{"score", "--summarize", "--nli", "lexical", "--llm-model", "m", "--summary-fixed-probability", "1.5", example}, "--summary-fixed-probability"},
-		{[]string{"score", "--summarize", "--nli", "lexical", example}, "--llm-model is required"},
+		{[]string{"score", "--summarize", "--nli", "lexical", example}, "--llm-model: required"},
 	} {
 		_, _, err := run(t, context.Background(), tc.args...)
 		if exitStatus(err) != exitUsage || !strings.Contains(err.Error(), tc.msg) {

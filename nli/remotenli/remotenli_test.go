@@ -211,7 +211,7 @@ func TestOpenErrors(t *testing.T) {
 				return &remotenlitest.Fault{Status: 404, Body: `{"error": "Model with name nli does not exist."}`}
 			}
 		}), remotenli.ErrUnknownModel, []string{"Model with name nli does not exist.", "Open Inference Protocol server"}},
-		{"kserve no model name", kserve(func(s *setup) { s.model = "" }), nil, []string{"--nli-remote-model is required"}},
+		{"kserve no model name", kserve(func(s *setup) { s.model = "" }), nil, []string{"the model's name at the server is required"}},
 		{"kserve wrong output name", kserve(func(s *setup) {
 			s.meta = func(m *remotenlitest.Metadata) { m.Outputs[0].Name = "output_0" }
 		}), remotenli.ErrBadOutput, []string{"no output named logits", "output_0"}},
@@ -236,7 +236,7 @@ func TestOpenErrors(t *testing.T) {
 			}
 		}), nil, []string{"unreadable answer", "proxy login", "after 3 attempts"}},
 		{"no server", kserve(func(s *setup) { s.endpoint = closed.URL }), nil, []string{"connection refused", "after 3 attempts"}},
-		{"not a URL", kserve(func(s *setup) { s.endpoint = "localhost:8000" }), nil, []string{"--nli-endpoint", "http://"}},
+		{"not a URL", kserve(func(s *setup) { s.endpoint = "localhost:8000" }), nil, []string{"remotenli.Options.Endpoint", "http://"}},
 		{"unknown protocol", kserve(func(s *setup) { s.protocol = "grpc" }), nil, []string{`unknown protocol "grpc"`}},
 		{"tokenizer directory missing", kserve(func(s *setup) { s.dir = "/nonexistent" }), nil, []string{"missing tokenizer.json, config.json"}},
 
@@ -267,7 +267,7 @@ func TestOpenErrors(t *testing.T) {
 		}), crossenc.ErrNotMNLI, []string{"embedding model"}},
 		{"tei shorter window", tei(func(s *setup) {
 			s.info = func(in *remotenlitest.Info) { in.MaxInputLength = 32 }
-		}), nil, []string{"at most 32 tokens", "--nli-max-length 32"}},
+		}), nil, []string{"at most 32 tokens", "set the window to 32 (remotenli.Options.MaxLength)"}},
 		{"tei info garbage", tei(func(s *setup) {
 			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
 				if r.URL.Path == "/info" {
