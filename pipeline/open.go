@@ -37,8 +37,10 @@ type Options struct {
 	Graph graph.Options
 	// K is F1@K's K; the zero value is "half" (max(⌊n/2⌋, 1) per response).
 	K score.K
-	// Solver computes the marginals; nil selects inference.Auto{}.
-	Solver inference.Solver
+	// Solver computes the marginals; nil opens the one Inference
+	// describes (OpenSolver: inference.Auto by default).
+	Solver    inference.Solver
+	Inference InferenceOptions
 
 	NLI NLIOptions
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
@@ -274,7 +276,11 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		p.K = score.K{Name: "half", Half: true}
 	}
 	if p.Solver == nil {
-		p.Solver = inference.Auto{}
+		s, err := OpenSolver(o.Inference)
+		if err != nil {
+			return nil, err
+		}
+		p.Solver = s
 	}
 	if err := p.Graph.Validate(); err != nil {
 		return nil, optionErr("Graph", err)

@@ -92,7 +92,7 @@ func NLIBackends() []NLIBackend {
 			Description: "a record's own relations when it has some; onnx for the others when a model is available (NLI.Model, or the default model pulled), else an error"},
 		{Name: "given", Given: GivenAlways, Description: "the records' own relations only; every other pair is neutral"},
 		{Name: "onnx", Open: openONNXBackend, Description: "an MNLI cross-encoder run in this process by ONNX Runtime (NLI.Model)"},
-		{Name: "remote", Open: openRemoteBackend, Description: "the cross-encoder of NLI.Model run by an inference server (NLI.Remote)"},
+		{Name: "remote", Open: openRemoteBackend, Description: "the cross-encoder of the model (NLI.Model) run by an inference server (NLI.Remote)"},
 		{Name: "llm", Open: openLLMBackend, Description: "an LLM at an OpenAI-compatible endpoint (LLM)"},
 		{Name: "lexical", Open: func(context.Context, *Env) (nli.Classifier, error) { return lexical.New(), nil },
 			Description: "word coverage with number and negation checks: for trying the tool, not for results"},
@@ -230,7 +230,7 @@ func RetrievalSources() []RetrievalSource {
 	return []RetrievalSource{
 		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB), BM25 over the topic's passages", Open: openDB},
 		{Name: "wikipedia", Description: "the MediaWiki API of Wikipedia (Retrieval.Wikipedia)", Open: openWikipedia},
-		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper; $" + retrieve.SerperKeyEnv + ")", Open: openSerper},
+		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper)", Open: openSerper},
 		{Name: "searxng", Web: true, Description: "a SearXNG instance's results (Retrieval.SearXNG.URL)", Open: openSearXNG},
 	}
 }
@@ -320,7 +320,7 @@ func Verifiers() []Verifier {
 			env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm factscore verifier: %s\n", v.Stats()) })
 			return v, v.Name(), nil
 		}},
-		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above FActScore.Threshold", Open: func(env *Env) (factscore.Verifier, string, error) {
+		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above the threshold (FActScore.Threshold)", Open: func(env *Env) (factscore.Verifier, string, error) {
 			th := env.Options.FActScore.Threshold
 			if th < 0 || th >= 1 {
 				return nil, "", optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,6 +54,8 @@ var optionFlags = []struct{ option, flags string }{
 	{"FActScore.Verifier", "--verifier"},
 	{"FActScore.Threshold", "--threshold"},
 	{"FActScore.Abstention", "--abstention"},
+	{"LLM", "--llm-model, --llm-base-url"},
+	{"Retrieval.Wikipedia", "--wikipedia-endpoint"},
 	{"Retrieval.SkipMissingTopics", "--missing-topic skip"},
 	{"Retrieval.DB", "--db"},
 	{"Retrieval.Serper", "--serper-endpoint, $SERPER_API_KEY"},
@@ -155,3 +158,36 @@ func (p *prefixLines) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// atomizerUsage is the usage of --atomizer, from the table of atomizers.
+func atomizerUsage() string {
+	return tableUsage(pipeline.Atomizers(), func(a pipeline.Atomizer) (string, string) { return a.Name, a.Description })
+}
+
+// tableUsage is a flag's usage made from a table of parts: each name with
+// its description, the options it names as flags.
+func tableUsage[T any](table []T, entry func(T) (name, description string)) string {
+	parts := make([]string, len(table))
+	for i, e := range table {
+		name, desc := entry(e)
+		parts[i] = name + " (" + flagText(desc) + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// flagText names the options a description names in parentheses
+// ("(NLI.Model)", "(NLI.Model, or …)") as their flags.
+func flagText(s string) string {
+	return parenthesized.ReplaceAllStringFunc(s, func(group string) string {
+		items := strings.Split(group[1:len(group)-1], ", ")
+		for i, item := range items {
+			if f := flagOf(item); f != item {
+				items[i] = f
+			}
+		}
+		return "(" + strings.Join(items, ", ") + ")"
+	})
+}
+
+// parenthesized matches a parenthesized group without parentheses inside.
+var parenthesized = regexp.MustCompile(`\([^()]*\)`)

@@ -39,8 +39,7 @@ func pipelineFlags() []cli.Flag {
 // with them.
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
-			"given, onnx (an MNLI cross-encoder, see --nli-model), remote (the cross-encoder on an inference server, see --nli-endpoint), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
+		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: " + tableUsage(pipeline.NLIBackends(), func(b pipeline.NLIBackend) (string, string) { return b.Name, b.Description })},
 		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
