@@ -51,7 +51,7 @@ var atomizerExamples = []struct{ text, atoms string }{
 
 // ReminderPrefix opens the message that asks again for an answer that
 // could not be read, in every LLM stage; the test endpoint
-// (internal/fakellm) recognizes re-asks by it.
+// (llm/llmtest) recognizes re-asks by it.
 const ReminderPrefix = "Your last answer could not be read."
 
 const atomizerReminder = ReminderPrefix + " Answer with a JSON array of strings, one string per fact, and nothing else ([] when the text states no fact)."

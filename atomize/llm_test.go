@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
-func newClient(t *testing.T, srv *fakellm.Server, cache string, reasks int) *llm.Client {
+func newClient(t *testing.T, srv *llmtest.Server, cache string, reasks int) *llm.Client {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "atomizer-1", Concurrency: 3, CachePath: cache, Reasks: reasks})
 	if err != nil {
@@ -28,19 +28,19 @@ func newClient(t *testing.T, srv *fakellm.Server, cache string, reasks int) *llm
 // amid chatter, and reviser prompts by replacing "She" with the name, with
 // an empty answer for atoms about Chicago until it is reminded of the
 // format, and then a Llama-style answer.
-func fakeAtomizerAndReviser(_ int, r fakellm.Request) fakellm.Reply {
+func fakeAtomizerAndReviser(_ int, r llmtest.Request) llmtest.Reply {
 	if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
-		return fakellm.Reply{Content: "Sure! Here they are:\n```json\n[\"Ruth Adair was a pianist.\", \"She was born in Tulsa.\", \"She moved to Chicago.\"]\n```\nHope this helps."}
+		return llmtest.Reply{Content: "Sure! Here they are:\n```json\n[\"Ruth Adair was a pianist.\", \"She was born in Tulsa.\", \"She moved to Chicago.\"]\n```\nHope this helps."}
 	}
 	q := r.Messages[2*len(reviserExamples)+1].Content
 	atom := q[strings.Index(q, "ATOM: ")+len("ATOM: "):]
 	if strings.Contains(atom, "Chicago") {
-		if !fakellm.IsReask(r) {
-			return fakellm.Reply{Content: "  \n"}
+		if !llmtest.IsReask(r) {
+			return llmtest.Reply{Content: "  \n"}
 		}
-		return fakellm.Reply{Content: "Sure! Here is the revised atom:\n\n\"" + strings.Replace(atom, "She", "Ruth Adair", 1) + "\"\n\nLet me know if you need anything else!"}
+		return llmtest.Reply{Content: "Sure! Here is the revised atom:\n\n\"" + strings.Replace(atom, "She", "Ruth Adair", 1) + "\"\n\nLet me know if you need anything else!"}
 	}
-	return fakellm.Reply{Content: "Revised atom: " + strings.Replace(atom, "She", "Ruth Adair", 1)}
+	return llmtest.Reply{Content: "Revised atom: " + strings.Replace(atom, "She", "Ruth Adair", 1)}
 }
 
 // TestLLMAtomizeAndRevise: the atomizer's list is read out of a code fence;
@@ -49,7 +49,7 @@ func fakeAtomizerAndReviser(_ int, r fakellm.Request) fakellm.Reply {
 // Original holds the atomizer's text, Text the revision. A rerun from the
 // cache sends no request.
 func TestLLMAtomizeAndRevise(t *testing.T) {
-	srv := fakellm.New(t, fakeAtomizerAndReviser)
+	srv := llmtest.New(t, fakeAtomizerAndReviser)
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	c := newClient(t, srv, cache, 2)
 	a, r := NewLLM(c), NewLLMReviser(c)
@@ -83,7 +83,7 @@ func TestLLMAtomizeAndRevise(t *testing.T) {
 		if q.Temperature == nil || *q.Temperature != 0 || q.Logprobs {
 			t.Errorf("request %+v", q)
 		}
-		if fakellm.IsReask(q) {
+		if llmtest.IsReask(q) {
 			reasks++
 			m := q.Messages
 			if m[len(m)-2].Role != "assistant" || m[len(m)-2].Content != "  \n" || m[len(m)-1].Content != reviserReminder {
@@ -124,14 +124,14 @@ func TestLLMAtomizeAndRevise(t *testing.T) {
 // An empty list is ErrNoAtoms.
 func TestLLMAtomizeUnreadable(t *testing.T) {
 	var fixed atomic.Bool
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		if strings.HasSuffix(r.Messages[len(r.Messages)-1].Content, "Hmm!") {
-			return fakellm.Reply{Content: "[]"}
+			return llmtest.Reply{Content: "[]"}
 		}
 		if fixed.Load() {
-			return fakellm.Reply{Content: "1. Ruth Adair was a pianist."}
+			return llmtest.Reply{Content: "1. Ruth Adair was a pianist."}
 		}
-		return fakellm.Reply{Content: "I cannot split this text."}
+		return llmtest.Reply{Content: "I cannot split this text."}
 	})
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	c := newClient(t, srv, cache, 2)
@@ -164,36 +164,36 @@ func TestLLMAtomizeUnreadable(t *testing.T) {
 }
 
 // TestLLMAtomizeMixed: an endpoint that answers the atomizer and the
-// reviser in every shape of internal/fakellm, and unreadably until
+// reviser in every shape of llm/llmtest, and unreadably until
 // reminded for some, gives each response its atoms and revisions; the
 // counts are exact.
 func TestLLMAtomizeMixed(t *testing.T) {
 	facts := []string{"She was born in 1948.", "She was an American pianist.", `She recorded "Nocturnes" for Decca.`}
-	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
 		q := r.Messages[len(r.Messages)-1].Content
-		if fakellm.IsReask(r) {
+		if llmtest.IsReask(r) {
 			q = r.Messages[len(r.Messages)-3].Content
 		}
 		if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
 			// The response is "Response k."; answer in shape k.
 			k := int(q[len(q)-2] - '0')
-			if k == 3 && !fakellm.IsReask(r) {
-				return fakellm.Reply{Content: fakellm.UnreadableAtoms}
+			if k == 3 && !llmtest.IsReask(r) {
+				return llmtest.Reply{Content: llmtest.UnreadableAtoms}
 			}
-			return fakellm.Reply{Content: fakellm.AtomAnswer(k, facts)}
+			return llmtest.Reply{Content: llmtest.AtomAnswer(k, facts)}
 		}
 		text := q[strings.Index(q, "TEXT:\n")+6 : strings.Index(q, "\n\nATOM: ")]
 		atom := q[strings.Index(q, "ATOM: ")+6:]
 		k := int(text[len(text)-2]-'0') + strings.Index(strings.Join(facts, "|"), atom)
-		if k%4 == 0 && !fakellm.IsReask(r) {
-			return fakellm.Reply{Content: fakellm.UnreadableRevision}
+		if k%4 == 0 && !llmtest.IsReask(r) {
+			return llmtest.Reply{Content: llmtest.UnreadableRevision}
 		}
-		return fakellm.Reply{Content: fakellm.RevisedAnswer(k, strings.Replace(atom, "She", "Ruth Adair", 1))}
+		return llmtest.Reply{Content: llmtest.RevisedAnswer(k, strings.Replace(atom, "She", "Ruth Adair", 1))}
 	})
 	c := newClient(t, srv, "", 1)
 	a, r := NewLLM(c), NewLLMReviser(c)
 	reasks := 0
-	for k := range fakellm.AtomShapes {
+	for k := range llmtest.AtomShapes {
 		atoms, err := Atoms(context.Background(), a, r, fmt.Sprintf("Response %d.", k))
 		if err != nil {
 			t.Fatalf("response %d: %v", k, err)
@@ -207,10 +207,10 @@ func TestLLMAtomizeMixed(t *testing.T) {
 			}
 		}
 	}
-	if s := a.Stats(); s != (LLMStats{Responses: fakellm.AtomShapes, Atoms: 3 * fakellm.AtomShapes, Reasks: 1}) {
+	if s := a.Stats(); s != (LLMStats{Responses: llmtest.AtomShapes, Atoms: 3 * llmtest.AtomShapes, Reasks: 1}) {
 		t.Errorf("atomizer stats %+v", s)
 	}
-	if s := r.Stats(); s != (ReviserStats{Atoms: 3 * fakellm.AtomShapes, Changed: 3 * fakellm.AtomShapes, Reasks: int64(reasks)}) || reasks == 0 {
+	if s := r.Stats(); s != (ReviserStats{Atoms: 3 * llmtest.AtomShapes, Changed: 3 * llmtest.AtomShapes, Reasks: int64(reasks)}) || reasks == 0 {
 		t.Errorf("reviser stats %+v, want %d re-asks", s, reasks)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // TestParseAtomsCorpus runs the atomizer's corpus of answer shapes
@@ -137,26 +137,26 @@ func FuzzParseRevised(f *testing.F) {
 	})
 }
 
-// TestFakeShapes: every answer shape the test endpoint (internal/fakellm)
+// TestFakeShapes: every answer shape the test endpoint (llm/llmtest)
 // writes reads back as what it was written from.
 func TestFakeShapes(t *testing.T) {
 	atoms := []string{"Ruth Adair was born in 1948.", "Ruth Adair was an American pianist.", `Ruth Adair recorded "Nocturnes" for Decca.`}
-	for n := range fakellm.AtomShapes {
-		answer := fakellm.AtomAnswer(n, atoms)
+	for n := range llmtest.AtomShapes {
+		answer := llmtest.AtomAnswer(n, atoms)
 		if got, err := ParseAtoms(answer); err != nil || !reflect.DeepEqual(got, atoms) {
 			t.Errorf("atom shape %d %q: %q, %v", n, answer, got, err)
 		}
 	}
-	for n := range fakellm.RevisedShapes {
-		answer := fakellm.RevisedAnswer(n, atoms[2])
+	for n := range llmtest.RevisedShapes {
+		answer := llmtest.RevisedAnswer(n, atoms[2])
 		if got, err := ParseRevised(answer); err != nil || got != atoms[2] {
 			t.Errorf("revision shape %d %q: %q, %v", n, answer, got, err)
 		}
 	}
-	if got, err := ParseAtoms(fakellm.UnreadableAtoms); err == nil {
+	if got, err := ParseAtoms(llmtest.UnreadableAtoms); err == nil {
 		t.Errorf("read %q", got)
 	}
-	if got, err := ParseRevised(fakellm.UnreadableRevision); err == nil {
+	if got, err := ParseRevised(llmtest.UnreadableRevision); err == nil {
 		t.Errorf("read %q", got)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // TestReadVerdictCorpus runs the verifier's corpus of answers
@@ -83,14 +83,14 @@ func FuzzReadVerdict(f *testing.F) {
 // a verdict, and is not cached. Through a plain Generator it is reported at
 // once.
 func TestLLMVerifierUnreadable(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		switch {
 		case strings.Contains(r.Messages[0].Content, "Ada was born in Paris."):
-			return fakellm.Reply{Content: " "}
-		case fakellm.IsReask(r):
-			return fakellm.Reply{Content: "True"}
+			return llmtest.Reply{Content: " "}
+		case llmtest.IsReask(r):
+			return llmtest.Reply{Content: "True"}
 		}
-		return fakellm.Reply{Content: ""}
+		return llmtest.Reply{Content: ""}
 	})
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "m", Reasks: 1, CachePath: cache})

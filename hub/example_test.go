@@ -7,15 +7,15 @@ import (
 	"os"
 
 	"github.com/factreasoner/factreasoner-go/hub"
-	"github.com/factreasoner/factreasoner-go/internal/fakehub"
+	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 )
 
 // Pull a model into a store. Here the hub is a fake one on loopback; in use
 // the client comes from NewClientFromEnv ($HF_ENDPOINT, $HF_TOKEN).
 func ExampleStore_Pull() {
-	h, stop := fakehub.Start()
+	h, stop := hubtest.Start()
 	defer stop()
-	h.Repos["acme/nli"] = &fakehub.Repo{
+	h.Repos["acme/nli"] = &hubtest.Repo{
 		Commit: "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed",
 		Files: map[string][]byte{
 			"config.json":     []byte(`{"model_type": "roberta"}`),

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakehub"
+	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -24,9 +24,9 @@ const (
 
 // newFakeHub serves one repository with the files an NLI model has, and
 // some it does not need.
-func newFakeHub(t *testing.T) (*fakehub.Hub, *fakehub.Repo) {
-	h := fakehub.New(t)
-	r := &fakehub.Repo{
+func newFakeHub(t *testing.T) (*hubtest.Hub, *hubtest.Repo) {
+	h := hubtest.New(t)
+	r := &hubtest.Repo{
 		Commit: testCommit,
 		Files: map[string][]byte{
 			"config.json":           []byte(`{"model_type": "roberta"}`),
@@ -48,7 +48,7 @@ func fastRetry(n int) *retry.Policy {
 	return &retry.Policy{Retries: n, MinWait: time.Millisecond, MaxWait: 4 * time.Millisecond}
 }
 
-func testClient(h *fakehub.Hub) *Client {
+func testClient(h *hubtest.Hub) *Client {
 	return &Client{Endpoint: h.URL, Retry: fastRetry(5)}
 }
 
@@ -69,7 +69,7 @@ func TestPull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(data, r.Files[f.Path]) || f.SHA256 != fakehub.SHA256(data) || f.Size != int64(len(data)) {
+		if !bytes.Equal(data, r.Files[f.Path]) || f.SHA256 != hubtest.SHA256(data) || f.Size != int64(len(data)) {
 			t.Errorf("%s stored wrong", f.Path)
 		}
 	}
@@ -169,7 +169,7 @@ func TestChecksumMismatch(t *testing.T) {
 	// A non-LFS file is checked against its git blob id.
 	h.BadHash = map[string]bool{}
 	r.Files["config.json"] = []byte(`{"model_type": "bert"}`)
-	f := File{Path: "config.json", Size: int64(len(r.Files["config.json"])), BlobID: fakehub.BlobID([]byte("something else"))}
+	f := File{Path: "config.json", Size: int64(len(r.Files["config.json"])), BlobID: hubtest.BlobID([]byte("something else"))}
 	if _, err := testClient(h).Download(context.Background(), testRepo, testCommit, f, filepath.Join(t.TempDir(), "config.json")); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "git blob id") {
 		t.Errorf("blob id mismatch: %v", err)
 	}
@@ -201,7 +201,7 @@ func TestErrors(t *testing.T) {
 	}
 	h.Garbage = false
 	delete(r.Files, "onnx/model.onnx")
-	if _, err := store.Pull(ctx, testClient(h), testRepo, PullOptions{}); err == nil || !strings.Contains(err.Error(), "onnx/model_q.onnx with --onnx-file") {
+	if _, err := store.Pull(ctx, testClient(h), testRepo, PullOptions{}); err == nil || !strings.Contains(err.Error(), "onnx/model_q.onnx (hub.PullOptions.ONNX)") {
 		t.Errorf("no default graph: %v", err)
 	}
 	delete(r.Files, "onnx/model_q.onnx")
@@ -236,8 +236,8 @@ func TestSelectExternalData(t *testing.T) {
 // tokenizer.json sound, with the extra siblings given.
 func listing(commit string, extra ...string) string {
 	sibs := []string{
-		`{"rfilename": "config.json", "size": 2, "blobId": "` + fakehub.BlobID([]byte("{}")) + `"}`,
-		`{"rfilename": "tokenizer.json", "size": 2, "blobId": "` + fakehub.BlobID([]byte("{}")) + `"}`,
+		`{"rfilename": "config.json", "size": 2, "blobId": "` + hubtest.BlobID([]byte("{}")) + `"}`,
+		`{"rfilename": "tokenizer.json", "size": 2, "blobId": "` + hubtest.BlobID([]byte("{}")) + `"}`,
 	}
 	return `{"id": "acme/tiny-nli", "sha": "` + commit + `", "siblings": [` + strings.Join(append(sibs, extra...), ", ") + `]}`
 }
@@ -312,7 +312,7 @@ func TestDownloadRefusesHostileFile(t *testing.T) {
 	for _, f := range []File{
 		{Path: "config.json", Size: 25, SHA256: "/../../../../pwn"},
 		{Path: "config.json", Size: 25, BlobID: "../../../pwn"},
-		{Path: "../config.json", Size: 25, BlobID: fakehub.BlobID(r.Files["config.json"])},
+		{Path: "../config.json", Size: 25, BlobID: hubtest.BlobID(r.Files["config.json"])},
 	} {
 		if _, err := testClient(h).Download(context.Background(), testRepo, testCommit, f, dest); err == nil {
 			t.Errorf("%+v: downloaded", f)

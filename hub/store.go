@@ -276,9 +276,9 @@ func selectFiles(info *Info, onnxFile string) ([]File, string, error) {
 		}
 		if onnxFile == "" {
 			if len(onnxFiles) == 0 {
-				return nil, "", errors.New("the repository has no ONNX export: export one with `optimum-cli export onnx --task text-classification --model REPO DIR` and use --nli-model DIR")
+				return nil, "", errors.New("the repository has no ONNX export: export one with `optimum-cli export onnx --task text-classification --model REPO DIR` and use that directory as the model")
 			}
-			return nil, "", fmt.Errorf("the repository has no model.onnx or onnx/model.onnx; choose one of %s with --onnx-file", strings.Join(onnxFiles, ", "))
+			return nil, "", fmt.Errorf("the repository has no model.onnx or onnx/model.onnx; choose one of %s (hub.PullOptions.ONNX)", strings.Join(onnxFiles, ", "))
 		}
 	}
 	f, ok := info.Find(onnxFile)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // nliSizedRequest is about the size of an NLI request: a few-shot prompt and
@@ -28,7 +28,7 @@ func nliSizedRequest(i int) Request {
 // BenchmarkCacheHit: an answer served from the SQLite cache (key hash,
 // lookup, parse).
 func BenchmarkCacheHit(b *testing.B) {
-	srv := fakellm.New(b, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "entailment"} })
+	srv := llmtest.New(b, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "entailment"} })
 	c, err := New(Config{BaseURL: srv.BaseURL(), Model: "m", CachePath: filepath.Join(b.TempDir(), "c.sqlite")})
 	if err != nil {
 		b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	for _, cached := range []bool{false, true} {
 		for _, conc := range []int{1, 4, 16} {
 			b.Run(fmt.Sprintf("cache=%v/concurrency=%d", cached, conc), func(b *testing.B) {
-				srv := fakellm.New(b, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "entailment"} })
+				srv := llmtest.New(b, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "entailment"} })
 				cfg := Config{BaseURL: srv.BaseURL(), Model: "m", Concurrency: conc}
 				c, err := New(cfg)
 				if err != nil {

@@ -592,7 +592,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 	e.Message = redact.String(e.Message, c.apiKey)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		e.Hint = "check the API key: OPENAI_API_KEY or --llm-api-key"
+		e.Hint = "check the API key: OPENAI_API_KEY (llm.Config.APIKey)"
 	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.baseURL, "/v1"):
 		e.Hint = "the base URL usually ends in /v1, e.g. http://localhost:11434/v1"
 	case resp.StatusCode == http.StatusNotFound:

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -29,7 +29,7 @@ func fast(retries int) *retry.Policy {
 
 // newTestClient returns a client of srv whose waits between attempts are
 // recorded; without a retry policy in cfg it does not retry.
-func newTestClient(t *testing.T, srv *fakellm.Server, cfg Config) (*Client, *[]time.Duration) {
+func newTestClient(t *testing.T, srv *llmtest.Server, cfg Config) (*Client, *[]time.Duration) {
 	t.Helper()
 	cfg.BaseURL = srv.BaseURL()
 	if cfg.Model == "" {
@@ -61,7 +61,7 @@ func ask(text string) Request {
 // TestRequestBody: the request carries the model, the messages,
 // temperature 0, the seed, max_tokens, logprobs and the API key.
 func TestRequestBody(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "neutral"} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "neutral"} })
 	c, _ := newTestClient(t, srv, Config{APIKey: "sk-test", Seed: 42, Model: "m1"})
 	resp, err := c.Complete(context.Background(), ask("hello"))
 	if err != nil {
@@ -87,11 +87,11 @@ func TestRequestBody(t *testing.T) {
 // failing exhausts the retry budget with an error that names the endpoint
 // and the status; client errors are not retried.
 func TestRetries(t *testing.T) {
-	ok := fakellm.Reply{Content: "entailment"}
+	ok := llmtest.Reply{Content: "entailment"}
 	tests := []struct {
 		name      string
 		retries   int
-		replies   []fakellm.Reply // by request number; the last repeats
+		replies   []llmtest.Reply // by request number; the last repeats
 		wantErr   []string        // substrings of the error; nil = success
 		wantReqs  int
 		wantWaits []time.Duration // exact waits; nil = any backoff
@@ -99,7 +99,7 @@ func TestRetries(t *testing.T) {
 		{
 			name:    "429 then success, Retry-After in seconds, capped",
 			retries: 3,
-			replies: []fakellm.Reply{
+			replies: []llmtest.Reply{
 				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "7"}},
 				ok,
 			},
@@ -108,7 +108,7 @@ func TestRetries(t *testing.T) {
 		{
 			name:    "429 with retry-after-ms",
 			retries: 3,
-			replies: []fakellm.Reply{
+			replies: []llmtest.Reply{
 				{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After-Ms": "25", "Retry-After": "9"}},
 				ok,
 			},
@@ -117,55 +117,55 @@ func TestRetries(t *testing.T) {
 		{
 			name:     "503 twice then success",
 			retries:  3,
-			replies:  []fakellm.Reply{{Status: 503}, {Status: 503}, ok},
+			replies:  []llmtest.Reply{{Status: 503}, {Status: 503}, ok},
 			wantReqs: 3,
 		},
 		{
 			name:     "500 until the budget is spent",
 			retries:  3,
-			replies:  []fakellm.Reply{{Status: 500}},
+			replies:  []llmtest.Reply{{Status: 500}},
 			wantErr:  []string{"/v1/chat/completions", "500 Internal Server Error", "after 4 attempts", "from the fake server"},
 			wantReqs: 4,
 		},
 		{
 			name:     "no retries configured",
 			retries:  0,
-			replies:  []fakellm.Reply{{Status: 502}},
+			replies:  []llmtest.Reply{{Status: 502}},
 			wantErr:  []string{"502 Bad Gateway"},
 			wantReqs: 1,
 		},
 		{
 			name:     "401 is not retried",
 			retries:  3,
-			replies:  []fakellm.Reply{{Status: 401}},
+			replies:  []llmtest.Reply{{Status: 401}},
 			wantErr:  []string{"401 Unauthorized", "OPENAI_API_KEY"},
 			wantReqs: 1,
 		},
 		{
 			name:     "garbage JSON",
 			retries:  3,
-			replies:  []fakellm.Reply{{Body: "<html>upstream proxy error</html>"}},
+			replies:  []llmtest.Reply{{Body: "<html>upstream proxy error</html>"}},
 			wantErr:  []string{"/v1/chat/completions", "not a chat completion in JSON", "<html>upstream proxy error"},
 			wantReqs: 1,
 		},
 		{
 			name:     "no choices",
 			retries:  3,
-			replies:  []fakellm.Reply{{Body: `{"id":"x","choices":[]}`}},
+			replies:  []llmtest.Reply{{Body: `{"id":"x","choices":[]}`}},
 			wantErr:  []string{"no choices"},
 			wantReqs: 1,
 		},
 		{
 			name:     "error object with status 200",
 			retries:  3,
-			replies:  []fakellm.Reply{{Body: `{"error":{"message":"model overloaded"}}`}},
+			replies:  []llmtest.Reply{{Body: `{"error":{"message":"model overloaded"}}`}},
 			wantErr:  []string{"model overloaded"},
 			wantReqs: 1,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+			srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply {
 				return tt.replies[min(n, len(tt.replies)-1)]
 			})
 			c, waits := newTestClient(t, srv, Config{Retry: fast(tt.retries)})
@@ -207,7 +207,7 @@ func TestRetries(t *testing.T) {
 // MinWait up to its MaxWait, each randomized by ±50% (the retry policy's
 // rule; it was [d/2, d] before the client used package retry).
 func TestBackoff(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 500} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500} })
 	c, waits := newTestClient(t, srv, Config{Retry: fast(6)})
 	if _, err := c.Complete(context.Background(), ask("q")); err == nil {
 		t.Fatal("no error")
@@ -227,7 +227,7 @@ func TestBackoff(t *testing.T) {
 // TestTimeout: a server that never answers costs one timeout per attempt,
 // and the error says so.
 func TestTimeout(t *testing.T) {
-	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
+	srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} })
 	c, _ := newTestClient(t, srv, Config{Retry: fast(1), Timeout: 50 * time.Millisecond})
 	_, err := c.Complete(context.Background(), ask("q"))
 	if err == nil || !strings.Contains(err.Error(), "no answer within 50ms") || !strings.Contains(err.Error(), srv.BaseURL()) ||
@@ -239,11 +239,11 @@ func TestTimeout(t *testing.T) {
 	}
 
 	// A hang followed by an answer: the retry succeeds.
-	srv2 := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+	srv2 := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply {
 		if n == 0 {
-			return fakellm.Reply{Hang: true}
+			return llmtest.Reply{Hang: true}
 		}
-		return fakellm.Reply{Content: "neutral"}
+		return llmtest.Reply{Content: "neutral"}
 	})
 	c2, _ := newTestClient(t, srv2, Config{Retry: fast(1), Timeout: 50 * time.Millisecond})
 	if resp, err := c2.Complete(context.Background(), ask("q")); err != nil || resp.Content != "neutral" {
@@ -253,7 +253,7 @@ func TestTimeout(t *testing.T) {
 
 // TestCanceled: a canceled context stops retrying at once.
 func TestCanceled(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Hang: true} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} })
 	c, _ := newTestClient(t, srv, Config{Retry: fast(5), Timeout: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -267,8 +267,8 @@ func TestCanceled(t *testing.T) {
 // cache file, sends no request and gets the same answers; a change of
 // model, message or parameter is a different key.
 func TestCache(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Content: "answer to " + r.Last() + " by " + r.Model}
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "answer to " + r.Last() + " by " + r.Model}
 	})
 	path := filepath.Join(t.TempDir(), "sub", "cache.sqlite")
 	reqs := []Request{ask("a"), ask("b"), ask("c")}
@@ -324,11 +324,11 @@ func TestCache(t *testing.T) {
 
 // TestCacheSkipsFailures: failed requests are not cached.
 func TestCacheSkipsFailures(t *testing.T) {
-	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply {
 		if n == 0 {
-			return fakellm.Reply{Body: "garbage"}
+			return llmtest.Reply{Body: "garbage"}
 		}
-		return fakellm.Reply{Content: "fine"}
+		return llmtest.Reply{Content: "fine"}
 	})
 	path := filepath.Join(t.TempDir(), "cache.sqlite")
 	c, _ := newTestClient(t, srv, Config{CachePath: path})
@@ -367,8 +367,8 @@ func TestCacheRefusesOtherFiles(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	for _, limit := range []int{1, 3, 8} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
-			srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
-				return fakellm.Reply{Content: "x", Delay: 20 * time.Millisecond}
+			srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Content: "x", Delay: 20 * time.Millisecond}
 			})
 			c, _ := newTestClient(t, srv, Config{Concurrency: limit})
 			reqs := make([]Request, 4*limit)
@@ -391,10 +391,10 @@ func TestConcurrencyLimit(t *testing.T) {
 // TestCompleteAllOrder: answers come back in request order whatever order
 // the server finishes them in; one failure fails the batch.
 func TestCompleteAllOrder(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		var i int
 		fmt.Sscan(r.Last(), &i)
-		return fakellm.Reply{Content: "n" + r.Last(), Delay: time.Duration(10-i) * time.Millisecond}
+		return llmtest.Reply{Content: "n" + r.Last(), Delay: time.Duration(10-i) * time.Millisecond}
 	})
 	c, _ := newTestClient(t, srv, Config{Concurrency: 10})
 	reqs := make([]Request, 10)
@@ -411,11 +411,11 @@ func TestCompleteAllOrder(t *testing.T) {
 		}
 	}
 
-	bad := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	bad := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		if r.Last() == "3" {
-			return fakellm.Reply{Status: 400}
+			return llmtest.Reply{Status: 400}
 		}
-		return fakellm.Reply{Content: "ok"}
+		return llmtest.Reply{Content: "ok"}
 	})
 	cb, _ := newTestClient(t, bad, Config{})
 	if _, err := cb.CompleteAll(context.Background(), reqs); err == nil || !strings.Contains(err.Error(), "400 Bad Request") {
@@ -426,9 +426,9 @@ func TestCompleteAllOrder(t *testing.T) {
 // TestTokens: log probabilities, null log probabilities and raw bytes of
 // partial characters are read as sent.
 func TestTokens(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Content: "é!", Tokens: []fakellm.Token{
-			{Text: "\xc3", Logprob: fakellm.LP(-0.5)}, {Text: "\xa9", Logprob: nil}, {Text: "!", Logprob: fakellm.LP(-1)},
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "é!", Tokens: []llmtest.Token{
+			{Text: "\xc3", Logprob: llmtest.LP(-0.5)}, {Text: "\xa9", Logprob: nil}, {Text: "!", Logprob: llmtest.LP(-1)},
 		}}
 	})
 	c, _ := newTestClient(t, srv, Config{})
@@ -456,7 +456,7 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := New(Config{BaseURL: "localhost:8000/v1", Model: "m"}); err == nil || !strings.Contains(err.Error(), "not an http") {
 		t.Errorf("err = %v", err)
 	}
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x"} })
 	c, err := New(Config{BaseURL: srv.URL, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +470,7 @@ func TestConfigErrors(t *testing.T) {
 // TestNetworkError: a server that is gone is retried like a 5xx and then
 // reported with the endpoint.
 func TestNetworkError(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x"} })
 	c, waits := newTestClient(t, srv, Config{Retry: fast(2)})
 	srv.Close()
 	_, err := c.Complete(context.Background(), ask("q"))
@@ -484,11 +484,11 @@ func TestNetworkError(t *testing.T) {
 
 // TestRetryingCallback: the caller hears of every repeated attempt.
 func TestRetryingCallback(t *testing.T) {
-	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply {
 		if n < 2 {
-			return fakellm.Reply{Status: 503}
+			return llmtest.Reply{Status: 503}
 		}
-		return fakellm.Reply{Content: "ok"}
+		return llmtest.Reply{Content: "ok"}
 	})
 	var got []string
 	p := fast(3)
@@ -507,7 +507,7 @@ func TestRetryingCallback(t *testing.T) {
 // TestEachStops: an error from handle stops the batch; requests not yet
 // started are not sent.
 func TestEachStops(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "x"} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x"} })
 	c, _ := newTestClient(t, srv, Config{Concurrency: 1})
 	stop := errors.New("enough")
 	err := c.Each(context.Background(), 100, func(i int) Request { return ask(fmt.Sprint(i)) },
@@ -530,12 +530,12 @@ func TestEachStops(t *testing.T) {
 // key in errors, retry notices or the endpoint shown.
 func TestSecretsRedacted(t *testing.T) {
 	const key = "sk-live-0123456789abcdef"
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		body := `{"error": {"message": "bad request, you sent Authorization: ` + r.Authorization + ` and key ` + key + `"}}`
 		if n == 0 {
-			return fakellm.Reply{Status: 503, Body: body}
+			return llmtest.Reply{Status: 503, Body: body}
 		}
-		return fakellm.Reply{Status: 401, Body: body}
+		return llmtest.Reply{Status: 401, Body: body}
 	})
 	var notes []string
 	p := fast(2)

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // readYes accepts an answer that is "yes" or "no".
@@ -31,11 +31,11 @@ func askYes(text string) Request {
 // the first request, so that a rerun sends nothing. The refused answer is
 // not cached.
 func TestReadReask(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		if r.Last() == "Answer yes or no." {
-			return fakellm.Reply{Content: "yes"}
+			return llmtest.Reply{Content: "yes"}
 		}
-		return fakellm.Reply{Content: "Well, it depends."}
+		return llmtest.Reply{Content: "Well, it depends."}
 	})
 	path := filepath.Join(t.TempDir(), "cache.sqlite")
 	c, _ := newTestClient(t, srv, Config{CachePath: path, Reasks: 2})
@@ -81,11 +81,11 @@ func TestReadReask(t *testing.T) {
 func TestReadUnreadable(t *testing.T) {
 	long := strings.Repeat("é", 250)
 	var fixed atomic.Bool
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		if fixed.Load() {
-			return fakellm.Reply{Content: "no"}
+			return llmtest.Reply{Content: "no"}
 		}
-		return fakellm.Reply{Content: long}
+		return llmtest.Reply{Content: long}
 	})
 	path := filepath.Join(t.TempDir(), "cache.sqlite")
 	for _, reasks := range []int{0, 2} {
@@ -123,11 +123,11 @@ func TestReadUnreadable(t *testing.T) {
 // TestReadCachedRefused: a cached answer that Read refuses (cached by a
 // request without Read) is asked for again and replaced.
 func TestReadCachedRefused(t *testing.T) {
-	srv := fakellm.New(t, func(n int, _ fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Reply {
 		if n == 0 {
-			return fakellm.Reply{Content: "maybe"}
+			return llmtest.Reply{Content: "maybe"}
 		}
-		return fakellm.Reply{Content: "yes"}
+		return llmtest.Reply{Content: "yes"}
 	})
 	path := filepath.Join(t.TempDir(), "cache.sqlite")
 	c, _ := newTestClient(t, srv, Config{CachePath: path})
@@ -148,8 +148,8 @@ func TestReadCachedRefused(t *testing.T) {
 // TestReadCutOff: the error says when the last answer was cut off at the
 // token limit.
 func TestReadCutOff(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Body: `{"choices":[{"message":{"content":"ye"},"finish_reason":"length"}]}`}
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Body: `{"choices":[{"message":{"content":"ye"},"finish_reason":"length"}]}`}
 	})
 	c, _ := newTestClient(t, srv, Config{})
 	_, err := c.Complete(context.Background(), askYes("q"))

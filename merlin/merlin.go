@@ -135,13 +135,34 @@ func (s Solver) binary() (string, error) {
 	}
 	p, err := exec.LookPath("merlin")
 	if err != nil {
-		return "", errors.New("merlin binary not found on PATH: install merlin (github.com/radum2275/merlin; this project does not build it) or give its path (--merlin-path)")
+		return "", errors.New("merlin binary not found on PATH: install merlin (github.com/radum2275/merlin; this project does not build it) or give its path (merlin.Solver.Path)")
 	}
 	return p, nil
 }
 
 // Name is the solver's name in reports: "merlin".
 func (s Solver) Name() string { return "merlin" }
+
+// Identify says what the solver is, as inference.Identify: merlin and the
+// options it runs with, defaults merged in ("merlin[task=MAR,algorithm=wmb,ibound=6]").
+// The binary's path and the time limit are not part of it: they change
+// where and whether merlin runs, not its marginals.
+func (s Solver) Identify() string {
+	args, err := s.args()
+	if err != nil {
+		return "merlin[invalid flags]"
+	}
+	var parts []string
+	for i := 0; i < len(args); i++ {
+		name := strings.TrimPrefix(args[i], "--")
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+			name += "=" + args[i+1]
+			i++
+		}
+		parts = append(parts, name)
+	}
+	return "merlin[" + strings.Join(parts, ",") + "]"
+}
 
 // Solve implements inference.Solver.
 func (s Solver) Solve(ctx context.Context, m *inference.Model) (*inference.Result, error) {

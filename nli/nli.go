@@ -1,8 +1,8 @@
 // Package nli defines natural language inference: given a premise and a
 // hypothesis, does the premise entail, contradict or say nothing about the
 // hypothesis, and with what probability. Backends implement Classifier (the
-// subpackages lexical, onnxnli and llmnli); this package holds the types
-// they share and a persistent cache that wraps any backend.
+// subpackages lexical, onnxnli, remotenli and llmnli); this package holds
+// the types they share (nlicache keeps their answers).
 package nli
 
 import (

@@ -9,6 +9,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/nlitest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -55,4 +57,31 @@ func Example() {
 	// precision 0.50, 1 true, 1 false
 	// P(a0) = 0.9320
 	// P(a1) = 0.1400
+}
+
+// A program adds an NLI backend of its own beside the built-in ones: one
+// table entry (here the test backend of package nlitest, which entails
+// everything at 0.8) chosen by its name, as "onnx" or "llm" are.
+func ExampleNLIBackend() {
+	fixed := pipeline.NLIBackend{Name: "fixed", Description: "every pair entails, at 0.8",
+		Open: func(context.Context, *pipeline.Env) (nli.Classifier, error) {
+			return &nlitest.Fixed{Label: nli.Entailment, Probability: 0.8}, nil
+		}}
+	p, err := pipeline.Open(context.Background(), pipeline.Options{
+		NLI: pipeline.NLIOptions{Backend: "fixed", Extra: []pipeline.NLIBackend{fixed}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	in := &instance.Instance{Input: "Q?", Output: "Ada was a mathematician.",
+		Atoms:    []instance.Atom{{ID: "a0", Text: "Ada was a mathematician.", Contexts: []string{"c0"}}},
+		Contexts: []instance.Context{{ID: "c0", Text: "Ada Lovelace was an English mathematician."}}}
+	a, err := p.Assess(context.Background(), in, graph.FR1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pt, _ := a.PTrue("a0")
+	fmt.Printf("%s: P(a0) = %.2f\n", a.NLI, pt) // 0.05 + 0.9·0.8
+	// Output: fixed:entailment@0.8: P(a0) = 0.77
 }

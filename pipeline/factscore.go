@@ -41,7 +41,7 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 			return rec, nil
 		}
 		if p.Atomizer == nil {
-			return rec, errors.New("the record has no atoms and no atomizer is configured (see --atomizer)")
+			return rec, errors.New("the record has no atoms and no atomizer is configured (Options.Atomizer)")
 		}
 		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
 		if errors.Is(err, atomize.ErrNoAtoms) {
@@ -66,7 +66,7 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 	}
 	if len(in.Contexts) == 0 {
 		if p.Retriever == nil {
-			return rec, errors.New("the record has no contexts and no knowledge source is configured (give --db KB.db or --source wikipedia)")
+			return rec, errors.New("the record has no contexts and no knowledge source is configured (Options.Retrieval)")
 		}
 		cp := *in
 		cp.Atoms = append([]instance.Atom(nil), in.Atoms...)

@@ -2,15 +2,16 @@ package pipeline
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // MergeOptions configure PlanMerge.
@@ -30,18 +31,9 @@ type mergeLine struct {
 	at     int // line number in its file
 	line   int // input line
 	input  string
-	run    runKey
+	run    result.Identity
 	// contextPriors are the per-context priors the line records.
 	contextPriors map[string]float64
-}
-
-// runKey is what every line of one run has in common: the version, the
-// solver, the priors, the summaries and, for records scored by a
-// classifier (not from their own relations), the NLI backend, model and
-// pruning.
-type runKey struct {
-	version, solver, priors, summarizer string
-	backend, model, perAtomSet          string
 }
 
 // Merge joins the outputs of the shards of a run (ScoreFile with
@@ -146,34 +138,13 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 		if err == io.EOF { // no newline: a torn last line
 			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
 		}
-		var rec struct {
-			Line         *int    `json:"line"`
-			Input        string  `json:"input"`
-			Version      string  `json:"version"`
-			Backend      string  `json:"nli_backend"`
-			Model        string  `json:"model_name"`
-			PairsPerAtom string  `json:"pairs_per_atom"`
-			Priors       *Priors `json:"priors"`
-			Summarizer   string  `json:"summarizer"`
-			Solver       struct {
-				Solver string `json:"solver"`
-			} `json:"solver"`
-			// To check the per-context priors against the contexts.
-			Contexts []struct {
-				ID          string   `json:"id"`
-				Probability *float64 `json:"probability"`
-			} `json:"contexts"`
-			ContextMarginals []struct {
-				Variable string `json:"variable"`
-			} `json:"context_marginals"`
+		rec, err := result.Decode(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: not an output line of fr score (%w)", path, n, err)
 		}
-		if json.Unmarshal(raw, &rec) != nil || rec.Line == nil || *rec.Line <= 0 || rec.Version == "" {
-			return nil, fmt.Errorf("%s:%d: not an output line of fr score (a JSON object with a version and a line number)", path, n)
-		}
-		var options *graph.Options
 		var recorded map[string]float64
 		if rec.Priors != nil {
-			options, recorded = &rec.Priors.Options, rec.Priors.ContextPriors
+			recorded = rec.Priors.ContextPriors
 		}
 		if len(rec.Contexts) > 0 {
 			// The line's own contexts say which priors its network had:
@@ -191,62 +162,43 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 					want[c.ID], _ = graph.OwnPrior(instance.Context{Probability: c.Probability})
 				}
 			}
-			if err := sameContextPriors(recorded, want); err != nil {
+			if err := result.SameContextPriors(recorded, want); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w by its own contexts' \"probability\": written by a run that did not take them as the contexts' priors; score it again", path, n, err)
 			}
 		}
-		k := runKey{version: rec.Version, solver: rec.Solver.Solver, priors: priorsName(options), summarizer: rec.Summarizer}
-		if rec.Backend != givenIdentity.Backend {
-			k.backend, k.model, k.perAtomSet = rec.Backend, rec.Model, rec.PairsPerAtom
-			if k.perAtomSet == "" {
-				k.perAtomSet = "all" // written before pruning existed
-			}
-		}
-		out = append(out, mergeLine{file: file, offset: offset, size: len(raw), at: n, line: *rec.Line, input: rec.Input, run: k, contextPriors: recorded})
+		out = append(out, mergeLine{file: file, offset: offset, size: len(raw), at: n, line: rec.Line, input: rec.Input, run: rec.Identity(), contextPriors: recorded})
 		offset += int64(len(raw))
 	}
 }
 
-// sameRuns refuses lines written by different runs.
+// sameRuns refuses lines written by different runs (result.Compare).
+// A setting that a line does not depend on ("") matches any, so each line
+// is compared with the first line and with the first that has each such
+// setting.
 func sameRuns(paths []string, lines []mergeLine) error {
-	var first, firstNLI *mergeLine
+	var first, firstNLI, firstPairs *mergeLine
 	for i := range lines {
 		l := &lines[i]
 		if first == nil {
 			first = l
 		}
-		for _, f := range []struct{ name, a, b string }{
-			{"version", first.run.version, l.run.version},
-			{"solver.solver", first.run.solver, l.run.solver},
-			{"priors", first.run.priors, l.run.priors},
-			{"summarizer", first.run.summarizer, l.run.summarizer},
-		} {
-			if f.a != f.b {
-				return mixedRuns(paths, first, l, f.name, f.a, f.b)
-			}
-		}
-		if l.run.backend == "" {
-			continue // scored from its own relations
-		}
-		if firstNLI == nil {
+		if firstNLI == nil && l.run.NLI != "" {
 			firstNLI = l
 		}
-		for _, f := range []struct{ name, a, b string }{
-			{"nli_backend", firstNLI.run.backend, l.run.backend},
-			{"model_name", firstNLI.run.model, l.run.model},
-			{"pairs_per_atom", firstNLI.run.perAtomSet, l.run.perAtomSet},
-		} {
-			if f.a != f.b {
-				return mixedRuns(paths, firstNLI, l, f.name, f.a, f.b)
+		if firstPairs == nil && l.run.PairsPerAtom != "" {
+			firstPairs = l
+		}
+		for _, o := range []*mergeLine{first, firstNLI, firstPairs} {
+			if o == nil {
+				continue
+			}
+			if d := result.Compare(o.run, l.run); d != nil {
+				return fmt.Errorf("%s:%d: field %q is %s, but %s at %s:%d: outputs of different runs cannot be merged",
+					paths[l.file], l.at, d.Field, strconv.Quote(d.B), strconv.Quote(d.A), paths[o.file], o.at)
 			}
 		}
 	}
 	return nil
-}
-
-func mixedRuns(paths []string, a, b *mergeLine, field, va, vb string) error {
-	return fmt.Errorf("%s:%d: field %q is %s, but %s at %s:%d: outputs of different runs cannot be merged",
-		paths[b.file], b.at, field, shortQuote(vb), shortQuote(va), paths[a.file], a.at)
 }
 
 // checkInput checks the merged lines (sorted by input line) against the
@@ -268,10 +220,10 @@ func checkInput(input string, paths []string, lines []mergeLine) error {
 			return fmt.Errorf("%s:%d: field \"input\" is %s there but %s at %s:%d: the outputs were not scored from this input",
 				paths[l.file], l.at, shortQuote(l.input), shortQuote(in.Input), input, in.Line)
 		}
-		if v, err := graph.ParseVersion(l.run.version); err == nil && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
+		if v, err := graph.ParseVersion(l.run.Version); err == nil && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 			// The record's contexts are known: so are their own priors.
 			in, _ := in.WithoutEmptyContexts()
-			if err := sameContextPriors(l.contextPriors, contextPriors(graph.SelectNodes(in, v))); err != nil {
+			if err := result.SameContextPriors(l.contextPriors, result.ContextPriors(graph.SelectNodes(in, v))); err != nil {
 				return fmt.Errorf("%s:%d: %w by the contexts' \"probability\" of the record at %s:%d: the outputs were not scored from this input, or by a run that did not take them as the contexts' priors",
 					paths[l.file], l.at, err, input, in.Line)
 			}

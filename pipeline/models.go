@@ -53,14 +53,14 @@ func ResolveModel(ref string) (Model, error) {
 		return Model{}, err
 	}
 	if !hub.ValidRepoID(ref) {
-		return Model{}, fmt.Errorf("--nli-model %s: no such directory, and not a hub repository id", ref)
+		return Model{}, fmt.Errorf("model %s: no such directory, and not a hub repository id", ref)
 	}
 	m, err := store.Manifest(ref)
 	if errors.Is(err, fs.ErrNotExist) {
 		return resolveHFCache(ref, store)
 	}
 	if err != nil {
-		return Model{}, fmt.Errorf("--nli-model %s: %w", ref, err)
+		return Model{}, fmt.Errorf("model %s: %w", ref, err)
 	}
 	return Model{Dir: store.Path(ref), Name: modelName(ref, m.ONNX, m.Commit), Graph: m.ONNX,
 		Found: "the model store " + store.Path(ref)}, nil
@@ -72,10 +72,10 @@ func resolveHFCache(ref string, store hub.Store) (Model, error) {
 	c, err := hf.Find(ref, hub.PullOptions{})
 	if err != nil {
 		if errors.Is(err, hub.ErrNotInHFCache) {
-			return Model{}, fmt.Errorf("--nli-model %s: no such directory, and the model is not in %s (%v): fetch it with `fr models pull %s` "+
+			return Model{}, fmt.Errorf("model %s: no such directory, and the model is not in %s (%v): fetch it with `fr models pull %s` "+
 				"(or give the directory of a copy made by hand)", ref, store.Dir, err, ref)
 		}
-		return Model{}, fmt.Errorf("--nli-model %s: %w", ref, err)
+		return Model{}, fmt.Errorf("model %s: %w", ref, err)
 	}
 	return Model{Dir: c.Dir, Name: modelName(ref, c.ONNX, c.Commit), Graph: c.ONNX,
 		Found: "the Hugging Face cache " + c.Dir}, nil

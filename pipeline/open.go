@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
-	"github.com/factreasoner/factreasoner-go/nli"
-	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -30,18 +28,19 @@ import (
 )
 
 // Options describe a pipeline by names and settings; Open turns them into
-// one. The zero value, with a Solver, scores records that carry their own
-// relations, and falls back to the lexical NLI backend (with a warning) for
-// the others.
+// one. The zero value scores records that carry their own relations (with
+// inference.Auto); a record without relations is then an error, ErrNoNLI,
+// that says what to configure (NLI.Backend), never a guess.
 type Options struct {
 	// Graph sets the priors and factor tables; the zero value selects
 	// graph.DefaultOptions.
 	Graph graph.Options
 	// K is F1@K's K; the zero value is "half" (max(⌊n/2⌋, 1) per response).
 	K score.K
-	// Solver computes the marginals (needed to score, not to retrieve or
-	// verify).
-	Solver inference.Solver
+	// Solver computes the marginals; nil opens the one Inference
+	// describes (OpenSolver: inference.Auto by default).
+	Solver    inference.Solver
+	Inference InferenceOptions
 
 	NLI NLIOptions
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
@@ -93,9 +92,11 @@ type Options struct {
 // NLIOptions choose the NLI backend.
 type NLIOptions struct {
 	// Backend is "auto" (or ""), "given", "onnx", "remote", "llm" or
-	// "lexical". Auto scores records that carry relations from them and the others with
-	// onnx when a model is available (Model is set, or the default model
-	// was pulled), else with the lexical fallback and a warning.
+	// "lexical". Auto scores records that carry relations from them and
+	// the others with onnx when a model is available (Model is set, or the
+	// default model was pulled); without one, a record without relations
+	// is an error (ErrNoNLI). Lexical compares words, not meaning: it is
+	// for trying the tool, and only when asked for.
 	Backend string
 	// Model is the onnx backend's model: a directory, or a hub repository
 	// id pulled into the model store. Empty means DefaultONNXModel.
@@ -106,6 +107,9 @@ type NLIOptions struct {
 	// window and labels from Model; its Name is set from Model, its Retry
 	// is Options.Retry.
 	Remote remotenli.Options
+	// Extra are backends beside the built-in ones (NLIBackends), chosen
+	// by Backend like them: a program's own.
+	Extra []NLIBackend
 }
 
 // Revise says whether atoms are revised.
@@ -221,19 +225,15 @@ type FActScoreOptions struct {
 	Abstention factscore.Abstention
 }
 
-// OptionError is a bad value of one of the Options, named as the fr
-// command's flag for it.
+// OptionError is a bad value of one of the Options, named by its path
+// (NLI.Backend, Retrieval.Source): a program maps it to its own name for
+// the setting (fr, to its flag).
 type OptionError struct {
-	Option string // the flag, without its dashes
+	Option string // the path of the option in Options
 	Err    error
 }
 
-func (e *OptionError) Error() string {
-	if msg := e.Err.Error(); strings.HasPrefix(msg, "--"+e.Option) {
-		return msg // it names the flag itself
-	}
-	return "--" + e.Option + ": " + e.Err.Error()
-}
+func (e *OptionError) Error() string { return e.Option + ": " + e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
 func optionErr(option string, err error) error { return &OptionError{Option: option, Err: err} }
@@ -247,7 +247,13 @@ type resources struct {
 	llm       *llmStages
 	retry     *retry.Policy
 	verifier  string // FActScore's verifier, by name
-	closed    bool
+	// inProcess says whether the NLI classifier runs in this process on
+	// every core (InProcess).
+	inProcess bool
+	// noNLI says why the auto backend has no classifier, for the error
+	// of a record that needs one.
+	noNLI  string
+	closed bool
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -269,8 +275,15 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if p.K == (score.K{}) {
 		p.K = score.K{Name: "half", Half: true}
 	}
+	if p.Solver == nil {
+		s, err := OpenSolver(o.Inference)
+		if err != nil {
+			return nil, err
+		}
+		p.Solver = s
+	}
 	if err := p.Graph.Validate(); err != nil {
-		return nil, optionErr("atom-prior, --context-prior", err)
+		return nil, optionErr("Graph", err)
 	}
 	switch {
 	case o.PairsPerAtom == 0:
@@ -278,26 +291,26 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs || o.PairsPerAtom == OwnPairsOnly:
 		p.PairsPerAtom = o.PairsPerAtom
 	default:
-		return nil, optionErr("pairs-per-atom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
+		return nil, optionErr("PairsPerAtom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
 	}
 	if o.Retrieval.TopK < 0 {
-		return nil, optionErr("retrieve-k", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
+		return nil, optionErr("Retrieval.TopK", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
 	}
 	log := o.Log
 	if log == nil {
 		log = io.Discard
 	}
 	p.res.log = &lockedWriter{w: log}
-	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "fr: warning:", msg) }
+	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "warning:", msg) }
 	p.res.retry = o.Retry
 	if p.res.retry == nil {
 		p.res.retry = retry.Default()
 	}
 	if p.res.retry.Retries < 0 {
-		return nil, optionErr("retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
+		return nil, optionErr("Retry.Retries", fmt.Errorf("%d: want 0 or more", p.res.retry.Retries))
 	}
 	if p.res.retry.Notify == nil {
-		p.res.retry.Notify = retry.Printer(p.res.log, "fr: ")
+		p.res.retry.Notify = retry.Printer(p.res.log, "")
 	}
 	defer func() {
 		if err != nil {
@@ -364,103 +377,42 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
-// openNLI opens the NLI backend of o.NLI, behind the NLI cache when one is
-// configured.
+// openNLI opens the NLI backend of o.NLI (NLIBackends, o.NLI.Extra),
+// behind the NLI cache when one is configured.
 func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
-	backend := o.NLI.Backend
-	if backend == "" {
-		backend = "auto"
+	b, err := nliBackend(o)
+	if err != nil {
+		return err
 	}
-	var cl nli.Classifier
-	switch backend {
-	case "auto":
-		p.Given = GivenWhenPresent
-		if !onnxAvailable(o.NLI.Model) {
-			cl = p.lexicalFallback("fr: warning: no NLI model configured; records without relations use the lexical fallback, " +
-				"which is for trying the tool, not for results (it compares words, not meaning). " +
-				"For results give the records relations (--nli given), use an NLI model (fr models pull " + DefaultONNXModel +
-				", then --nli onnx) or an LLM (--nli llm).")
-			break
-		}
-		model, err := p.openONNX(o.NLI)
-		if err != nil && o.NLI.Model == "" {
-			// The default model was pulled but cannot run here (no ONNX
-			// Runtime, say): auto falls back rather than fail.
-			fmt.Fprintf(p.res.log, "fr: warning: --nli auto cannot use %s: %v\n", DefaultONNXModel, err)
-			cl = p.lexicalFallback("fr: warning: records without relations use the lexical fallback, " +
-				"which is for trying the tool, not for results (it compares words, not meaning).")
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("--nli onnx: %w", err)
-		}
-		cl = model
-	case "given":
-		p.Given = GivenAlways
+	p.Given = b.Given
+	if b.Open == nil {
 		return nil
-	case "lexical":
-		cl = lexical.New()
-	case "onnx":
-		model, err := p.openONNX(o.NLI)
-		if err != nil {
-			return fmt.Errorf("--nli onnx: %w", err)
-		}
-		cl = model
-	case "remote":
-		c, err := p.openRemote(ctx, o.NLI)
-		if err != nil {
-			return fmt.Errorf("--nli remote: %w", err)
-		}
-		cl = c
-	case "llm":
-		prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
-		if err != nil {
-			return optionErr("nli-prompt", err)
-		}
-		st, err := p.llmStages(o)
-		if err != nil {
-			return err
-		}
-		if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
-			return optionErr("nli-fixed-probability", err)
-		}
-		cl = st.classifier
-	default:
-		return optionErr("nli", fmt.Errorf("unknown backend %q (want auto, given, onnx, remote, llm or lexical)", backend))
+	}
+	cl, err := b.Open(ctx, &Env{Options: o, p: p})
+	if err != nil || cl == nil {
+		return err
+	}
+	if c, ok := cl.(io.Closer); ok {
+		p.onClose(c.Close)
+	}
+	p.summarizeAtClose(cl)
+	if ip, ok := cl.(InProcess); ok && ip.InProcess() {
+		p.res.inProcess = true
 	}
 	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {
-		return fmt.Errorf("--cache: %w", err)
+		return optionErr("Caches.NLI", err)
 	}
 	if path != "" {
-		cache, err := nli.OpenCache(path, cl)
+		cache, err := nlicache.Open(path, cl)
 		if err != nil {
-			return fmt.Errorf("--cache: %w", err)
+			return optionErr("Caches.NLI", err)
 		}
 		p.onClose(cache.Close)
 		cl = cache
 	}
 	p.Classifier = cl
 	return nil
-}
-
-// lexicalFallback is the lexical backend that prints msg the first time
-// it is used.
-func (p *Pipeline) lexicalFallback(msg string) nli.Classifier {
-	return &warnFirstUse{Classifier: lexical.New(), w: p.res.log, msg: msg}
-}
-
-// warnFirstUse prints a warning the first time its classifier is used.
-type warnFirstUse struct {
-	nli.Classifier
-	w    io.Writer
-	msg  string
-	once sync.Once
-}
-
-func (c *warnFirstUse) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	c.once.Do(func() { fmt.Fprintln(c.w, c.msg) })
-	return c.Classifier.Classify(ctx, pairs)
 }
 
 // openONNX loads the onnx backend's model.
@@ -472,22 +424,9 @@ func (p *Pipeline) openONNX(o NLIOptions) (*onnxnli.Model, error) {
 	opts := o.ONNX
 	opts.Name, opts.Graph = ref.Name, ref.Graph
 	if ref.Found != "" {
-		fmt.Fprintf(p.res.log, "fr: nli model %s from %s\n", ref.Name, ref.Found)
+		fmt.Fprintf(p.res.log, "nli model %s from %s\n", ref.Name, ref.Found)
 	}
-	m, err := onnxnli.Load(ref.Dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	p.onClose(m.Close)
-	p.onSummary(func(w io.Writer) {
-		s := m.Stats()
-		if s.Pairs == 0 {
-			return
-		}
-		fmt.Fprintf(w, "fr: onnx nli %s: %d pairs, %d model inputs; %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window\n",
-			m.Identity().Model, s.Pairs, s.Sequences, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, m.MaxLength())
-	})
-	return m, nil
+	return onnxnli.Load(ref.Dir, opts)
 }
 
 // llmStages returns the pipeline's LLM client and stages, opening the
@@ -502,25 +441,25 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if base == "" {
 			base = llm.DefaultBaseURL
 		}
-		return nil, optionErr("llm-model", fmt.Errorf("--llm-model is required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
+		return nil, optionErr("LLM.Model", fmt.Errorf("required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
 	}
 	// Bad values are the command line's mistakes (exit status 2), found
 	// before llm.New, whose errors may also be the cache's.
 	if cfg.Reasks < 0 {
-		return nil, optionErr("llm-reask", fmt.Errorf("%d: want 0 or more", cfg.Reasks))
+		return nil, optionErr("LLM.Reasks", fmt.Errorf("%d: want 0 or more", cfg.Reasks))
 	}
 	if cfg.Concurrency < 0 {
-		return nil, optionErr("llm-concurrency", fmt.Errorf("%d: want 1 or more", cfg.Concurrency))
+		return nil, optionErr("LLM.Concurrency", fmt.Errorf("%d: want 1 or more", cfg.Concurrency))
 	}
 	if cfg.Timeout < 0 {
-		return nil, optionErr("llm-timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
+		return nil, optionErr("LLM.Timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
 	}
 	if b := strings.TrimSpace(cfg.BaseURL); b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
-		return nil, optionErr("llm-base-url", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
+		return nil, optionErr("LLM.BaseURL", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
 	}
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
-		return nil, fmt.Errorf("--llm-cache: %w", err)
+		return nil, optionErr("Caches.LLM", err)
 	}
 	cfg.CachePath, cfg.Retry = path, p.res.retry
 	client, err := llm.New(cfg)
@@ -531,53 +470,47 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 	p.res.llm = st
 	p.onClose(client.Close)
 	p.onSummary(func(w io.Writer) {
-		fmt.Fprintf(w, "fr: llm %s at %s: %s\n", client.Model(), client.Endpoint(), client.Usage())
+		fmt.Fprintf(w, "llm %s at %s: %s\n", client.Model(), client.Endpoint(), client.Usage())
 		if st.classifier != nil {
-			fmt.Fprintf(w, "fr: llm nli: %s\n", st.classifier.Stats())
+			fmt.Fprintf(w, "llm nli: %s\n", st.classifier.Stats())
 		}
 		if st.atomizer != nil {
-			fmt.Fprintf(w, "fr: llm atomizer: %s\n", st.atomizer.Stats())
+			fmt.Fprintf(w, "llm atomizer: %s\n", st.atomizer.Stats())
 		}
 		if st.reviser != nil {
-			fmt.Fprintf(w, "fr: llm reviser: %s\n", st.reviser.Stats())
+			fmt.Fprintf(w, "llm reviser: %s\n", st.reviser.Stats())
 		}
 	})
 	return st, nil
 }
 
-// openAtomizer opens the atomizer and reviser of o.
+// openAtomizer opens the atomizer of o (Atomizers) and the reviser.
 func (p *Pipeline) openAtomizer(o Options) error {
-	revise := o.Revise == ReviseOn
-	switch o.Atomizer {
-	case "":
+	if o.Atomizer == "" {
 		return nil
-	case "sentences":
-		p.Atomizer = atomize.Sentences{}
-	case "llm":
-		st, err := p.llmStages(o)
-		if err != nil {
-			return err
-		}
-		st.atomizer = atomize.NewLLM(st.client)
-		p.Atomizer = st.atomizer
-		revise = o.Revise != ReviseOff
-	default:
-		return optionErr("atomizer", fmt.Errorf("unknown atomizer %q (want llm or sentences)", o.Atomizer))
 	}
-	if !revise {
+	table := Atomizers()
+	i := slices.IndexFunc(table, func(a Atomizer) bool { return a.Name == o.Atomizer })
+	if i < 0 {
+		return optionErr("Atomizer", fmt.Errorf("unknown atomizer %q (want %s)", o.Atomizer, oneOf(Names(table, func(a Atomizer) string { return a.Name }))))
+	}
+	a, err := table[i].Open(&Env{Options: o, p: p})
+	if err != nil {
+		return err
+	}
+	p.Atomizer = a
+	p.summarizeAtClose(a)
+	if !(o.Revise == ReviseOn || o.Revise == ReviseDefault && table[i].RevisedByDefault) {
 		return nil
 	}
 	st, err := p.llmStages(o)
 	if err != nil {
-		return fmt.Errorf("--revise: %w", err)
+		return fmt.Errorf("Revise: %w", err)
 	}
 	st.reviser = atomize.NewLLMReviser(st.client)
 	p.Reviser = st.reviser
 	return nil
 }
-
-// Retrieval source names, as Options.Retrieval.Source lists them.
-var retrievalSources = []string{"db", "wikipedia", "serper", "searxng"}
 
 // openRetriever opens the knowledge sources of o.Retrieval, each behind
 // the retrieval cache, merged by a retrieve.Multi.
@@ -588,32 +521,38 @@ func (p *Pipeline) openRetriever(o Options) error {
 		return err
 	}
 	if ro.DB != "" && !slices.Contains(names, "db") {
-		return optionErr("db", fmt.Errorf("--db is given but --source %s lists no db (add it: --source db,%s)", ro.Source, strings.Join(names, ",")))
+		return optionErr("Retrieval.DB", fmt.Errorf("a knowledge base is given but the sources (%s) list no db: add it", strings.Join(names, ",")))
 	}
 	for name, k := range ro.KPerSource {
 		if !slices.Contains(names, name) {
-			return optionErr("k-per-source", fmt.Errorf("%s is not one of the sources (--source %s)", name, strings.Join(names, ",")))
+			return optionErr("Retrieval.KPerSource", fmt.Errorf("%s is not one of the sources (%s)", name, strings.Join(names, ",")))
 		}
 		if k < 1 {
-			return optionErr("k-per-source", fmt.Errorf("%s=%d: want at least 1", name, k))
+			return optionErr("Retrieval.KPerSource", fmt.Errorf("%s=%d: want at least 1", name, k))
 		}
 	}
 	query, err := retrieve.ParseQueryMode(ro.Query)
 	if err != nil {
-		return optionErr("query", err)
+		return optionErr("Retrieval.Query", err)
 	}
-	web := slices.Contains(names, "serper") || slices.Contains(names, "searxng")
-	if ro.Pages.Fetch && !web {
-		return optionErr("fetch-pages", errors.New("pages are fetched for the results of serper and searxng; --source lists neither"))
+	table := RetrievalSources()
+	var web []string
+	for _, src := range table {
+		if src.Web {
+			web = append(web, src.Name)
+		}
+	}
+	if ro.Pages.Fetch && !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(web, n) }) {
+		return optionErr("Retrieval.Pages.Fetch", fmt.Errorf("pages are fetched for the results of %s; the sources list none", oneOf(web)))
 	}
 	var cache *retrieve.Cache
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.Retrieval), sqlcache.Retrieval)
 	if err != nil {
-		return fmt.Errorf("--retrieval-cache: %w", err)
+		return optionErr("Caches.Retrieval", err)
 	}
 	if path != "" {
 		if cache, err = retrieve.OpenCache(path); err != nil {
-			return fmt.Errorf("--retrieval-cache: %w", err)
+			return optionErr("Caches.Retrieval", err)
 		}
 		p.onClose(cache.Close)
 	}
@@ -638,64 +577,15 @@ func (p *Pipeline) openRetriever(o Options) error {
 		return fp, fp.Source()
 	}
 	multi := &retrieve.Multi{SkipMissingTopics: ro.SkipMissingTopics, Warn: p.Warn}
+	env := &Env{Options: o, p: p}
 	for _, name := range names {
-		var (
-			r         retrieve.Retriever
-			cacheName string
-		)
-		switch name {
-		case "db":
-			if ro.DB == "" {
-				return optionErr("source", errors.New("db needs --db KB.db"))
-			}
-			db, err := retrieve.OpenDocDB(ro.DB)
-			if err != nil {
-				return fmt.Errorf("--db: %w", err)
-			}
-			p.onClose(db.Close)
-			br := retrieve.NewBM25Retriever(db)
-			r, cacheName = br, br.Source()
-		case "wikipedia":
-			w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
-			if ro.Wikipedia.UserAgent != "" {
-				w.UserAgent = ro.Wikipedia.UserAgent
-			}
-			if ro.Wikipedia.MinInterval != 0 {
-				w.MinInterval = ro.Wikipedia.MinInterval
-			}
-			w.Query, w.Retry = query, p.res.retry
-			r, cacheName = w, w.Source()
-		case "serper":
-			key := ro.Serper.APIKey
-			if key == "" {
-				key = os.Getenv(retrieve.SerperKeyEnv)
-			}
-			s, err := retrieve.NewSerper(ro.Serper.Endpoint, key)
-			if err != nil {
-				return optionErr("source", fmt.Errorf("serper: %w", err))
-			}
-			s.Query, s.Retry = query, p.res.retry
-			p.onSummary(func(w io.Writer) {
-				if n := s.Searches(); n > 0 {
-					fmt.Fprintf(w, "fr: serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
-				}
-			})
-			r, cacheName = withPages(s, s.Source())
-		case "searxng":
-			if ro.SearXNG.URL == "" {
-				return optionErr("searxng-url", errors.New("--source searxng needs --searxng-url URL (the instance, as http://localhost:8888)"))
-			}
-			s, err := retrieve.NewSearXNG(ro.SearXNG.URL)
-			if err != nil {
-				return optionErr("searxng-url", err)
-			}
-			s.Query, s.Retry = query, p.res.retry
-			p.onSummary(func(w io.Writer) {
-				if n := s.Searches(); n > 0 {
-					fmt.Fprintf(w, "fr: searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
-				}
-			})
-			r, cacheName = withPages(s, s.Source())
+		src := table[slices.IndexFunc(table, func(s RetrievalSource) bool { return s.Name == name })]
+		r, cacheName, err := src.Open(env, query)
+		if err != nil {
+			return err
+		}
+		if src.Web {
+			r, cacheName = withPages(r, cacheName)
 		}
 		if cache != nil {
 			r = cache.Wrap(cacheName, r)
@@ -705,7 +595,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 	if fetcher != nil {
 		p.onSummary(func(w io.Writer) {
 			if s := fetcher.Stats(); s.Fetched+s.Failed() > 0 {
-				fmt.Fprintf(w, "fr: pages: %s\n", s)
+				fmt.Fprintf(w, "pages: %s\n", s)
 			}
 		})
 	}
@@ -728,10 +618,10 @@ func sourceNames(ro RetrievalOptions) ([]string, error) {
 	for _, name := range strings.Split(ro.Source, ",") {
 		name = strings.TrimSpace(name)
 		switch {
-		case !slices.Contains(retrievalSources, name):
-			return nil, optionErr("source", fmt.Errorf("%q is not a source (want auto, none, or a list of %s)", name, strings.Join(retrievalSources, ", ")))
+		case !slices.ContainsFunc(RetrievalSources(), func(s RetrievalSource) bool { return s.Name == name }):
+			return nil, optionErr("Retrieval.Source", fmt.Errorf("%q is not a source (want auto, none, or a list of %s)", name, strings.Join(Names(RetrievalSources(), func(s RetrievalSource) string { return s.Name }), ", ")))
 		case slices.Contains(names, name):
-			return nil, optionErr("source", fmt.Errorf("%s is listed twice", name))
+			return nil, optionErr("Retrieval.Source", fmt.Errorf("%s is listed twice", name))
 		}
 		names = append(names, name)
 	}
@@ -744,34 +634,23 @@ func (p *Pipeline) openVerifier(o Options) error {
 	if o.FActScore.Abstention != "" {
 		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
 		if err != nil {
-			return optionErr("abstention", err)
+			return optionErr("FActScore.Abstention", err)
 		}
 		p.Abstention = a
 	}
-	switch v := o.FActScore.Verifier; v {
-	case "":
-	case "llm":
-		st, err := p.llmStages(o)
-		if err != nil {
-			return err
-		}
-		v := &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
-		p.Verifier, p.res.verifier = v, v.Name()
-		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "fr: llm factscore verifier: %s\n", v.Stats()) })
-	case "nli":
-		th := o.FActScore.Threshold
-		if th < 0 || th >= 1 {
-			return optionErr("threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
-		}
-		p.Threshold = th
-		backend := o.NLI.Backend
-		if backend == "" {
-			backend = "auto"
-		}
-		p.res.verifier = "nli:" + backend
-	default:
-		return optionErr("verifier", fmt.Errorf("%q is not llm or nli", v))
+	if o.FActScore.Verifier == "" {
+		return nil
 	}
+	table := Verifiers()
+	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == o.FActScore.Verifier })
+	if i < 0 {
+		return optionErr("FActScore.Verifier", fmt.Errorf("%q is not %s", o.FActScore.Verifier, oneOf(Names(table, func(v Verifier) string { return v.Name }))))
+	}
+	v, name, err := table[i].Open(&Env{Options: o, p: p})
+	if err != nil {
+		return err
+	}
+	p.Verifier, p.res.verifier = v, name
 	return nil
 }
 

@@ -182,6 +182,12 @@ type Baseline struct {
 	Threshold float64
 }
 
+// ErrNoNLI is the error of a record without relations when the pipeline
+// has no NLI classifier: configure one (Options.NLI.Backend: onnx with a
+// model, remote, llm, or lexical, which compares words and is for trying
+// the tool), or give the records their relations.
+var ErrNoNLI = errors.New("the record has no relations and no NLI backend is configured (Options.NLI.Backend: onnx with a model, remote or llm; lexical to try the tool)")
+
 // givenIdentity is the NLI identity of records scored from their own
 // relations.
 var givenIdentity = nli.Identity{Backend: "given"}
@@ -219,7 +225,10 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	in = sum.premises
 	given := p.usesGiven(in)
 	if !given && p.Classifier == nil {
-		return nil, nil, errors.New("pipeline: no NLI classifier configured")
+		if p.res.noNLI != "" {
+			return nil, nil, fmt.Errorf("%w (%s)", ErrNoNLI, p.res.noNLI)
+		}
+		return nil, nil, ErrNoNLI
 	}
 	out, all, err := p.plan(in, versions, b, given)
 	if err != nil {
@@ -410,7 +419,7 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 		// precision would be 0/0): it is an invalid record, which a run
 		// may skip.
 		if p.Atomizer == nil {
-			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (see --atomizer)"}
+			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (Options.Atomizer)"}
 		}
 		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
 		if errors.Is(err, atomize.ErrNoAtoms) {
@@ -423,7 +432,7 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 	}
 	if len(out.Contexts) == 0 {
 		if p.Retriever == nil {
-			return nil, errors.New("the record has no contexts and no knowledge source is configured (see --db, --source)")
+			return nil, errors.New("the record has no contexts and no knowledge source is configured (Options.Retrieval)")
 		}
 		// The atoms are copied: Retrieve fills in their context lists.
 		out.Atoms = append([]instance.Atom(nil), out.Atoms...)
@@ -451,7 +460,7 @@ func (p *Pipeline) Retrieve(ctx context.Context, in *instance.Instance) (n int, 
 // contexts (FActScore uses none).
 func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question bool) (n int, skipped bool, err error) {
 	if p.Retriever == nil {
-		return 0, false, errors.New("no knowledge source is configured (see --db, --source)")
+		return 0, false, errors.New("no knowledge source is configured (Options.Retrieval)")
 	}
 	k := p.TopK
 	if k <= 0 {
@@ -477,7 +486,7 @@ func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question
 		return 0, false, err
 	}
 	if !p.SkipMissingTopics {
-		return 0, false, fmt.Errorf("%w (--missing-topic skip goes on without contexts)", err)
+		return 0, false, fmt.Errorf("%w (Options.Retrieval.SkipMissingTopics goes on without contexts)", err)
 	}
 	if p.Warn != nil {
 		p.Warn(fmt.Sprintf("line %d: %v; its atoms get no contexts", in.Line, err))

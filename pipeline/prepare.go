@@ -37,7 +37,7 @@ func (p *Pipeline) AtomizeFile(ctx context.Context, input string, w io.Writer, o
 		st.Records++
 		if len(in.Atoms) == 0 {
 			if p.Atomizer == nil {
-				return fmt.Errorf("%s:%d: the record has no atoms and no atomizer is configured (see --atomizer)", input, in.Line)
+				return fmt.Errorf("%s:%d: the record has no atoms and no atomizer is configured (Options.Atomizer)", input, in.Line)
 			}
 			atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
 			switch {
@@ -86,7 +86,7 @@ type RetrieveStats struct {
 func (p *Pipeline) RetrieveFile(ctx context.Context, input string, w io.Writer, o FileOptions) (RetrieveStats, error) {
 	var st RetrieveStats
 	if p.Retriever == nil {
-		return st, errors.New("no knowledge source is configured (see --db, --source)")
+		return st, errors.New("no knowledge source is configured (Options.Retrieval)")
 	}
 	out := jsonl.NewWriter(w)
 	tr := newTracker(o.Progress)

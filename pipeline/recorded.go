@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
@@ -21,7 +21,7 @@ import (
 // run that wrote it and the scores of its marginals.
 type Recorded struct {
 	Version          string // FR1, FR2, FR3
-	NLI              string // backend:model
+	NLI              string // the run's NLI (result.Line.RunNLI)
 	Scores           score.Scores
 	Marginals        []Marginal
 	ContextMarginals []Marginal
@@ -35,20 +35,14 @@ type Recorded struct {
 	// ContextPriors are the contexts' own priors as recorded (Priors of
 	// the output line), nil when none is.
 	ContextPriors map[string]float64
-	k             score.K
-	identity      nli.Identity
+	// Identity is the identity of the run that wrote the line.
+	Identity result.Identity
+	identity nli.Identity
 }
 
 // IsRecorded reports whether a record is an output line of ScoreFile (it
 // carries marginals and a version).
-func IsRecorded(in *instance.Instance) bool {
-	var m, v bool
-	for _, f := range in.Extra {
-		m = m || f.Name == "marginals"
-		v = v || f.Name == "version"
-	}
-	return m && v
-}
+func IsRecorded(in *instance.Instance) bool { return result.IsLine(in) }
 
 // IsOutputFile reports whether the first record of a file is an output
 // line of ScoreFile.
@@ -65,89 +59,45 @@ func IsOutputFile(path string) (bool, error) {
 	return first, nil
 }
 
-// ReadRecorded reads the result an output line holds. The scores are
-// computed again from its marginals, K and gold labels (the atoms' labels,
-// else its "references"), as ScoreFile computed them.
+// ReadRecorded reads the result an output line holds (result.FromInstance).
+// The scores are computed again from its marginals, K and gold labels (the
+// atoms' labels, else its "references"), as ScoreFile computed them.
 func ReadRecorded(in *instance.Instance) (*Recorded, error) {
-	var out struct {
-		Version          string
-		Backend          string
-		Model            string
-		Marginals        []Marginal
-		ContextMarginals []Marginal
-		K                *float64
-		References       string
-		Solver           inference.Report
-		Priors           *Priors
-		Summarizer       string
-		Irrelevant       int
-	}
-	fields := map[string]any{"version": &out.Version, "nli_backend": &out.Backend, "model_name": &out.Model,
-		"marginals": &out.Marginals, "context_marginals": &out.ContextMarginals, "k": &out.K,
-		"references": &out.References, "solver": &out.Solver, "priors": &out.Priors,
-		"summarizer": &out.Summarizer, "contexts_irrelevant": &out.Irrelevant}
-	for _, f := range in.Extra {
-		if dst, ok := fields[f.Name]; ok {
-			if err := json.Unmarshal(f.Value, dst); err != nil {
-				if fe, ok := instance.JSONError(f.Value, err).(*instance.FieldError); ok {
-					return nil, &instance.FieldError{Field: strings.TrimSuffix(f.Name+"."+fe.Field, "."), Msg: fe.Msg}
-				}
-				return nil, &instance.FieldError{Field: f.Name, Msg: "not what fr score writes there"}
-			}
-		}
-	}
-	switch {
-	case out.Version == "" || out.Marginals == nil:
-		return nil, &instance.FieldError{Field: "marginals", Msg: "not an output line of fr score (no version and marginals)"}
-	case out.K == nil:
-		return nil, &instance.FieldError{Field: "k", Msg: "missing"}
+	l, err := result.FromInstance(in)
+	if err != nil {
+		return nil, err
 	}
 	priors := graph.DefaultOptions()
 	var contextPriors map[string]float64
-	if out.Priors != nil {
-		if err := out.Priors.Validate(); err != nil {
-			return nil, &instance.FieldError{Field: "priors", Msg: err.Error()}
-		}
-		priors, contextPriors = out.Priors.Options, out.Priors.ContextPriors
-		for id, p := range contextPriors {
-			if !(p > 0 && p < 1) {
-				return nil, &instance.FieldError{Field: "priors.context_priors." + id, Msg: fmt.Sprintf("prior %v is not in (0, 1)", p)}
-			}
-		}
+	if l.Priors != nil {
+		priors, contextPriors = l.Priors.Options, l.Priors.ContextPriors
 	}
 	gold := make(map[string]string)
 	for _, a := range in.Atoms {
 		gold[a.ID] = a.Label
 	}
 	if len(in.Atoms) == 0 { // written without its inputs
-		f := strings.Fields(out.References) // " a0: S a1: NS"
+		f := strings.Fields(l.References) // " a0: S a1: NS"
 		for i := 0; i+1 < len(f); i += 2 {
 			gold[strings.TrimSuffix(f[i], ":")] = f[i+1]
 		}
 	}
-	atoms := make([]score.Atom, len(out.Marginals))
-	for i, m := range out.Marginals {
-		p := m.Probabilities[1]
-		if math.IsNaN(p) || p < 0 || p > 1 {
-			return nil, &instance.FieldError{Field: fmt.Sprintf("marginals[%d].probabilities", i), Msg: fmt.Sprintf("P(true) %v is not a probability", p)}
-		}
-		atoms[i] = score.Atom{ID: m.Variable, PTrue: p, Gold: gold[m.Variable]}
+	atoms := make([]score.Atom, len(l.Marginals))
+	for i, m := range l.Marginals {
+		atoms[i] = score.Atom{ID: m.Variable, PTrue: m.Probabilities[1], Gold: gold[m.Variable]}
 	}
 	var summaries *SummaryReport
-	if out.Summarizer != "" {
-		summaries = &SummaryReport{Summarizer: out.Summarizer, Irrelevant: out.Irrelevant}
+	if l.Summarizer != "" {
+		irrelevant := 0
+		if l.ContextsIrrelevant != nil {
+			irrelevant = *l.ContextsIrrelevant
+		}
+		summaries = &SummaryReport{Summarizer: l.Summarizer, Irrelevant: irrelevant}
 	}
-	nliName := out.Backend
-	if out.Model != "" && out.Model != out.Backend {
-		nliName += ":" + out.Model
-	}
-	k := score.K{Value: *out.K, Name: fmt.Sprint(*out.K)}
-	id := nli.Identity{Backend: out.Backend}
-	if out.Model != out.Backend {
-		id.Model = out.Model
-	}
-	return &Recorded{Version: out.Version, NLI: nliName, Marginals: out.Marginals, ContextMarginals: out.ContextMarginals,
-		Solver: out.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k), k: k, identity: id}, nil
+	k := score.K{Value: l.K, Name: fmt.Sprint(l.K)}
+	return &Recorded{Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
+		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k),
+		Identity: l.Identity(), identity: l.NLIIdentity()}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -159,12 +109,9 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := graph.ParseVersion(r.Version)
-	if err != nil {
-		return nil, &instance.FieldError{Field: "version", Msg: err.Error()}
-	}
+	v, _ := graph.ParseVersion(r.Version) // checked by ReadRecorded
 	if len(in.Atoms) == 0 {
-		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (--output-inputs=false): nothing to rebuild the network from"}
+		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (FileOptions.OmitInputs): nothing to rebuild the network from"}
 	}
 	premises := in // what the network's nodes and relations are of
 	if r.Summaries != nil {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 )
@@ -17,7 +16,7 @@ func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Cla
 		return nil, err
 	}
 	if ref.Found != "" {
-		fmt.Fprintf(p.res.log, "fr: nli model %s from %s\n", ref.Name, ref.Found)
+		fmt.Fprintf(p.res.log, "nli model %s from %s\n", ref.Name, ref.Found)
 	}
 	ro := o.Remote
 	ro.Name, ro.Retry = ref.Name, p.res.retry
@@ -25,18 +24,5 @@ func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Cla
 	if err != nil {
 		return nil, err
 	}
-	p.onClose(c.Close)
-	p.onSummary(func(w io.Writer) {
-		s, u := c.Stats(), c.Usage()
-		if s.Pairs == 0 {
-			return
-		}
-		fmt.Fprintf(w, "fr: remote nli %s %s at %s: %d pairs, %d model inputs in %d requests (%d retries); %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window",
-			c.Protocol(), c.RemoteModel(), c.Endpoint(), s.Pairs, s.Sequences, u.Requests, u.Retries, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, c.MaxLength())
-		if s.Retokenized > 0 {
-			fmt.Fprintf(w, "; %d chunk texts tokenized differently from their chunks (sent as the texts' tokens)", s.Retokenized)
-		}
-		fmt.Fprintln(w)
-	})
 	return c, nil
 }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -13,12 +12,13 @@ import (
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // resumeFields are the fields of an output line that the input record and
 // the run's settings determine. A run resumes only into a file whose lines
 // agree with it on each of them.
-var resumeFields = []string{"input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom", "priors", "summarizer"}
+var resumeFields = []string{"line", "input", "topic", "version", "nli_backend", "model_name", "solver", "k", "num_atoms", "num_contexts", "pairs_per_atom", "priors", "summarizer", "run"}
 
 // OpenOutput opens the output file of a scoring run of input with version
 // v (of one shard of it, when shard.Count > 1): a new file, or one this run
@@ -84,97 +84,100 @@ func (p *Pipeline) checkResume(input, out string, v graph.Version, shard Shard, 
 	return nil
 }
 
-// sameRun compares an output line with what this run writes for in.
+// sameRun compares an output line with what this run writes for in: the
+// run's identity (result.Identity), the record's input and topic and,
+// where they are known before scoring, its counts and contexts' priors.
 func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stored) error {
-	id := p.NLIIdentity(in)
-	for _, f := range []struct{ name, want string }{
-		{"input", in.Input},
-		{"topic", in.Topic},
-		{"version", v.String()},
-		{"nli_backend", id.Backend},
-		{"model_name", ModelName(id)},
-		{"summarizer", p.summarizerName()},
+	obj, err := json.Marshal(st.Fields)
+	if err != nil {
+		return err
+	}
+	var l result.Line
+	if err := l.UnmarshalJSON(obj); err != nil {
+		return fmt.Errorf("not an output line of this tool: %w", err)
+	}
+	for _, f := range []struct{ name, got, want string }{
+		{"input", l.Input, in.Input},
+		{"topic", l.Topic, in.Topic},
 	} {
-		var got string
-		if raw, ok := st.Fields[f.name]; ok && json.Unmarshal(raw, &got) != nil {
-			got = string(raw)
-		}
-		if got != f.want {
-			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(got), shortQuote(f.want))
+		if f.got != f.want {
+			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(f.got), shortQuote(f.want))
 		}
 	}
-	if !p.usesGiven(in) && p.Classifier != nil {
-		// Lines written before pruning existed asked about every pair.
-		got := "all"
-		if raw, ok := st.Fields["pairs_per_atom"]; ok && json.Unmarshal(raw, &got) != nil {
-			got = string(raw)
+	if d := result.Compare(l.Identity(), p.identity(v, in)); d != nil {
+		what := "this run"
+		if l.Run == nil && strings.HasPrefix(d.Field, "run.") {
+			what = "this run (the line was written before the run's settings were recorded)"
 		}
-		if want := PairsPerAtomName(p.PairsPerAtom); got != want {
-			return fmt.Errorf("field %q is %s there but %s in this run (--pairs-per-atom)", "pairs_per_atom", shortQuote(got), shortQuote(want))
-		}
+		return fmt.Errorf("field %q is %s there but %s in %s%s", d.Field, strconv.Quote(d.A), strconv.Quote(d.B), what, optionsOf(d.Field))
 	}
-	var priors *Priors
-	if raw, ok := st.Fields["priors"]; ok && json.Unmarshal(raw, &priors) != nil {
-		return fmt.Errorf("field %q is %s there, not the network's priors", "priors", shortQuote(string(raw)))
-	}
-	var recorded *graph.Options
-	if priors != nil {
-		recorded = &priors.Options
-	}
-	if got, want := priorsName(recorded), priorsName(&p.Graph); got != want {
-		return fmt.Errorf("field %q is %s there but %s in this run (--use-priors, --atom-prior, --context-prior)", "priors", shortQuote(got), shortQuote(want))
-	}
-	if want := SolverName(p.Solver); want != "" {
-		var solver struct {
-			Solver string `json:"solver"`
-		}
-		json.Unmarshal(st.Fields["solver"], &solver)
-		if solver.Solver != want {
-			return fmt.Errorf("field %q is %s there but %s in this run", "solver.solver", shortQuote(solver.Solver), shortQuote(want))
+	// The backend that scores this record: given, or the classifier.
+	id := p.NLIIdentity(in)
+	for _, f := range []struct{ name, got, want string }{
+		{"nli_backend", l.NLIBackend, id.Backend},
+		{"model_name", l.ModelName, ModelName(id)},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(f.got), shortQuote(f.want))
 		}
 	}
-	var atoms int
-	json.Unmarshal(st.Fields["num_atoms"], &atoms)
 	if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 		// Neither atomized, retrieved for nor summarized: the counts and
 		// the contexts' own priors are known now.
 		premises, _ := premises.WithoutEmptyContexts()
 		nodes := graph.SelectNodes(premises, v)
 		var got map[string]float64
-		if priors != nil {
-			got = priors.ContextPriors
+		if l.Priors != nil {
+			got = l.Priors.ContextPriors
 		}
-		if err := sameContextPriors(got, contextPriors(nodes)); err != nil {
+		if err := result.SameContextPriors(got, result.ContextPriors(nodes)); err != nil {
 			return fmt.Errorf("%w in this run (a context's \"probability\" is its prior)", err)
 		}
 		for _, f := range []struct {
-			name string
-			want int
-		}{{"num_atoms", len(nodes.Atoms)}, {"num_contexts", len(nodes.Contexts)}} {
-			var got int
-			if json.Unmarshal(st.Fields[f.name], &got) != nil || got != f.want {
+			name      string
+			got, want int
+		}{{"num_atoms", l.NumAtoms, len(nodes.Atoms)}, {"num_contexts", l.NumContexts, len(nodes.Contexts)}} {
+			if !l.Recorded(f.name) || f.got != f.want {
 				return fmt.Errorf("field %q is %s there but %d in this run", f.name, st.Fields[f.name], f.want)
 			}
 		}
 	}
-	var k float64
-	kErr := json.Unmarshal(st.Fields["k"], &k)
-	if want := p.K.For(atoms); kErr != nil || k != want {
-		return fmt.Errorf("field %q is %s there but %s with --k %s", "k", st.Fields["k"], strconv.FormatFloat(want, 'g', -1, 64), p.K.Name)
+	if want := p.K.For(l.NumAtoms); !l.Recorded("k") || l.K != want {
+		return fmt.Errorf("field %q is %s there but %s with K %s", "k", st.Fields["k"], strconv.FormatFloat(want, 'g', -1, 64), p.K.Name)
 	}
 	return nil
 }
 
-// sameContextPriors compares the per-context priors an output line records
-// with those the record gives (by its contexts' "probability"). A line
-// written before per-context priors were read records none: results
-// computed without them are another run's.
-// The error says "field … is A there but B"; callers say where B is from.
-func sameContextPriors(recorded, want map[string]float64) error {
-	if maps.Equal(recorded, want) {
-		return nil
+// identity is the identity of this run's line for the record in, scored
+// with version v.
+func (p *Pipeline) identity(v graph.Version, in *instance.Instance) result.Identity {
+	run := p.RunIdentity()
+	id := result.Identity{Version: v.String(), NLI: run.NLI, Inference: run.Inference, K: run.K, Retrieval: run.Retrieval,
+		Priors: result.PriorsName(&p.Graph), Summarizer: p.summarizerName()}
+	if !p.usesGiven(in) && p.Classifier != nil {
+		id.PairsPerAtom = PairsPerAtomName(p.PairsPerAtom)
 	}
-	return fmt.Errorf("field %q is %s there but %s", "priors.context_priors", shortQuote(contextPriorsName(recorded)), shortQuote(contextPriorsName(want)))
+	return id
+}
+
+// optionsOf names, for a message, the option that sets an identity's
+// field.
+func optionsOf(field string) string {
+	switch field {
+	case "priors":
+		return " (Options.Graph)"
+	case "pairs_per_atom":
+		return " (Options.PairsPerAtom)"
+	case "run.inference":
+		return " (Options.Solver)"
+	case "run.nli":
+		return " (Options.NLI)"
+	case "run.k":
+		return " (Options.K)"
+	case "run.retrieval":
+		return " (Options.Retrieval)"
+	}
+	return ""
 }
 
 // SolverName is the name a solver's results report as Report.Solver
@@ -188,13 +191,7 @@ func SolverName(s inference.Solver) string {
 
 // shortQuote quotes s for an error message, on one line and cut to 60
 // characters.
-func shortQuote(s string) string { return strconv.Quote(OneLine(s, 60)) }
+func shortQuote(s string) string { return result.ShortQuote(s) }
 
 // OneLine shortens text to its first n characters, on one line.
-func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+func OneLine(s string, n int) string { return result.OneLine(s, n) }

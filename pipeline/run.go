@@ -58,13 +58,14 @@ type FileOptions struct {
 const MaxJobs = 4096
 
 // AutoJobs is how many records to score at once when the user does not
-// say: 1 when the NLI model runs in this process on the CPU (onnx: ONNX
+// say: 1 when the NLI model runs in this process on the CPU (InProcess: ONNX
 // Runtime already uses every core, and a second record in flight only
 // makes the two contend: 11% slower on 2 cores), else 2 (a second record
 // keeps an endpoint busy, or the second core, at the cost of one more
 // record in memory). See BENCHMARKS.md, "Records in parallel".
 func (p *Pipeline) AutoJobs() int {
-	if p.Classifier != nil && p.Given != GivenAlways && p.Classifier.Identity().Backend == "onnx" {
+	ip, ok := p.Classifier.(InProcess)
+	if p.Classifier != nil && p.Given != GivenAlways && (p.res.inProcess || ok && ip.InProcess()) {
 		return 1
 	}
 	return 2
@@ -285,6 +286,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 		empty []string
 		err   error
 	}
+	run := p.RunIdentity() // the same on every line
 	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
 		start := time.Now()
 		as, _, err := p.compare(ctx, in, []graph.Version{v}, nil, hooks)
@@ -292,6 +294,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			return scored{err: err}, nil
 		}
 		rec := as[0].Record()
+		rec.Run = run
 		if o.OmitInputs {
 			rec = rec.WithoutInputs()
 		}

@@ -306,6 +306,9 @@ type namedClassifier struct{ hashClassifier }
 
 func (namedClassifier) Identity() nli.Identity { return nli.Identity{Backend: "onnx", Model: "m"} }
 
+// InProcess says the classifier runs in this process, as onnx does.
+func (namedClassifier) InProcess() bool { return true }
+
 func TestAutoJobs(t *testing.T) {
 	tests := []struct {
 		name string

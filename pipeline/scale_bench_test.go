@@ -14,8 +14,8 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // The throughput benchmarks of issue 12 (BENCHMARKS.md, "Throughput"):
@@ -23,7 +23,7 @@ import (
 // second at several --jobs, and the cost of asking in rounds. Backends:
 //
 //	llm-0ms, llm-50ms: the llm backend against the loopback fake server
-//	  (internal/fakellm), answering at once or after 50 ms, four requests
+//	  (llm/llmtest), answering at once or after 50 ms, four requests
 //	  in flight (the client's default); llm-50ms-x16 (BenchmarkScaleJobs):
 //	  16 in flight (--llm-concurrency 16);
 //	onnx: the distilroberta-size random model in $FR_NLI_BENCH_MODEL
@@ -60,8 +60,8 @@ func benchBackends() []string {
 // benchJudge answers an NLI request as a model might: mostly neutral,
 // about one pair in ten entailment and one in twenty contradiction,
 // decided by a hash of the request, after delay.
-func benchJudge(delay time.Duration) func(int, fakellm.Request) fakellm.Reply {
-	return func(_ int, r fakellm.Request) fakellm.Reply {
+func benchJudge(delay time.Duration) func(int, llmtest.Request) llmtest.Reply {
+	return func(_ int, r llmtest.Request) llmtest.Reply {
 		h := fnv.New32a()
 		io.WriteString(h, r.Last())
 		label := "neutral"
@@ -71,7 +71,7 @@ func benchJudge(delay time.Duration) func(int, fakellm.Request) fakellm.Reply {
 		case v == 2:
 			label = "contradiction"
 		}
-		return fakellm.Reply{Content: label, Tokens: fakellm.Tokenize(label, -0.05), Delay: delay}
+		return llmtest.Reply{Content: label, Tokens: llmtest.Tokenize(label, -0.05), Delay: delay}
 	}
 }
 
@@ -85,7 +85,7 @@ func benchPipeline(b *testing.B, backend string, perAtom int) *Pipeline {
 		if backend != "llm-0ms" {
 			delay = 50 * time.Millisecond
 		}
-		srv := fakellm.New(b, benchJudge(delay))
+		srv := llmtest.New(b, benchJudge(delay))
 		o.NLI.Backend, o.LLMPrompt = "llm", "v1"
 		o.LLM = llm.Config{BaseURL: srv.BaseURL(), Model: "judge"}
 		if backend == "llm-50ms-x16" {

@@ -128,7 +128,7 @@ func (p *Pipeline) openSummarizer(o Options) error {
 		p.UseSummaries = true
 	case SummariesLLM:
 		if p.Given == GivenAlways {
-			return optionErr("summarize", errors.New("the given NLI backend reads relations computed on the contexts' texts, not on summaries: choose a backend that reads the summaries"))
+			return optionErr("Summaries", errors.New("the given NLI backend reads relations computed on the contexts' texts, not on summaries: choose a backend that reads the summaries"))
 		}
 		st, err := p.llmStages(o)
 		if err != nil {
@@ -136,12 +136,12 @@ func (p *Pipeline) openSummarizer(o Options) error {
 		}
 		s, err := summarizer.NewLLM(st.client, summarizer.Options{FixedProbability: o.SummaryFixedProbability})
 		if err != nil {
-			return optionErr("summary-fixed-probability", err)
+			return optionErr("SummaryFixedProbability", err)
 		}
 		p.Summarizer = s
-		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "fr: llm summarizer: %s\n", s.Stats()) })
+		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm summarizer: %s\n", s.Stats()) })
 	default:
-		return optionErr("summarize", fmt.Errorf("unknown summaries setting %q (want %q, %q or %q)", o.Summaries, SummariesOff, SummariesLLM, SummariesGiven))
+		return optionErr("Summaries", fmt.Errorf("unknown summaries setting %q (want %q, %q or %q)", o.Summaries, SummariesOff, SummariesLLM, SummariesGiven))
 	}
 	return nil
 }

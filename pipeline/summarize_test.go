@@ -10,9 +10,9 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/score"
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
@@ -104,9 +104,9 @@ func TestUseSummariesReference(t *testing.T) {
 // be used (GivenWhenPresent) is not summarized: its relations were
 // computed on the contexts' texts. Nothing is asked.
 func TestSummarizeRefusesGivenRelations(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
 		t.Error("the summarizer was asked")
-		return fakellm.Reply{Content: "None"}
+		return llmtest.Reply{Content: "None"}
 	})
 	client, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	if err != nil {

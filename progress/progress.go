@@ -14,9 +14,22 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
+
+// Status is how far a run has come (it has the fields of
+// Status, which converts to it).
+type Status struct {
+	// Records done, and the input line of the last one.
+	Records int
+	Line    int
+	// Pairs is the number of NLI pairs the classifier has answered.
+	Pairs int
+	// What the run has to do, once a pass over the input has counted it
+	// (Counted): the records, and the NLI pairs.
+	RecordsTotal int
+	PairsTotal   int
+	Counted      bool
+}
 
 // Display shows how far long work has come on stderr: a plain line every
 // few seconds (for logs and CI) or, WithBar and when stderr is a terminal,
@@ -34,7 +47,7 @@ type Display struct {
 	Every time.Duration
 	bar   *progressbar.ProgressBar // nil when stderr is not a terminal
 	unit  string                   // what the bar counts: "pairs" or "records"
-	cur   pipeline.Progress
+	cur   Status
 }
 
 // PlainEvery is how often progress lines are written when stderr is not a
@@ -79,10 +92,10 @@ func (p *Display) Write(b []byte) (int, error) {
 }
 
 // Update reports the records done and the input line of the last.
-func (p *Display) Update(n, line int) { p.Report(pipeline.Progress{Records: n, Line: line}) }
+func (p *Display) Update(n, line int) { p.Report(Status{Records: n, Line: line}) }
 
-// Report shows a run's progress (it is a pipeline.FileOptions.Progress).
-func (p *Display) Report(pr pipeline.Progress) {
+// Report shows a run's progress (cmd/fr gives it pipeline.FileOptions.Progress, converted).
+func (p *Display) Report(pr Status) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cur = pr
@@ -100,7 +113,7 @@ func (p *Display) Report(pr pipeline.Progress) {
 // showBar updates the bar: it counts NLI pairs when the run asks any (they
 // are where the time goes), else records, and spins until the totals are
 // known.
-func (p *Display) showBar(pr pipeline.Progress) {
+func (p *Display) showBar(pr Status) {
 	unit, n, total := "records", pr.Records, pr.RecordsTotal
 	if pr.PairsTotal > 0 || pr.Pairs > 0 {
 		unit, n, total = "pairs", pr.Pairs, pr.PairsTotal
@@ -123,7 +136,7 @@ func (p *Display) showBar(pr pipeline.Progress) {
 
 // describe says what is done of what there is to do; with rates, the
 // rate and time left too (the bar shows its own).
-func (p *Display) describe(pr pipeline.Progress, rates bool) string {
+func (p *Display) describe(pr Status, rates bool) string {
 	var b strings.Builder
 	of := func(n, total int, what string) {
 		if pr.Counted {

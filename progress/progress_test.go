@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // TestProgressPlain: when stderr is not a terminal, progress is a plain
@@ -16,8 +14,8 @@ func TestProgressPlain(t *testing.T) {
 	var buf bytes.Buffer
 	p := New(&buf, "fr score")
 	p.Every = 0
-	p.Report(pipeline.Progress{Records: 1, Line: 3, Pairs: 40})
-	p.Report(pipeline.Progress{Records: 2, Line: 5, Pairs: 100, RecordsTotal: 10, PairsTotal: 500, Counted: true})
+	p.Report(Status{Records: 1, Line: 3, Pairs: 40})
+	p.Report(Status{Records: 2, Line: 5, Pairs: 100, RecordsTotal: 10, PairsTotal: 500, Counted: true})
 	p.Finish("done")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	want := []string{

@@ -13,7 +13,7 @@ import (
 // do not record what was scored, so the input file fills it in.
 func Example() {
 	ctx := context.Background()
-	inputs, err := report.ReadInputs("../testdata/example.jsonl")
+	inputs, err := report.ReadInputs("../testdata/report/example-input.jsonl")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // exampleInput is the input the fixtures were scored from.
-const exampleInput = "../testdata/example.jsonl"
+const exampleInput = "../testdata/report/example-input.jsonl"
 
 // exampleRunFiles are real fr score outputs on exampleInput (see
 // testdata/report/README.md): FR1, FR2 and FR3 with the records' own

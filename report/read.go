@@ -2,28 +2,31 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
 	"slices"
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // Run is one output file of `fr score`: one result per scored record.
 type Run struct {
-	Path      string
-	Version   string // FR1, FR2 or FR3
-	Backend   string // the NLI backend (nli_backend)
-	Model     string // the NLI model (model_name)
-	Solver    string // the inference engine (solver.solver)
+	Path    string
+	Version string // FR1, FR2 or FR3
+	// NLI is the run's NLI setting (result.Line.RunNLI): "given else
+	// onnx:MODEL" for a run that scored records with relations from them
+	// and the others with a model. Backend and Model are those of the
+	// first line's record (nli_backend, model_name).
+	NLI       string
+	Backend   string
+	Model     string
+	Solver    string          // the inference engine (solver.solver)
+	Identity  result.Identity // of the run that wrote every line
 	Results   []*Result
 	byLine    map[int]*Result
 	Relations bool // every result records its relations
@@ -52,49 +55,6 @@ type Result struct {
 	// variable it was merged into.
 	Alias  map[string]string
 	Scores score.Scores // as recorded, Gold included when labeled
-}
-
-// outputLine is one line of `fr score` output: the fields the report reads.
-type outputLine struct {
-	FactualityScore *float64 `json:"factuality_score"`
-	NumAtoms        *int     `json:"num_atoms"`
-	NumRelations    *int     `json:"num_relations"`
-	NumTrueAtoms    int      `json:"num_true_atoms"`
-	NumFalseAtoms   int      `json:"num_false_atoms"`
-	NumUniformAtoms int      `json:"num_uniform_atoms"`
-	Entropy         float64  `json:"entropy"`
-	AvgEntropy      float64  `json:"avg_entropy"`
-	K               float64  `json:"k"`
-	RecallK         float64  `json:"recall_k"`
-	F1K             float64  `json:"f1_k"`
-
-	GoldFactualityScore *float64 `json:"gold_factuality_score"`
-	GoldTrueAtoms       *int     `json:"gold_true_atoms"`
-	TruePositive        *int     `json:"true_positive"`
-	TrueNegative        *int     `json:"true_negative"`
-	FalsePositive       *int     `json:"false_positive"`
-	FalseNegative       *int     `json:"false_negative"`
-	AvgBrier            *float64 `json:"avg_brier"`
-	Predictions         string   `json:"predictions"`
-	References          string   `json:"references"`
-
-	Input            string              `json:"input"`
-	Output           string              `json:"output"`
-	Topic            string              `json:"topic"`
-	Atoms            []instance.Atom     `json:"atoms"`
-	Contexts         []instance.Context  `json:"contexts"`
-	Relations        []json.RawMessage   `json:"relations"`
-	Marginals        []pipeline.Marginal `json:"marginals"`
-	ContextMarginals []pipeline.Marginal `json:"context_marginals"`
-
-	Version    string `json:"version"`
-	ModelName  string `json:"model_name"`
-	NLIBackend string `json:"nli_backend"`
-	Solver     struct {
-		Solver string `json:"solver"`
-		Method string `json:"method"`
-	} `json:"solver"`
-	Line *int `json:"line"`
 }
 
 // Inputs are the records of a scored input file by the line they start on.
@@ -128,11 +88,11 @@ func ReadRun(ctx context.Context, path string, inputs *Inputs) (*Run, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var o outputLine
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, describeJSONError(err))
+		o, err := result.Decode(raw)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		r, err := o.result(inputs)
+		r, err := newResult(o, inputs)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
@@ -164,87 +124,37 @@ func (r *Run) Result(line int) (*Result, bool) {
 	return x, ok
 }
 
-func (r *Run) setIdentity(o outputLine) error {
+func (r *Run) setIdentity(o *result.Line) error {
+	id := o.Identity()
 	if len(r.Results) == 0 {
-		r.Version, r.Backend, r.Model, r.Solver = o.Version, o.NLIBackend, o.ModelName, o.Solver.Solver
+		r.Version, r.NLI, r.Backend, r.Model, r.Solver, r.Identity = o.Version, o.RunNLI(), o.NLIBackend, o.ModelName, o.Solver.Solver, id
 		return nil
 	}
-	for _, f := range []struct{ name, have, got string }{
-		{"version", r.Version, o.Version},
-		{"nli_backend", r.Backend, o.NLIBackend},
-		{"model_name", r.Model, o.ModelName},
-		{"solver.solver", r.Solver, o.Solver.Solver},
-	} {
-		if f.have != f.got {
-			return fmt.Errorf("%s: %q, but %q on the lines before", f.name, f.got, f.have)
-		}
+	if d := result.Compare(r.Identity, id); d != nil {
+		return fmt.Errorf("%s: %q, but %q on the lines before", d.Field, d.B, d.A)
+	}
+	if r.NLI == "" { // lines before were scored from their relations
+		r.NLI = o.RunNLI()
+	}
+	if r.Identity.NLI == "" {
+		r.Identity.NLI = id.NLI
+	}
+	if r.Identity.PairsPerAtom == "" {
+		r.Identity.PairsPerAtom = id.PairsPerAtom
 	}
 	return nil
 }
 
-// describeJSONError names the field of a type error.
-func describeJSONError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		want := "a " + te.Type.String()
-		switch te.Type.Kind() {
-		case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
-			want = "a number"
-		case reflect.String:
-			want = "a string"
-		case reflect.Slice:
-			want = "an array"
-		case reflect.Struct, reflect.Map:
-			want = "an object"
-		}
-		return fmt.Errorf("%s: a JSON %s, not %s", te.Field, te.Value, want)
-	}
-	var fe *instance.FieldError
-	if errors.As(err, &fe) {
-		return fe
-	}
-	return fmt.Errorf("not a JSON record: %w", err)
-}
-
-// result checks an output line and completes it from its input record
+// newResult checks an output line and completes it from its input record
 // where it does not record the atoms, contexts or relations.
-func (o *outputLine) result(inputs *Inputs) (*Result, error) {
-	switch {
-	case o.Line == nil:
-		return nil, errors.New(`line: missing (the input line of the record; is this an output file of fr score?)`)
-	case o.FactualityScore == nil || o.NumAtoms == nil:
-		return nil, errors.New(`factuality_score: missing (is this an output file of fr score?)`)
-	case o.Version == "":
-		return nil, errors.New(`version: missing`)
-	case o.Marginals == nil:
-		return nil, errors.New(`marginals: missing`)
-	}
-	if _, err := graph.ParseVersion(o.Version); err != nil {
-		return nil, fmt.Errorf("version: %w", err)
-	}
-	r := &Result{Line: *o.Line, Input: o.Input, Output: o.Output, Topic: o.Topic, PTrue: make(map[string]float64)}
-	for _, m := range []struct {
-		field string
-		list  []pipeline.Marginal
-	}{{"marginals", o.Marginals}, {"context_marginals", o.ContextMarginals}} {
-		for i, v := range m.list {
-			p := v.Probabilities[1]
-			if v.Variable == "" {
-				return nil, fmt.Errorf("%s[%d].variable: missing", m.field, i)
-			}
-			if math.IsNaN(p) || p < 0 || p > 1 {
-				return nil, fmt.Errorf("%s[%d].probabilities[1]: %v is not a probability", m.field, i, p)
-			}
-			if _, dup := r.PTrue[v.Variable]; dup {
-				return nil, fmt.Errorf("%s[%d].variable: %q is listed twice", m.field, i, v.Variable)
-			}
-			r.PTrue[v.Variable] = p
+func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
+	r := &Result{Line: o.Line, Input: o.Input, Output: o.Output, Topic: o.Topic, PTrue: make(map[string]float64)}
+	for _, list := range [][]result.Marginal{o.Marginals, o.ContextMarginals} {
+		for _, v := range list {
+			r.PTrue[v.Variable] = v.Probabilities[1]
 		}
 	}
-	if len(o.Marginals) != *o.NumAtoms {
-		return nil, fmt.Errorf("marginals: %d of them but num_atoms is %d", len(o.Marginals), *o.NumAtoms)
-	}
-	r.Scores = o.scores()
+	r.Scores = scores(o)
 
 	in := &instance.Instance{Input: o.Input, Output: o.Output, Topic: o.Topic, Atoms: o.Atoms, Contexts: o.Contexts}
 	recorded := o.Atoms != nil
@@ -252,15 +162,11 @@ func (o *outputLine) result(inputs *Inputs) (*Result, error) {
 		if o.Output == "" {
 			return nil, errors.New("output: missing (the response text), though the line records its atoms")
 		}
-		rels, err := decodeRelations(o.Relations)
-		if err != nil {
-			return nil, err
-		}
-		in.Relations = rels
+		in.Relations = instanceRelations(o.Relations)
 		if err := in.Validate(); err != nil {
 			return nil, err
 		}
-		r.RelationsKnown = o.Relations != nil
+		r.RelationsKnown = o.Recorded("relations")
 	} else {
 		var err error
 		if in, err = inputs.record(o); err != nil {
@@ -278,31 +184,24 @@ func (o *outputLine) result(inputs *Inputs) (*Result, error) {
 	switch {
 	case recorded:
 		r.Relations = in.Relations
-	case o.NLIBackend == "given":
+	case o.NLIBackend == result.GivenBackend:
 		// The relations that became factors follow from the input's own,
 		// as fr score found them.
-		rels, err := givenRelations(in, nodes)
-		if err != nil {
-			return nil, err
-		}
-		r.Relations, r.RelationsKnown = rels, true
+		r.Relations, r.RelationsKnown = instanceRelations(graph.GivenRelations(in, nodes)), true
 	}
 	if r.RelationsKnown {
-		if o.NumRelations != nil && *o.NumRelations != len(r.Relations) {
+		if o.Recorded("num_relations") && o.NumRelations != len(r.Relations) {
 			where := "relations"
 			if !recorded {
 				where = "the relations of " + inputs.Path + fmt.Sprintf(":%d", r.Line)
 			}
-			return nil, fmt.Errorf("num_relations: %d, but %s make %d", *o.NumRelations, where, len(r.Relations))
+			return nil, fmt.Errorf("num_relations: %d, but %s make %d", o.NumRelations, where, len(r.Relations))
 		}
 		for i, rel := range r.Relations {
 			for _, end := range []struct{ field, id string }{{"source", rel.Source}, {"target", rel.Target}} {
 				if _, ok := r.PTrue[end.id]; !ok {
 					return nil, fmt.Errorf("relations[%d].%s: %q is not a variable of the network (no marginal)", i, end.field, end.id)
 				}
-			}
-			if rel.Type == instance.TypeNeutral {
-				return nil, fmt.Errorf("relations[%d].type: neutral relations make no factor", i)
 			}
 		}
 	}
@@ -311,14 +210,14 @@ func (o *outputLine) result(inputs *Inputs) (*Result, error) {
 
 // record returns the input record of an output line that does not record
 // its atoms and contexts.
-func (in *Inputs) record(o *outputLine) (*instance.Instance, error) {
+func (in *Inputs) record(o *result.Line) (*instance.Instance, error) {
 	if in == nil {
 		return nil, errors.New("atoms: missing: this output does not record what was scored; " +
-			"give the input file it was scored from (--input)")
+			"give the input file it was scored from (report.Inputs)")
 	}
-	rec, ok := in.records[*o.Line]
+	rec, ok := in.records[o.Line]
 	if !ok {
-		return nil, fmt.Errorf("line: %d, but no record of %s starts on that line (is it the file that was scored?)", *o.Line, in.Path)
+		return nil, fmt.Errorf("line: %d, but no record of %s starts on that line (is it the file that was scored?)", o.Line, in.Path)
 	}
 	if rec.Input != o.Input || rec.Topic != o.Topic {
 		return nil, fmt.Errorf("input: %s, but the record of %s:%d asks %s (is it the file that was scored?)",
@@ -363,40 +262,24 @@ func (r *Result) checkVariables(nodes graph.Nodes) error {
 	return nil
 }
 
-// givenRelations are the relations that became factors when the record was
-// scored with its own relations (--nli given).
-func givenRelations(in *instance.Instance, nodes graph.Nodes) ([]instance.Relation, error) {
-	rels := graph.GivenRelations(in, nodes)
+// instanceRelations are relations between variables as a record's
+// relations.
+func instanceRelations(rels []graph.Relation) []instance.Relation {
+	if rels == nil {
+		return nil
+	}
 	out := make([]instance.Relation, len(rels))
 	for i, r := range rels {
 		out[i] = instance.Relation{Source: r.Source, Target: r.Target, Type: r.Type.String(), Probability: r.Probability}
 	}
-	return out, nil
+	return out
 }
 
-// decodeRelations decodes relations one by one, so that an error names its
-// index.
-func decodeRelations(raws []json.RawMessage) ([]instance.Relation, error) {
-	if raws == nil {
-		return nil, nil
-	}
-	out := make([]instance.Relation, len(raws))
-	for i, raw := range raws {
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
-			var fe *instance.FieldError
-			if errors.As(err, &fe) {
-				return nil, fmt.Errorf("relations[%d].%s: %s", i, fe.Field, fe.Msg)
-			}
-			return nil, fmt.Errorf("relations[%d]: %w", i, describeJSONError(err))
-		}
-	}
-	return out, nil
-}
-
-func (o *outputLine) scores() score.Scores {
+// scores are the scores a line records, Gold included when labeled.
+func scores(o *result.Line) score.Scores {
 	s := score.Scores{
-		NumAtoms: *o.NumAtoms, NumTrueAtoms: o.NumTrueAtoms, NumFalseAtoms: o.NumFalseAtoms, NumUniformAtoms: o.NumUniformAtoms,
-		Precision: *o.FactualityScore, Entropy: o.Entropy, AvgEntropy: o.AvgEntropy,
+		NumAtoms: o.NumAtoms, NumTrueAtoms: o.NumTrueAtoms, NumFalseAtoms: o.NumFalseAtoms, NumUniformAtoms: o.NumUniformAtoms,
+		Precision: o.FactualityScore, Entropy: o.Entropy, AvgEntropy: o.AvgEntropy,
 		K: o.K, RecallK: o.RecallK, F1K: o.F1K, Predictions: o.Predictions,
 	}
 	if o.GoldFactualityScore != nil {

@@ -179,19 +179,19 @@ func TestReadRunErrors(t *testing.T) {
 		want   string // in the error, after "FILE:LINE: "
 		line   int
 	}{
-		{"no input file", true, nil, "atoms: missing: this output does not record what was scored; give the input file it was scored from (--input)", 1},
+		{"no input file", true, nil, "atoms: missing: this output does not record what was scored; give the input file it was scored from (report.Inputs)", 1},
 		{"other input", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[1]["input"] = json.RawMessage(`"Question: Tell me a bio of somebody else."`)
 			return l
-		}, `input: "Question: Tell me a bio of somebody else.", but the record of ../testdata/example.jsonl:2 asks`, 2},
+		}, `input: "Question: Tell me a bio of somebody else.", but the record of ../testdata/report/example-input.jsonl:2 asks`, 2},
 		{"line not in the input", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[2]["line"] = json.RawMessage(`7`)
 			return l
-		}, "line: 7, but no record of ../testdata/example.jsonl starts on that line", 3},
+		}, "line: 7, but no record of ../testdata/report/example-input.jsonl starts on that line", 3},
 		{"relations that do not add up", true, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[2]["num_relations"] = json.RawMessage(`5`)
 			return l
-		}, "num_relations: 5, but the relations of ../testdata/example.jsonl:3 make 8", 3},
+		}, "num_relations: 5, but the relations of ../testdata/report/example-input.jsonl:3 make 8", 3},
 		{"no line field", false, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			delete(l[0], "line")
 			return l
@@ -233,7 +233,7 @@ func TestReadRunErrors(t *testing.T) {
 		{"a number as text", false, func(l []map[string]json.RawMessage) []map[string]json.RawMessage {
 			l[1]["factuality_score"] = json.RawMessage(`"0.5"`)
 			return l
-		}, "factuality_score: a JSON string, not a number", 2},
+		}, "factuality_score: expected number, got JSON string", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, in := recorded, (*report.Inputs)(nil)

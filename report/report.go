@@ -178,14 +178,10 @@ func predicted(p float64) int {
 	return PredictedNS
 }
 
-// Name is a short name of the run for tables and legends: its version, NLI
-// backend and model.
+// Name is a short name of the run for tables and legends: its version and
+// NLI (backend and model).
 func (r *Run) Name() string {
-	s := r.Version + " · " + r.Backend
-	if r.Model != "" && r.Model != r.Backend {
-		s += " " + r.Model
-	}
-	return s
+	return r.Version + " · " + r.NLI
 }
 
 // Names are the runs' names, made distinct with their position where two

@@ -71,7 +71,7 @@ func TestStats(t *testing.T) {
 		t.Errorf("FR2 given: %v; the 22 atoms of records 1 and 2 should be undecided", fr2)
 	}
 	names := rep.Names()
-	if names[0] != "FR1 · given" || names[3] != "FR2 · lexical overlap-v1" {
+	if names[0] != "FR1 · given" || names[3] != "FR2 · lexical:overlap-v1" {
 		t.Errorf("names %q", names)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
+	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
 
 // BenchmarkPageText measures what a fetched page costs the CPU: the main
@@ -21,7 +21,7 @@ func BenchmarkPageText(b *testing.B) {
 			ps = append(ps, fmt.Sprintf("Paragraph %d of the story tells how the estate's gardens were laid out in the formal style, with hedges, gravel walks and fountains that the family kept for generations, and how visitors came from far away to see them in the spring.", i))
 		}
 		ps[paras*3/4] = "The astronomer Caroline Herschel discovered eight comets between 1786 and 1797."
-		body := []byte(fakesearch.BoilerplatePage("Gardens", ps...))
+		body := []byte(searchtest.BoilerplatePage("Gardens", ps...))
 		f := NewPageFetcher()
 		b.Run(fmt.Sprintf("%dKB", len(body)>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))

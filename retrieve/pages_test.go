@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
 	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -36,25 +36,25 @@ var article = []string{
 }
 
 // hostileSite serves a good article among hostile pages.
-func hostileSite(t *testing.T) *fakesearch.Site {
-	site := fakesearch.NewSite(t)
+func hostileSite(t *testing.T) *searchtest.Site {
+	site := searchtest.NewSite(t)
 	// The group for factreasoner-go is the one that applies to it: /private/
 	// is disallowed to other robots only.
 	site.SetRobots("User-agent: otherbot\nDisallow: /\n\nUser-agent: factreasoner-go\nDisallow: /no-bots/\n\nUser-agent: *\nDisallow: /private/\n")
-	site.Page("/article", "text/html; charset=utf-8", fakesearch.BoilerplatePage("Actor Lanny Flaherty dies at 81", article...))
+	site.Page("/article", "text/html; charset=utf-8", searchtest.BoilerplatePage("Actor Lanny Flaherty dies at 81", article...))
 	site.Page("/notes.txt", "text/plain; charset=iso-8859-1", "Caf\xe9 notes: Lanny Flaherty was born in 1942.\n")
-	site.Page("/no-bots/article", "text/html", fakesearch.BoilerplatePage("Hidden", article...))
-	site.Handle("/huge", fakesearch.Huge(3<<20, true))
-	site.Handle("/huge-streamed", fakesearch.Huge(3<<20, false))
-	site.Handle("/binary", fakesearch.BinaryAsHTML())
-	site.Handle("/paper.pdf", fakesearch.PDF())
-	site.Handle("/loop1", fakesearch.Redirect("/loop2"))
-	site.Handle("/loop2", fakesearch.Redirect("/loop1"))
-	site.Handle("/moved", fakesearch.Redirect("/article"))
-	site.Handle("/moved-to-no-bots", fakesearch.Redirect("/no-bots/article"))
-	site.Handle("/slow", fakesearch.Slow(time.Minute, "<p>too late</p>"))
-	site.Handle("/gone", fakesearch.Status(http.StatusNotFound))
-	site.Handle("/broken", fakesearch.Status(http.StatusServiceUnavailable))
+	site.Page("/no-bots/article", "text/html", searchtest.BoilerplatePage("Hidden", article...))
+	site.Handle("/huge", searchtest.Huge(3<<20, true))
+	site.Handle("/huge-streamed", searchtest.Huge(3<<20, false))
+	site.Handle("/binary", searchtest.BinaryAsHTML())
+	site.Handle("/paper.pdf", searchtest.PDF())
+	site.Handle("/loop1", searchtest.Redirect("/loop2"))
+	site.Handle("/loop2", searchtest.Redirect("/loop1"))
+	site.Handle("/moved", searchtest.Redirect("/article"))
+	site.Handle("/moved-to-no-bots", searchtest.Redirect("/no-bots/article"))
+	site.Handle("/slow", searchtest.Slow(time.Minute, "<p>too late</p>"))
+	site.Handle("/gone", searchtest.Status(http.StatusNotFound))
+	site.Handle("/broken", searchtest.Status(http.StatusServiceUnavailable))
 	site.Page("/empty", "text/html", "<html><body><script>var x = 1;</script></body></html>")
 	return site
 }
@@ -149,7 +149,7 @@ func TestPageFetcherHostilePages(t *testing.T) {
 // group names factreasoner-go; a robots.txt that answers 500 disallows
 // everything for now (not remembered), and one that answers 404 allows all.
 func TestPageFetcherRobotsWildcard(t *testing.T) {
-	site := fakesearch.NewSite(t)
+	site := searchtest.NewSite(t)
 	site.SetRobots("User-agent: *\nDisallow: /private/\nAllow: /private/open\n")
 	site.Page("/private/secret", "text/plain", "secret")
 	site.Page("/private/open", "text/plain", "open")
@@ -166,8 +166,8 @@ func TestPageFetcherRobotsWildcard(t *testing.T) {
 		t.Error("a disallowed page was requested")
 	}
 
-	down := fakesearch.NewSite(t)
-	down.Handle("/robots.txt", fakesearch.Status(http.StatusInternalServerError))
+	down := searchtest.NewSite(t)
+	down.Handle("/robots.txt", searchtest.Status(http.StatusInternalServerError))
 	down.Page("/page", "text/plain", "text")
 	for i := 0; i < 2; i++ {
 		if _, err := f.Text(ctx, down.URL+"/page", ""); !errors.As(err, &pe) || pe.Reason != FailRobots || !pe.Temporary {
@@ -181,7 +181,7 @@ func TestPageFetcherRobotsWildcard(t *testing.T) {
 		t.Error("a page was requested while its robots.txt failed")
 	}
 
-	none := fakesearch.NewSite(t)
+	none := searchtest.NewSite(t)
 	none.Page("/page", "text/plain", "text")
 	if text, err := f.Text(ctx, none.URL+"/page", ""); err != nil || text != "text" {
 		t.Errorf("no robots.txt: %q %v", text, err)
@@ -201,7 +201,7 @@ func TestPageFetcherBoilerplate(t *testing.T) {
 			t.Errorf("article paragraph missing: %q\ntext: %q", p, text)
 		}
 	}
-	for _, b := range fakesearch.Boilerplate {
+	for _, b := range searchtest.Boilerplate {
 		if strings.Contains(text, b) {
 			t.Errorf("boilerplate kept: %q\ntext: %q", b, text)
 		}
@@ -263,13 +263,13 @@ func TestPageFetcherCanceled(t *testing.T) {
 // TestPageFetcherExcerpt: a long page is cut to MaxChars around the
 // passage that matches the atom.
 func TestPageFetcherExcerpt(t *testing.T) {
-	site := fakesearch.NewSite(t)
+	site := searchtest.NewSite(t)
 	var paras []string
 	for i := 0; i < 60; i++ {
 		paras = append(paras, "The estate's gardens were laid out in the formal style, with hedges, gravel walks and fountains that the family kept for generations.")
 	}
 	paras[45] = "The astronomer Caroline Herschel discovered eight comets between 1786 and 1797 from the garden."
-	site.Page("/long", "text/html", fakesearch.BoilerplatePage("Gardens", paras...))
+	site.Page("/long", "text/html", searchtest.BoilerplatePage("Gardens", paras...))
 	f := testFetcher()
 	f.MaxChars = 600
 	text, err := f.Text(context.Background(), site.URL+"/long", "Caroline Herschel discovered comets")
@@ -329,7 +329,7 @@ func TestPageFetcherRobotsRFC9309(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			site := fakesearch.NewSite(t)
+			site := searchtest.NewSite(t)
 			site.SetRobots(tt.robots)
 			site.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/plain")

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
 	"github.com/factreasoner/factreasoner-go/internal/version"
+	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
 
 const testKey = "serper-test-key-0123456789"
 
-func newTestSerper(t *testing.T) (*fakesearch.Serper, *Serper) {
+func newTestSerper(t *testing.T) (*searchtest.Serper, *Serper) {
 	t.Helper()
-	fake := fakesearch.NewSerper(t, testKey)
+	fake := searchtest.NewSerper(t, testKey)
 	s, err := NewSerper(fake.URL, testKey)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func newTestSerper(t *testing.T) (*fakesearch.Serper, *Serper) {
 	return fake, s
 }
 
-var flahertyHits = []fakesearch.Result{
+var flahertyHits = []searchtest.Result{
 	{Title: "Lanny Flaherty - Wikipedia", Link: "https://en.wikipedia.org/wiki/Lanny_Flaherty", Snippet: "Lanny Flaherty (July 27, 1942 – February 18, 2024) was an American actor."},
 	{Title: "Lanny Flaherty - IMDb", Link: "https://www.imdb.com/name/nm0280890/", Snippet: "Lanny Flaherty was born on July 27, 1942 in Pontotoc, Mississippi, USA."},
 	{Title: "Actor Lanny Flaherty Dies at 81 - Playbill", Link: "https://playbill.com/article/actor-lanny-flaherty-dies-at-81", Snippet: "Born in Pontotoc, Mississippi July 27, 1942, Mr. Flaherty served in the U.S. Army."},
@@ -136,7 +136,7 @@ func TestSerperErrors(t *testing.T) {
 // TestSearXNG: the JSON API's request and answer; a refused format says
 // how to enable it; an empty answer with failed engines is an error.
 func TestSearXNG(t *testing.T) {
-	fake := fakesearch.NewSearXNG(t)
+	fake := searchtest.NewSearXNG(t)
 	fake.Add("Lanny Flaherty was an actor.", flahertyHits...)
 	ctx := context.Background()
 	for _, base := range []string{fake.URL, fake.URL + "/", fake.URL + "/search"} {
@@ -191,10 +191,10 @@ func TestFetchPages(t *testing.T) {
 	fake, s := newTestSerper(t)
 	atom := "Lanny Flaherty was born in 1942."
 	fake.Add(atom,
-		fakesearch.Result{Title: "Obituary", Link: site.URL + "/article", Snippet: "Flaherty died at 81."},
-		fakesearch.Result{Title: "Paper", Link: site.URL + "/paper.pdf", Snippet: "A paper about Flaherty."},
-		fakesearch.Result{Title: "Hidden", Link: site.URL + "/no-bots/article", Snippet: "Hidden snippet."},
-		fakesearch.Result{Title: "No link", Snippet: "Only a snippet."},
+		searchtest.Result{Title: "Obituary", Link: site.URL + "/article", Snippet: "Flaherty died at 81."},
+		searchtest.Result{Title: "Paper", Link: site.URL + "/paper.pdf", Snippet: "A paper about Flaherty."},
+		searchtest.Result{Title: "Hidden", Link: site.URL + "/no-bots/article", Snippet: "Hidden snippet."},
+		searchtest.Result{Title: "No link", Snippet: "Only a snippet."},
 	)
 	f := testFetcher()
 	fp := &FetchPages{Search: s, Fetcher: f}
@@ -239,7 +239,7 @@ func TestFetchPages(t *testing.T) {
 		t.Errorf("%d searches, want 2 (the second from the cache)", n)
 	}
 	slowAtom := "slow"
-	fake.Add(slowAtom, fakesearch.Result{Title: "Slow", Link: site.URL + "/slow", Snippet: "Slow snippet."})
+	fake.Add(slowAtom, searchtest.Result{Title: "Slow", Link: site.URL + "/slow", Snippet: "Slow snippet."})
 	f.Timeout = 200 * time.Millisecond
 	for i := 0; i < 2; i++ {
 		ps, err := cached.Retrieve(ctx, "", slowAtom, 1)

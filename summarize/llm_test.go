@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
-func newClient(t *testing.T, srv *fakellm.Server, cache string, reasks int) *llm.Client {
+func newClient(t *testing.T, srv *llmtest.Server, cache string, reasks int) *llm.Client {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "summarizer-1", Concurrency: 3, CachePath: cache, Reasks: reasks})
 	if err != nil {
@@ -36,10 +36,10 @@ func newLLM(t *testing.T, c *llm.Client, o Options) *LLM {
 
 // askedPair is the atom (or question) and context a request asks about:
 // its last user message that is not a reminder.
-func askedPair(r fakellm.Request) (atom, context string) {
+func askedPair(r llmtest.Request) (atom, context string) {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		m := r.Messages[i]
-		if m.Role == "user" && !strings.HasPrefix(m.Content, fakellm.ReminderPrefix) {
+		if m.Role == "user" && !strings.HasPrefix(m.Content, llmtest.ReminderPrefix) {
 			atom, context, _ = strings.Cut(strings.TrimPrefix(m.Content, "ATOM: "), "\n\nCONTEXT: ")
 			return atom, context
 		}
@@ -56,7 +56,7 @@ type answer struct {
 
 // fakeModel answers each (atom, context) pair as answers says, keyed by
 // the atom's text and the start of the context, in the n-th answer shape
-// (fakellm.SummaryAnswer); every token has the answer's log probability.
+// (llmtest.SummaryAnswer); every token has the answer's log probability.
 // It records the pairs it was asked.
 type fakeModel struct {
 	answers map[[2]string]answer
@@ -64,18 +64,18 @@ type fakeModel struct {
 	asked   map[[2]string]int
 }
 
-func (m *fakeModel) answer(n int, r fakellm.Request) fakellm.Reply {
+func (m *fakeModel) answer(n int, r llmtest.Request) llmtest.Reply {
 	atom, ctx := askedPair(r)
 	m.mu.Lock()
 	m.asked[[2]string{atom, ctx}]++
 	m.mu.Unlock()
 	for k, a := range m.answers {
 		if k[0] == atom && strings.HasPrefix(ctx, k[1]) {
-			content := fakellm.SummaryAnswer(n, a.summary)
-			return fakellm.Reply{Content: content, Tokens: fakellm.Tokenize(content, a.lp)}
+			content := llmtest.SummaryAnswer(n, a.summary)
+			return llmtest.Reply{Content: content, Tokens: llmtest.Tokenize(content, a.lp)}
 		}
 	}
-	return fakellm.Reply{Status: 400, Body: `{"error": {"message": "unexpected pair"}}`}
+	return llmtest.Reply{Status: 400, Body: `{"error": {"message": "unexpected pair"}}`}
 }
 
 const (
@@ -138,7 +138,7 @@ func curieModel() *fakeModel {
 // synthetic_summary; relations of dropped contexts go with them.
 func TestRecord(t *testing.T) {
 	m := curieModel()
-	srv := fakellm.New(t, m.answer)
+	srv := llmtest.New(t, m.answer)
 	s := newLLM(t, newClient(t, srv, "", 0), Options{})
 	in := curie()
 	before := *curie()
@@ -222,14 +222,14 @@ func TestRecord(t *testing.T) {
 // and −0.2: p = exp(−0.2). (IBM's rule, every token but the last, would
 // count "Summary" and ":" at −2 each: exp(−0.65).)
 func TestSummaryProbability(t *testing.T) {
-	toks := []fakellm.Token{
-		{Text: "Summary", Logprob: fakellm.LP(-2)}, {Text: ":", Logprob: fakellm.LP(-2)},
-		{Text: " Marie", Logprob: fakellm.LP(-0.1)}, {Text: " Curie", Logprob: fakellm.LP(-0.2)}, {Text: " was", Logprob: fakellm.LP(-0.3)},
-		{Text: " a", Logprob: fakellm.LP(-0.1)}, {Text: " physicist", Logprob: fakellm.LP(-0.3)}, {Text: ".", Logprob: fakellm.LP(-0.2)},
-		{Text: "<|eot_id|>", Logprob: fakellm.LP(-5)},
+	toks := []llmtest.Token{
+		{Text: "Summary", Logprob: llmtest.LP(-2)}, {Text: ":", Logprob: llmtest.LP(-2)},
+		{Text: " Marie", Logprob: llmtest.LP(-0.1)}, {Text: " Curie", Logprob: llmtest.LP(-0.2)}, {Text: " was", Logprob: llmtest.LP(-0.3)},
+		{Text: " a", Logprob: llmtest.LP(-0.1)}, {Text: " physicist", Logprob: llmtest.LP(-0.3)}, {Text: ".", Logprob: llmtest.LP(-0.2)},
+		{Text: "<|eot_id|>", Logprob: llmtest.LP(-5)},
 	}
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Content: "Summary: Marie Curie was a physicist.", Tokens: toks}
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "Summary: Marie Curie was a physicist.", Tokens: toks}
 	})
 	s := newLLM(t, newClient(t, srv, "", 0), Options{})
 	got, err := s.Summarize(context.Background(), []Pair{{ContextID: "c0", RefID: "atom a0", Context: "Marie Curie was a physicist.", Reference: physicist}})
@@ -246,11 +246,11 @@ func TestSummaryProbability(t *testing.T) {
 // with a negative setting it is an error naming the model. A None answer
 // needs none.
 func TestFixedProbability(t *testing.T) {
-	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
 		if _, ctx := askedPair(r); strings.Contains(ctx, "Eiffel") {
-			return fakellm.Reply{Content: "None", NoLogprobs: true}
+			return llmtest.Reply{Content: "None", NoLogprobs: true}
 		}
-		return fakellm.Reply{Content: "Marie Curie was a physicist.", NoLogprobs: true}
+		return llmtest.Reply{Content: "Marie Curie was a physicist.", NoLogprobs: true}
 	})
 	pairs := []Pair{{ContextID: "c0", RefID: "atom a0", Context: "Marie Curie was a physicist.", Reference: physicist},
 		{ContextID: "c1", RefID: "atom a0", Context: "The Eiffel Tower is in Paris.", Reference: physicist}}
@@ -283,19 +283,19 @@ func TestFixedProbability(t *testing.T) {
 // and is not cached: a rerun from the cache sends only its requests. A
 // summary cut off at the token limit is unreadable too.
 func TestUnreadable(t *testing.T) {
-	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
 		atom, _ := askedPair(r)
 		switch {
-		case strings.Contains(atom, "Paris") && !fakellm.IsReask(r):
-			return fakellm.Reply{Content: fakellm.UnreadableSummary}
+		case strings.Contains(atom, "Paris") && !llmtest.IsReask(r):
+			return llmtest.Reply{Content: llmtest.UnreadableSummary}
 		case strings.Contains(atom, "Paris"):
-			return fakellm.Reply{Content: "Marie Curie was born in Warsaw."}
+			return llmtest.Reply{Content: "Marie Curie was born in Warsaw."}
 		case strings.Contains(atom, "Zed"):
-			return fakellm.Reply{Content: "<think>\nThe context is about"}
+			return llmtest.Reply{Content: "<think>\nThe context is about"}
 		case strings.Contains(atom, "long"):
-			return fakellm.Reply{Content: "Marie Curie was born in Warsaw, and", FinishReason: "length"}
+			return llmtest.Reply{Content: "Marie Curie was born in Warsaw, and", FinishReason: "length"}
 		}
-		return fakellm.Reply{Content: "Marie Curie was a physicist."}
+		return llmtest.Reply{Content: "Marie Curie was a physicist."}
 	})
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	c := newClient(t, srv, cache, 2)
@@ -311,7 +311,7 @@ func TestUnreadable(t *testing.T) {
 	}
 	reask := srv.Requests()
 	last := reask[len(reask)-1]
-	if n := len(last.Messages); last.Messages[n-2].Content != fakellm.UnreadableSummary || last.Messages[n-1].Content != reminder {
+	if n := len(last.Messages); last.Messages[n-2].Content != llmtest.UnreadableSummary || last.Messages[n-1].Content != reminder {
 		t.Errorf("the re-ask does not go on with the refused answer and the reminder: %+v", last.Messages[n-2:])
 	}
 
@@ -345,7 +345,7 @@ func TestUnreadable(t *testing.T) {
 // without a request, and gives the same record.
 func TestRecordCached(t *testing.T) {
 	m := curieModel()
-	srv := fakellm.New(t, m.answer)
+	srv := llmtest.New(t, m.answer)
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	first, _, err := newLLM(t, newClient(t, srv, cache, 0), Options{}).Record(context.Background(), curie(), 0.9)
 	if err != nil {
@@ -366,7 +366,7 @@ func TestRecordCached(t *testing.T) {
 // scaled twice) and a context probability that is not one are refused,
 // naming the field, before anything is asked.
 func TestRecordRefuses(t *testing.T) {
-	srv := fakellm.New(t, curieModel().answer)
+	srv := llmtest.New(t, curieModel().answer)
 	s := newLLM(t, newClient(t, srv, "", 0), Options{})
 	summarized := curie()
 	summarized.Contexts[3].SyntheticSummary = "Marie Curie was born in Warsaw."

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // verdict is how the corpus names what an answer says: none, a relevant
@@ -56,22 +56,22 @@ func TestReadSummaryCorpus(t *testing.T) {
 	}
 }
 
-// TestSummaryShapes: every shape the test endpoint writes (fakellm) reads
+// TestSummaryShapes: every shape the test endpoint writes (llm/llmtest) reads
 // as the summary, or as None, it was written from.
 func TestSummaryShapes(t *testing.T) {
 	const s = "Marie Curie was born in Warsaw, not in Paris."
-	for n := range fakellm.SummaryShapes {
-		r, err := ReadSummary(fakellm.SummaryAnswer(n, s))
+	for n := range llmtest.SummaryShapes {
+		r, err := ReadSummary(llmtest.SummaryAnswer(n, s))
 		if err != nil || r.None || r.Text != s {
 			t.Errorf("shape %d: %+v, %v", n, r, err)
 		}
-		r, err = ReadSummary(fakellm.SummaryAnswer(n, "None"))
+		r, err = ReadSummary(llmtest.SummaryAnswer(n, "None"))
 		if err != nil || !r.None {
 			t.Errorf("shape %d of None: %+v, %v", n, r, err)
 		}
 	}
-	if _, err := ReadSummary(fakellm.UnreadableSummary); err == nil {
-		t.Errorf("%q was read", fakellm.UnreadableSummary)
+	if _, err := ReadSummary(llmtest.UnreadableSummary); err == nil {
+		t.Errorf("%q was read", llmtest.UnreadableSummary)
 	}
 }
 

@@ -20,7 +20,7 @@ func atomizeCommand() *cli.Command {
 		case "nli-prompt":
 			continue
 		case "atomizer":
-			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Usage: "llm, or sentences (one atom per sentence, no model)"}
+			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Usage: atomizerUsage()}
 		}
 		flags = append(flags, f)
 	}

@@ -282,44 +282,48 @@ func TestCompareCSV(t *testing.T) {
 	}
 }
 
-// TestAutoNLIWarning: with --nli auto (the default) and no NLI model
-// available, a record with relations uses them, one without falls back to
-// the lexical backend, and the first such record prints a warning on
-// stderr, once per run; stdout holds only the records.
-func TestAutoNLIWarning(t *testing.T) {
-	t.Setenv("FACTREASONER_CACHE", t.TempDir()) // no ONNX model pulled: auto falls back to lexical
+// TestAutoNLIWithoutModel: with --nli auto (the default) and no NLI model
+// available, records with relations are scored from them, and a record
+// without relations is an error that lists the ways to get NLI, never a
+// silent lexical run; with --skip-invalid... it still fails (it is not the
+// record's fault), so the run exits 1.
+func TestAutoNLIWithoutModel(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir()) // no ONNX model pulled
 	noRelations := func(s string) string { return s[:strings.Index(s, `, "relations"`)] + "}" }
-	const warning = "fr: warning: no NLI model configured; records without relations use the lexical fallback"
-	tests := []struct {
-		name     string
-		records  []string
-		backends []any
-		warnings int
-	}{
-		{"mixed", []string{record(0, noRelations), record(1, nil), record(2, noRelations)}, []any{"lexical", "given", "lexical"}, 1},
-		{"all with relations", []string{record(0, nil), record(1, nil)}, []any{"given", "given"}, 0},
+	all := writeFile(t, "all.jsonl", record(0, nil)+"\n"+record(1, nil)+"\n")
+	stdout, stderr, err := run(t, context.Background(), "score", all)
+	if err != nil {
+		t.Fatalf("all with relations: %v\n%s", err, stderr)
 	}
-	for _, tc := range tests {
-		path := writeFile(t, "in.jsonl", strings.Join(tc.records, "\n")+"\n")
-		stdout, stderr, err := run(t, context.Background(), "score", path)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+	lines := scoreLines(t, stdout)
+	for i, l := range lines {
+		if l["nli_backend"] != "given" || l["run"].(map[string]any)["nli"] != "given" {
+			t.Errorf("record %d: nli_backend %v, run %v", i+1, l["nli_backend"], l["run"])
 		}
-		if n := strings.Count(stderr, warning); n != tc.warnings {
-			t.Errorf("%s: %d warnings, want %d; stderr:\n%s", tc.name, n, tc.warnings, stderr)
+	}
+	if len(lines) != 2 || strings.Contains(stderr, "lexical") {
+		t.Errorf("%d lines; stderr:\n%s", len(lines), stderr)
+	}
+
+	mixed := writeFile(t, "mixed.jsonl", record(0, nil)+"\n"+record(1, noRelations)+"\n")
+	stdout, _, err = run(t, context.Background(), "score", mixed)
+	if err == nil || exitStatus(err) != exitFailure {
+		t.Fatalf("a record without relations: %v (exit %d), want an error", err, exitStatus(err))
+	}
+	for _, want := range []string{mixed + ":2", "no NLI model is configured", "fr models pull " + pipeline.DefaultONNXModel, "--nli llm", "--nli remote", "--nli lexical"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
 		}
-		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-		if len(lines) != len(tc.backends) || strings.Contains(stdout, "warning") {
-			t.Fatalf("%s: stdout:\n%s", tc.name, stdout)
-		}
-		for i, l := range lines {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(l), &rec); err != nil {
-				t.Fatalf("%s: line %d of stdout is not a record: %q", tc.name, i+1, l)
-			}
-			if rec["nli_backend"] != tc.backends[i] {
-				t.Errorf("%s: record %d: nli_backend %v, want %v", tc.name, i+1, rec["nli_backend"], tc.backends[i])
-			}
-		}
+	}
+	if strings.Contains(err.Error(), "Options.") {
+		t.Errorf("error %q names the library's options, not the flags", err)
+	}
+	if n := len(scoreLines(t, stdout)); n != 1 || strings.Contains(stdout, `"nli_backend":"lexical"`) {
+		t.Errorf("stdout: %d lines, want the record with relations only:\n%s", n, stdout)
+	}
+	// --nli lexical is a choice: then it is used.
+	stdout, _, err = run(t, context.Background(), "score", "--nli", "lexical", mixed)
+	if err != nil || !strings.Contains(stdout, `"nli_backend":"lexical"`) {
+		t.Errorf("--nli lexical: %v\n%s", err, stdout)
 	}
 }

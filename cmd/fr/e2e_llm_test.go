@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -19,7 +19,7 @@ import (
 // that cannot be read (and a readable one when asked again), and a
 // response about "Zed" whose atoms can never be read.
 type world struct {
-	srv  *fakellm.Server
+	srv  *llmtest.Server
 	mu   sync.Mutex
 	seen map[string]int // how often each question (its last message) was asked
 }
@@ -45,23 +45,23 @@ func judge(premise, hypothesis string) string {
 
 func newWorld(t *testing.T) *world {
 	w := &world{seen: map[string]int{}}
-	w.srv = fakellm.New(t, w.answer)
+	w.srv = llmtest.New(t, w.answer)
 	return w
 }
 
 // asked is the question a request asks: its last message, or for a
 // request that asks again, the last message before the reminders.
-func asked(r fakellm.Request) string {
+func asked(r llmtest.Request) string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		m := r.Messages[i]
-		if m.Role == "user" && !strings.HasPrefix(m.Content, fakellm.ReminderPrefix) {
+		if m.Role == "user" && !strings.HasPrefix(m.Content, llmtest.ReminderPrefix) {
 			return m.Content
 		}
 	}
 	return ""
 }
 
-func (w *world) answer(n int, r fakellm.Request) fakellm.Reply {
+func (w *world) answer(n int, r llmtest.Request) llmtest.Reply {
 	system := r.Messages[0].Content
 	question := asked(r)
 	w.mu.Lock()
@@ -72,40 +72,40 @@ func (w *world) answer(n int, r fakellm.Request) fakellm.Reply {
 	case strings.HasPrefix(system, "You split a text into atomic facts"):
 		for response, atoms := range facts {
 			if strings.Contains(question, response) {
-				if strings.HasPrefix(response, "Ada") && !fakellm.IsReask(r) {
-					return fakellm.Reply{Content: fakellm.UnreadableAtoms} // read on the second try
+				if strings.HasPrefix(response, "Ada") && !llmtest.IsReask(r) {
+					return llmtest.Reply{Content: llmtest.UnreadableAtoms} // read on the second try
 				}
 				if len(atoms) == 0 {
 					// Not a rotated shape: with records in flight at once,
 					// n differs from run to run, and a list shape with no
 					// items is rightly unreadable.
-					return fakellm.Reply{Content: "[]"}
+					return llmtest.Reply{Content: "[]"}
 				}
-				return fakellm.Reply{Content: fakellm.AtomAnswer(n, atoms)}
+				return llmtest.Reply{Content: llmtest.AtomAnswer(n, atoms)}
 			}
 		}
-		return fakellm.Reply{Content: fakellm.UnreadableAtoms} // Zed: never readable
+		return llmtest.Reply{Content: llmtest.UnreadableAtoms} // Zed: never readable
 	case strings.HasPrefix(system, "You are given a TEXT and one ATOM"):
 		_, atom, _ := strings.Cut(question, "\n\nATOM: ")
-		return fakellm.Reply{Content: fakellm.RevisedAnswer(n, atom)}
+		return llmtest.Reply{Content: llmtest.RevisedAnswer(n, atom)}
 	case strings.HasPrefix(system, "You judge natural language inference"):
 		premise, hypothesis, _ := strings.Cut(strings.TrimPrefix(question, "PREMISE: "), "\nHYPOTHESIS: ")
 		label := judge(premise, hypothesis)
 		if strings.Contains(hypothesis, "mathematician") && asked == 1 {
-			return fakellm.Reply{Content: fakellm.UnreadableLabel} // read when asked again
+			return llmtest.Reply{Content: llmtest.UnreadableLabel} // read when asked again
 		}
 		// Every other answer comes without log probabilities.
-		return fakellm.Reply{Content: fakellm.LabelAnswer(len(question), label), NoLogprobs: len(question)%2 == 0}
+		return llmtest.Reply{Content: llmtest.LabelAnswer(len(question), label), NoLogprobs: len(question)%2 == 0}
 	case strings.HasPrefix(question, "Answer the question about"):
 		_, atom, _ := strings.Cut(question, "\n\nInput: ")
 		atom = strings.TrimSuffix(atom, " True or False?\nOutput:")
 		context, _, _ := strings.Cut(question, "\n\nInput: ")
 		if judge(context, atom) == "entailment" {
-			return fakellm.Reply{Content: "True"}
+			return llmtest.Reply{Content: "True"}
 		}
-		return fakellm.Reply{Content: "False. The context does not say so."}
+		return llmtest.Reply{Content: "False. The context does not say so."}
 	}
-	return fakellm.Reply{Status: 400, Body: `{"error": {"message": "unexpected request"}}`}
+	return llmtest.Reply{Status: 400, Body: `{"error": {"message": "unexpected request"}}`}
 }
 
 const rawResponses = `{"input": "Tell me a bio of Marie Curie.", "output": "Marie Curie was a physicist. She was born in Paris.", "topic": "Marie Curie", "id": "q1",` +
@@ -144,7 +144,7 @@ func TestLLMEndToEnd(t *testing.T) {
 	for _, s := range []string{
 		"skipping failed record: " + in + ":3:",
 		`atomizer: response "Zed was a poet."`,
-		fakellm.UnreadableAtoms,
+		llmtest.UnreadableAtoms,
 		"skipping invalid record: " + in + ":4: output: the atomizer found no atoms",
 		"2 records scored (", "1 invalid skipped, 1 failed",
 	} {
@@ -158,8 +158,14 @@ func TestLLMEndToEnd(t *testing.T) {
 		ID string `json:"id"`
 	}
 	var curie, ada rec
-	json.Unmarshal([]byte(lines[0]), &curie)
-	json.Unmarshal([]byte(lines[1]), &ada)
+	for i, r := range []*rec{&curie, &ada} {
+		// Record decodes itself (its UnmarshalJSON would take the id
+		// along): the id is read apart.
+		json.Unmarshal([]byte(lines[i]), &r.Record)
+		json.Unmarshal([]byte(lines[i]), &struct {
+			ID *string `json:"id"`
+		}{&r.ID})
+	}
 	if curie.ID != "q1" || len(curie.Atoms) != 2 || curie.Atoms[0].Text != "Marie Curie was a physicist." || curie.Atoms[1].Text != "Marie Curie was born in Paris." ||
 		curie.Predictions != " a0: S a1: NS" || len(curie.Relations) != 2 {
 		t.Errorf("Curie: %+v", curie.Record)

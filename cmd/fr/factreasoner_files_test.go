@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
 
 // inputLines are the lines of a file's records, in order.
@@ -142,21 +142,21 @@ func TestScoreNASAWithoutContexts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serper := fakesearch.NewSerper(t, e2eSerperKey)
+			serper := searchtest.NewSerper(t, e2eSerperKey)
 			for _, in := range ins {
 				if len(in.Contexts) != 0 {
 					t.Fatalf("%s:%d has contexts", path, in.Line)
 				}
 				for i, a := range in.Atoms {
 					serper.Add(a.Text,
-						fakesearch.Result{Title: in.Topic, Link: fmt.Sprintf("https://example.org/%d/%d", in.Line, i), Snippet: a.Text},
-						fakesearch.Result{Title: in.Topic + " facts", Link: fmt.Sprintf("https://example.org/%d/%d/facts", in.Line, i), Snippet: "Facts about " + in.Topic + "."})
+						searchtest.Result{Title: in.Topic, Link: fmt.Sprintf("https://example.org/%d/%d", in.Line, i), Snippet: a.Text},
+						searchtest.Result{Title: in.Topic + " facts", Link: fmt.Sprintf("https://example.org/%d/%d/facts", in.Line, i), Snippet: "Facts about " + in.Topic + "."})
 				}
 				serper.Add(in.Input,
-					fakesearch.Result{Title: in.Topic, Link: "https://example.org/q1", Snippet: in.Topic + " is a NASA mission."},
-					fakesearch.Result{Title: in.Topic + " (2)", Link: "https://example.org/q2", Snippet: "More on " + in.Topic + "."},
-					fakesearch.Result{Title: in.Topic + " (3)", Link: "https://example.org/q3", Snippet: "Even more on " + in.Topic + "."},
-					fakesearch.Result{Title: in.Topic + " (4)", Link: "https://example.org/q4", Snippet: "Never asked for."})
+					searchtest.Result{Title: in.Topic, Link: "https://example.org/q1", Snippet: in.Topic + " is a NASA mission."},
+					searchtest.Result{Title: in.Topic + " (2)", Link: "https://example.org/q2", Snippet: "More on " + in.Topic + "."},
+					searchtest.Result{Title: in.Topic + " (3)", Link: "https://example.org/q3", Snippet: "Even more on " + in.Topic + "."},
+					searchtest.Result{Title: in.Topic + " (4)", Link: "https://example.org/q4", Snippet: "Never asked for."})
 			}
 			for _, tc := range []struct {
 				flags []string

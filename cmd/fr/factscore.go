@@ -39,7 +39,7 @@ func factscoreCommand() *cli.Command {
 			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
 			"count), gamma, verifier.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: "llm (FActScore's prompt to an OpenAI-compatible endpoint, see --llm-*) or nli (see --nli)"},
+			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: tableUsage(pipeline.Verifiers(), func(v pipeline.Verifier) (string, string) { return v.Name, v.Description })},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
 			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},

@@ -110,21 +110,3 @@ func TestScoreReferenceFields(t *testing.T) {
 		}
 	}
 }
-
-// TestAutoFallbackWarning: --nli auto without a model falls back to the
-// lexical backend only with a warning that says it is not for results.
-func TestAutoFallbackWarning(t *testing.T) {
-	t.Setenv("FACTREASONER_CACHE", t.TempDir()) // no model pulled
-	data, err := os.ReadFile("../../testdata/example.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := writeTemp(t, "one.jsonl", strings.SplitN(string(data), "\n", 2)[0]+"\n") // no relations
-	out, stderr, err := run(t, context.Background(), "score", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, `"nli_backend":"lexical"`) || !strings.Contains(stderr, "lexical fallback, which is for trying the tool, not for results") {
-		t.Errorf("stdout %s\nstderr %s", out, stderr)
-	}
-}

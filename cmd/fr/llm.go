@@ -33,7 +33,7 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
 		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability,
 			Usage: "probability of an --nli llm label whose answer came without log probabilities (above 0.5, below 1); 0 makes such an answer an error"},
-		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: llm or sentences (one atom per sentence, no model)"},
+		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: " + atomizerUsage()},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
 	}
@@ -57,7 +57,7 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
 		Atomizer:            c.String("atomizer"),
 		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
-		Log:                 c.App.ErrWriter,
+		Log:                 &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}
 	if c.IsSet("revise") {
 		o.Revise = pipeline.ReviseOff

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -22,11 +22,11 @@ const rawRecord = `{"input": "Tell me a bio of Ruth Adair.", "output": "Ruth Ada
 // nliJudge is a fake NLI model for rawRecord: the first sentence is
 // entailed by c0 (log probability -0.1 per token), the last contradicted by
 // c1 (-0.2), everything else neutral (-0.3).
-func nliJudge(_ int, r fakellm.Request) fakellm.Reply {
+func nliJudge(_ int, r llmtest.Request) llmtest.Reply {
 	last := r.Last()
 	i := strings.Index(last, "\nHYPOTHESIS: ")
 	if i < 0 {
-		return fakellm.Reply{Status: 400}
+		return llmtest.Reply{Status: 400}
 	}
 	premise, hyp := strings.TrimPrefix(last[:i], "PREMISE: "), last[i+len("\nHYPOTHESIS: "):]
 	label, lp := "neutral", -0.3
@@ -36,7 +36,7 @@ func nliJudge(_ int, r fakellm.Request) fakellm.Reply {
 	case strings.Contains(hyp, "2015") && strings.Contains(premise, "2011"):
 		label, lp = "contradiction", -0.2
 	}
-	return fakellm.Reply{Content: label, Tokens: fakellm.Tokenize(label, lp)}
+	return llmtest.Reply{Content: label, Tokens: llmtest.Tokenize(label, lp)}
 }
 
 // TestScoreLLM (must show 4): `fr score --nli llm --atomizer sentences` on
@@ -46,7 +46,7 @@ func nliJudge(_ int, r fakellm.Request) fakellm.Reply {
 // temperature 0. The endpoint and key come from OPENAI_BASE_URL and
 // OPENAI_API_KEY. A rerun is answered from the cache, byte for byte.
 func TestScoreLLM(t *testing.T) {
-	srv := fakellm.New(t, nliJudge)
+	srv := llmtest.New(t, nliJudge)
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "sk-fake")
 	cacheDir := t.TempDir()
@@ -122,10 +122,10 @@ func TestScoreLLM(t *testing.T) {
 // TestScoreLLMv2: the same with prompt v2, the cache off, and the endpoint
 // and key given by flags that override the environment.
 func TestScoreLLMv2(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 		rep := nliJudge(n, r)
 		rep.Content = "Reasoning.\n[" + rep.Content + "]"
-		rep.Tokens = append(fakellm.Tokenize("Reasoning.\n[", -5), append(rep.Tokens, fakellm.Tokenize("]", -5)...)...)
+		rep.Tokens = append(llmtest.Tokenize("Reasoning.\n[", -5), append(rep.Tokens, llmtest.Tokenize("]", -5)...)...)
 		return rep
 	})
 	// Flags override the environment.
@@ -177,13 +177,13 @@ func TestScoreLLMv2(t *testing.T) {
 func TestScoreLLMErrors(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
 	input := writeFile(t, "raw.jsonl", rawRecord+"\n")
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: 503} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 503} })
 	tests := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"score", "--nli", "llm", input}, []string{"--llm-model is required"}},
-		{[]string{"score", "--nli", "lexical", "--atomizer", "llm", input}, []string{"--llm-model is required"}},
+		{[]string{"score", "--nli", "llm", input}, []string{"--llm-model: required"}},
+		{[]string{"score", "--nli", "lexical", "--atomizer", "llm", input}, []string{"--llm-model: required"}},
 		{[]string{"score", "--nli", "lexical", "--atomizer", "words", input}, []string{`unknown atomizer "words"`}},
 		{[]string{"score", "--nli", "llm", "--nli-prompt", "v9", "--llm-model", "m", input}, []string{"--nli-prompt", "v9"}},
 		{[]string{"score", "--nli", "lexical", input}, []string{"no atomizer is configured"}},
@@ -208,12 +208,12 @@ func TestScoreLLMErrors(t *testing.T) {
 // with original and revised text, passes records with atoms through, and
 // reports the LLM usage on stderr.
 func TestAtomizeCommand(t *testing.T) {
-	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
 		if strings.HasPrefix(r.Messages[0].Content, "You split a text") {
-			return fakellm.Reply{Content: "```json\n[\"Ruth Adair was born in Tulsa.\", \"She studied piano.\"]\n```"}
+			return llmtest.Reply{Content: "```json\n[\"Ruth Adair was born in Tulsa.\", \"She studied piano.\"]\n```"}
 		}
 		atom := r.Last()[strings.Index(r.Last(), "ATOM: ")+len("ATOM: "):]
-		return fakellm.Reply{Content: strings.Replace(atom, "She", "Ruth Adair", 1)}
+		return llmtest.Reply{Content: strings.Replace(atom, "She", "Ruth Adair", 1)}
 	})
 	withAtoms := `{"input": "q", "output": "Already split.", "atoms": [{"id": "a0", "text": "Already split.", "label": "S"}], "contexts": [{"id": "c_a0_0", "text": "Split before."}]}`
 	input := writeFile(t, "in.jsonl", rawRecord+"\n\n"+withAtoms+"\n")
@@ -290,13 +290,13 @@ func TestFActScoreLLMVerifier(t *testing.T) {
 		"Atom A zero.": "True",
 		"Atom A one.":  "False. The text does not say so.",
 	}
-	srv := fakellm.New(t, func(_ int, r fakellm.Request) fakellm.Reply {
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
 		for atom, a := range answers {
 			if strings.Contains(r.Last(), "Input: "+atom+" True or False?\nOutput:") {
-				return fakellm.Reply{Content: a}
+				return llmtest.Reply{Content: a}
 			}
 		}
-		return fakellm.Reply{Status: 400, Body: `{"error": {"message": "unexpected prompt"}}`}
+		return llmtest.Reply{Status: 400, Body: `{"error": {"message": "unexpected prompt"}}`}
 	})
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "sk-fake")
@@ -339,8 +339,8 @@ func TestFActScoreLLMVerifier(t *testing.T) {
 // FActScore's pairs are among them) and the 2 ordered pairs of context
 // texts (FR3), 6 in all, where running the versions apart would send 16.
 func TestCompareAsksEachPairOnce(t *testing.T) {
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Content: "neutral", Tokens: fakellm.Tokenize("neutral", -0.1)}
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "neutral", Tokens: llmtest.Tokenize("neutral", -0.1)}
 	})
 	input := writeFile(t, "in.jsonl", record(0, nil)+"\n")
 	_, stderr, err := run(t, context.Background(), "compare", "--versions", "1,2,3,factscore", "--nli", "llm",
@@ -375,7 +375,7 @@ func TestStoppedRunSummary(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
 	input := writeFile(t, "raw.jsonl", rawRecord+"\n")
 	// An empty answer is unreadable to every stage.
-	srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: " "} })
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: " "} })
 	for _, args := range [][]string{
 		{"score", "--nli", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), input},
 		{"factscore", "--verifier", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), input},

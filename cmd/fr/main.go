@@ -36,6 +36,7 @@ func newApp() *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	setup(app.Commands)
+	renamingActions(app.Commands)
 	return app
 }
 

@@ -15,8 +15,8 @@ func mergeCommand() *cli.Command {
 		Usage:     "join the outputs of the shards of an fr score run (--shard I/N) into the output of a single run",
 		ArgsUsage: "OUT...",
 		Description: "Writes the lines of the outputs, as they are, in input order: byte for byte what one run\n" +
-			"over the whole input writes. Outputs of different runs (version, solver, NLI backend, model or\n" +
-			"pruning), two results for one input line and a last line cut short are refused. With --input,\n" +
+			"over the whole input writes. Outputs of different runs (version, solver or its settings, NLI\n" +
+			"backend, model, pruning, priors, K), two results for one input line and a last line cut short are refused. With --input,\n" +
 			"every record of the input must have a result: a missing one is named by its line.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "the input `FILE` the shards scored: check that every record has a result"},

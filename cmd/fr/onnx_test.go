@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakehub"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -140,7 +140,7 @@ func TestModelsPull(t *testing.T) {
 	}
 	t.Setenv(onnxnli.LibraryEnvVar, lib)
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
-	h := fakehub.New(t)
+	h := hubtest.New(t)
 	t.Setenv("HF_ENDPOINT", h.URL)
 	t.Setenv("HF_TOKEN", "")
 	const commit = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
@@ -179,17 +179,18 @@ func TestModelsPull(t *testing.T) {
 		t.Errorf("model not pulled: %v", err)
 	}
 
-	// --nli auto: lexical (with a warning) until the default model is
-	// there, then onnx for the records without relations.
-	_, errOut, err = run(t, ctx, "score", exampleFile)
-	if err != nil || !strings.Contains(errOut, "lexical fallback") {
+	// --nli auto: an error for the records without relations until the
+	// default model is there, then onnx for them.
+	mixed := filepath.Join("..", "..", "testdata", "report", "example-input.jsonl") // two records without relations
+	_, errOut, err = run(t, ctx, "score", mixed)
+	if err == nil || !strings.Contains(err.Error(), "fr models pull "+pipeline.DefaultONNXModel) {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
 	h.AddDir(t, pipeline.DefaultONNXModel, commit, tinyRoberta)
 	if _, errOut, err := run(t, ctx, "models", "pull", pipeline.DefaultONNXModel); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	out, errOut, err = run(t, ctx, "score", exampleFile)
+	out, errOut, err = run(t, ctx, "score", mixed)
 	if err != nil || strings.Contains(errOut, "lexical") {
 		t.Fatalf("auto with the default model: %v\n%s", err, errOut)
 	}

@@ -39,8 +39,7 @@ func pipelineFlags() []cli.Flag {
 // with them.
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: auto (given when a record has relations, else onnx when a model is available, else lexical), " +
-			"given, onnx (an MNLI cross-encoder, see --nli-model), remote (the cross-encoder on an inference server, see --nli-endpoint), llm (an OpenAI-compatible endpoint, see --llm-*), lexical"},
+		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: " + tableUsage(pipeline.NLIBackends(), func(b pipeline.NLIBackend) (string, string) { return b.Name, b.Description })},
 		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
@@ -120,7 +119,7 @@ func nliOptions(c *cli.Context) pipeline.Options {
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
 func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: prog.Report}
+	o := pipeline.FileOptions{Progress: showProgress(prog)}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
@@ -154,4 +153,9 @@ func failedError(st pipeline.ScoreStats) error {
 		return nil
 	}
 	return fmt.Errorf("%d records failed (see above) and were not written; run the same command again (with -o, to resume) once the cause is fixed", st.Failed)
+}
+
+// showProgress shows a run's progress on the display.
+func showProgress(prog *progress.Display) func(pipeline.Progress) {
+	return func(pr pipeline.Progress) { prog.Report(progress.Status(pr)) }
 }

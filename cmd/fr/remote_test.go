@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // TestScoreRemote: fr score --nli remote against a loopback server that
@@ -20,7 +20,7 @@ import (
 // passage).
 func TestScoreRemote(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
+	srv := remotenlitest.Start(t, tinyRoberta, "roberta-nli")
 	for _, version := range []string{"1", "2", "3"} {
 		local, errOut, err := run(t, ctx, "score", "--version", version, "--nli", "onnx", "--nli-model", tinyRoberta, exampleFile)
 		if err != nil {
@@ -43,6 +43,8 @@ func TestScoreRemote(t *testing.T) {
 			localName, _ := json.Marshal(tinyRoberta)
 			want := strings.ReplaceAll(local, `"nli_backend":"onnx"`, `"nli_backend":"remote"`)
 			want = strings.ReplaceAll(want, `"model_name":`+string(localName), `"model_name":`+string(name))
+			runNLI, _ := json.Marshal("remote:" + c.name)
+			want = strings.ReplaceAll(want, `"nli":"onnx:`+strings.Trim(string(localName), `"`)+`"`, `"nli":`+string(runNLI))
 			if remote != want {
 				t.Errorf("FR%s %s: output differs from --nli onnx's\nremote:\n%s\nonnx, renamed:\n%s", version, c.protocol, remote, want)
 			}
@@ -59,7 +61,7 @@ func TestScoreRemote(t *testing.T) {
 // written in place.
 func TestScoreRemoteErrors(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
+	srv := remotenlitest.Start(t, tinyRoberta, "roberta-nli")
 	base := []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--llm-retries", "1", "--nli-endpoint", srv.URL}
 	for _, c := range []struct {
 		name  string
@@ -78,7 +80,7 @@ func TestScoreRemoteErrors(t *testing.T) {
 				c.setup()
 			}
 			out, errOut, err := run(t, ctx, append(c.args, exampleFile)...)
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--nli remote") || out != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nli remote") || out != "" {
 				t.Errorf("%v; want an error saying %q and no output\nstdout: %s\nstderr: %s", err, c.want, out, errOut)
 			}
 		})
@@ -88,12 +90,12 @@ func TestScoreRemoteErrors(t *testing.T) {
 	// output file, and the rerun resumes after it.
 	srv.Reset()
 	var requests atomic.Int32
-	srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+	srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 		if r.Method != http.MethodPost {
 			return nil
 		}
 		if requests.Add(1) > 1 {
-			return &fakeinfer.Fault{Status: 500, Body: `{"error": "GPU fell off the bus"}`}
+			return &remotenlitest.Fault{Status: 500, Body: `{"error": "GPU fell off the bus"}`}
 		}
 		return nil
 	})

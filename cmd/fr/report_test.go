@@ -153,7 +153,7 @@ func TestReportFlaherty(t *testing.T) {
 func TestReportFiles(t *testing.T) {
 	ctx := context.Background()
 	runs := []string{"../../testdata/report/example.fr2.jsonl", "../../testdata/report/example.fr3.jsonl"}
-	input := "../../testdata/example.jsonl"
+	input := "../../testdata/report/example-input.jsonl" // what they were scored from
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.html")
 	os.WriteFile(out, []byte("keep me"), 0o644)
@@ -215,7 +215,7 @@ func TestReportRecordedOutput(t *testing.T) {
 	if strings.Contains(page, "relations not recorded") || !strings.Contains(page, "Ada Lovelace invented the first electronic computer.") {
 		t.Error("the report of a recorded output lacks its relations or atoms")
 	}
-	old, _, err := run(t, ctx, "report", "--layout", "built-in", "--input", "../../testdata/example.jsonl", "../../testdata/report/example.fr2-lexical.jsonl")
+	old, _, err := run(t, ctx, "report", "--layout", "built-in", "--input", "../../testdata/report/example-input.jsonl", "../../testdata/report/example.fr2-lexical.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestReportToDevNull(t *testing.T) {
 	var errw strings.Builder
 	app := newApp()
 	app.Writer, app.ErrWriter = os.Stdout, &errw
-	if err := app.RunContext(context.Background(), []string{"fr", "report", "--layout", "built-in", "--input", exampleFile, filepath.Join("..", "..", "testdata", "report", "example.fr2.jsonl")}); err != nil {
+	if err := app.RunContext(context.Background(), []string{"fr", "report", "--layout", "built-in", "--input", filepath.Join("..", "..", "testdata", "report", "example-input.jsonl"), filepath.Join("..", "..", "testdata", "report", "example.fr2.jsonl")}); err != nil {
 		t.Fatalf("fr report > %s: %v\n%s", os.DevNull, err, errw.String())
 	}
 	if !strings.Contains(errw.String(), "fr report: wrote stdout") {

@@ -44,7 +44,8 @@ func retrieveCommand() *cli.Command {
 func retrieverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "db", Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
-		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge sources, comma-separated and merged in that order: db, wikipedia, serper, searxng; auto (db when --db is given, else none) or none"},
+		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge sources, comma-separated and merged in that order: " +
+			tableUsage(pipeline.RetrievalSources(), func(s pipeline.RetrievalSource) (string, string) { return s.Name, s.Description }) + "; auto (db when --db is given, else none) or none"},
 		&cli.StringFlag{Name: "k-per-source", Usage: "passages per atom of single sources, as `serper=5,wikipedia=3` (the others take the command's k)"},
 		&cli.StringFlag{Name: "query", Value: "atom", Usage: "query of the web sources (wikipedia, serper, searxng): atom (the atom's text, as FactReasoner) or topic (topic + \" \" + atom, as FActScore); db always uses topic + atom"},
 		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Usage: "MediaWiki api.php URL for --source wikipedia"},
@@ -127,7 +128,7 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: c.App.ErrWriter, Retry: &retry.Policy{Retries: c.Int("retries")}}
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}, Retry: &retry.Policy{Retries: c.Int("retries")}}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func runRetrieve(c *cli.Context) error {
 	}
 	defer closeOut()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
-	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: prog.Report})
+	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
 		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)

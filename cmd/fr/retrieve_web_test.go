@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/fakesearch"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
 
 const e2eSerperKey = "e2e-serper-key-abcdef123456"
@@ -28,24 +28,24 @@ var obituary = []string{
 // bornRecord: each atom's results link an article (with boilerplate
 // around it), a PDF and a page that robots.txt disallows; the second
 // atom's results also link a page that is too slow.
-func webFakes(t *testing.T) (*fakesearch.Serper, *fakesearch.Site) {
+func webFakes(t *testing.T) (*searchtest.Serper, *searchtest.Site) {
 	t.Helper()
-	site := fakesearch.NewSite(t)
+	site := searchtest.NewSite(t)
 	site.SetRobots("User-agent: *\nDisallow: /members/\n")
-	site.Page("/obituary", "text/html; charset=utf-8", fakesearch.BoilerplatePage("Lanny Flaherty, actor, dies at 81", obituary...))
-	site.Handle("/resume.pdf", fakesearch.PDF())
-	site.Page("/members/bio", "text/html", fakesearch.BoilerplatePage("Members only", "Lanny Flaherty was born in 1942."))
-	site.Handle("/slow", fakesearch.Slow(time.Minute, "<p>too late</p>"))
-	serper := fakesearch.NewSerper(t, e2eSerperKey)
+	site.Page("/obituary", "text/html; charset=utf-8", searchtest.BoilerplatePage("Lanny Flaherty, actor, dies at 81", obituary...))
+	site.Handle("/resume.pdf", searchtest.PDF())
+	site.Page("/members/bio", "text/html", searchtest.BoilerplatePage("Members only", "Lanny Flaherty was born in 1942."))
+	site.Handle("/slow", searchtest.Slow(time.Minute, "<p>too late</p>"))
+	serper := searchtest.NewSerper(t, e2eSerperKey)
 	serper.Add("Lanny Flaherty was born on July 27, 1942.",
-		fakesearch.Result{Title: "Lanny Flaherty, actor, dies at 81", Link: site.URL + "/obituary", Snippet: "Lanny Flaherty, a character actor, died on February 18, 2024."},
-		fakesearch.Result{Title: "Résumé", Link: site.URL + "/resume.pdf", Snippet: "Born July 27, 1942, Pontotoc, Mississippi."},
-		fakesearch.Result{Title: "Members only", Link: site.URL + "/members/bio", Snippet: "Lanny Flaherty (born 1942) was an American actor."},
+		searchtest.Result{Title: "Lanny Flaherty, actor, dies at 81", Link: site.URL + "/obituary", Snippet: "Lanny Flaherty, a character actor, died on February 18, 2024."},
+		searchtest.Result{Title: "Résumé", Link: site.URL + "/resume.pdf", Snippet: "Born July 27, 1942, Pontotoc, Mississippi."},
+		searchtest.Result{Title: "Members only", Link: site.URL + "/members/bio", Snippet: "Lanny Flaherty (born 1942) was an American actor."},
 	)
 	serper.Add("Lanny Flaherty was a graduate of pontotoc high school.",
-		fakesearch.Result{Title: "Lanny Flaherty, actor, dies at 81", Link: site.URL + "/obituary#school", Snippet: "He graduated from Pontotoc High School."},
-		fakesearch.Result{Title: "Slow page", Link: site.URL + "/slow", Snippet: "Pontotoc High School alumni."},
-		fakesearch.Result{Title: "Members only", Link: site.URL + "/members/bio", Snippet: "Flaherty attended high school in Pontotoc."},
+		searchtest.Result{Title: "Lanny Flaherty, actor, dies at 81", Link: site.URL + "/obituary#school", Snippet: "He graduated from Pontotoc High School."},
+		searchtest.Result{Title: "Slow page", Link: site.URL + "/slow", Snippet: "Pontotoc High School alumni."},
+		searchtest.Result{Title: "Members only", Link: site.URL + "/members/bio", Snippet: "Flaherty attended high school in Pontotoc."},
 	)
 	return serper, site
 }
@@ -93,7 +93,7 @@ func TestScoreSerperFetchPages(t *testing.T) {
 				t.Errorf("%s: article text missing %q: %q", id, p, text)
 			}
 		}
-		for _, b := range fakesearch.Boilerplate {
+		for _, b := range searchtest.Boilerplate {
 			if strings.Contains(text, b) {
 				t.Errorf("%s: boilerplate kept: %q", id, b)
 			}
@@ -166,7 +166,7 @@ func TestRetrieveWebErrors(t *testing.T) {
 		{"--source wikipedia --k-per-source serper=2", "serper is not one of the sources"},
 		{"--source wikipedia --k-per-source wikipedia=0", "--k-per-source"},
 		{"--source wikipedia --query title", "--query"},
-		{"--source wikipedia --db kb.db", "lists no db"},
+		{"--source wikipedia --db kb.db", "list no db"},
 	} {
 		_, _, err := run(t, ctx, append(append([]string{"retrieve"}, strings.Fields(tt.args)...), in)...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -187,16 +187,16 @@ func TestRetrieveSeveralSources(t *testing.T) {
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
 		t.Fatal(err)
 	}
-	serper := fakesearch.NewSerper(t, e2eSerperKey)
-	searx := fakesearch.NewSearXNG(t)
+	serper := searchtest.NewSerper(t, e2eSerperKey)
+	searx := searchtest.NewSearXNG(t)
 	const q = "Lanny Flaherty Lanny Flaherty was born on July 27, 1942."
 	serper.Add(q,
-		fakesearch.Result{Title: "IMDb", Link: "https://www.imdb.com/name/nm0280890/", Snippet: "Born July 27, 1942."},
-		fakesearch.Result{Title: "Wikipedia", Link: "https://en.wikipedia.org/wiki/Lanny_Flaherty", Snippet: "An American actor."},
-		fakesearch.Result{Title: "Third", Link: "https://example.org/3", Snippet: "third"},
+		searchtest.Result{Title: "IMDb", Link: "https://www.imdb.com/name/nm0280890/", Snippet: "Born July 27, 1942."},
+		searchtest.Result{Title: "Wikipedia", Link: "https://en.wikipedia.org/wiki/Lanny_Flaherty", Snippet: "An American actor."},
+		searchtest.Result{Title: "Third", Link: "https://example.org/3", Snippet: "third"},
 	)
 	searx.Add(q,
-		fakesearch.Result{Title: "Lanny Flaherty - Wikipedia", Link: "https://en.wikipedia.org/wiki/Lanny_Flaherty", Snippet: "Lanny Flaherty was an American actor."},
+		searchtest.Result{Title: "Lanny Flaherty - Wikipedia", Link: "https://en.wikipedia.org/wiki/Lanny_Flaherty", Snippet: "Lanny Flaherty was an American actor."},
 	)
 	in := writeTemp(t, "in.jsonl", strings.Replace(bornRecord, `, {"id": "a1", "text": "Lanny Flaherty was a graduate of pontotoc high school."}`, "", 1))
 	out, _, err := run(t, ctx, "retrieve", "--db", kb, "--source", "db,searxng,serper", "--searxng-url", searx.URL, "--serper-endpoint", serper.URL,

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -173,7 +173,7 @@ func TestScoreResumePruning(t *testing.T) {
 // writes. Under the race detector (scripts/test) this is the check that
 // they are safe for concurrent use.
 func TestScoreJobsParts(t *testing.T) {
-	srv := fakellm.New(t, nliJudge)
+	srv := llmtest.New(t, nliJudge)
 	kb := filepath.Join(t.TempDir(), "kb.db")
 	ctx := context.Background()
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, flahertyDocs(t)); err != nil {

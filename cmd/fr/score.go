@@ -20,7 +20,7 @@ func scoreCommand() *cli.Command {
 		Description: "Writes one JSON line per input record, in input order, to stdout or -o OUT.\n" +
 			"With -o and an existing OUT, records already in OUT are skipped and the rest appended,\n" +
 			"so an interrupted run can be resumed with the same command. An OUT written by another run\n" +
-			"(other input records, version, NLI backend or model, pruning, K, solver or priors) is refused.\n" +
+			"(other input records, version, NLI backend or model, pruning, K, solver or its settings, or priors) is refused.\n" +
 			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/merlin"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // solverFlags are the flags that choose and tune the inference engine;
@@ -18,7 +19,7 @@ import (
 func solverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "solver", Value: "native", Usage: "inference engine: native, or merlin (an external binary)"},
-		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: auto (exact where the junction tree fits in --max-memory, conditioned loopy BP elsewhere), exact (junction tree), bp (loopy BP) or cbp (conditioned loopy BP)"},
+		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: " + tableUsage(nativeAlgorithms(), func(a pipeline.Algorithm) (string, string) { return a.Name, a.Description })},
 		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "memory bound in MiB: for the tables, messages and marginals of one component, checked before any is allocated, and for its junction tree (and each branch of cutset conditioning running at once)"},
 		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Usage: "exact, auto: CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, as estimated beforehand (auto spends it on the heaviest branches when all do not fit)"},
 		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Usage: "bp, cbp, auto: damping of the message updates: adaptive (none at first, raised when BP stalls), none, or a number in (0, 1)"},
@@ -31,62 +32,79 @@ func solverFlags() []cli.Flag {
 	}
 }
 
-// nativeFlags lists, for each native flag, the algorithms it applies to.
-var nativeFlags = []struct {
-	name string
-	algs []string
+// settingFlags are the flags that set each field of
+// pipeline.InferenceOptions; an algorithm's Settings say which apply.
+var settingFlags = []struct {
+	setting string
+	flags   []string
 }{
-	{"max-memory", []string{inference.NameAuto, inference.NameJunctionTree, inference.NameLoopyBP, inference.NameConditionedBP}},
-	{"exact-budget", []string{inference.NameAuto, inference.NameJunctionTree}},
-	{"damping", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
-	{"tolerance", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
-	{"max-iterations", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
-	{"clamp-budget", []string{inference.NameAuto, inference.NameConditionedBP}},
+	{"MaxBytes", []string{"max-memory"}},
+	{"ExactBudget", []string{"exact-budget"}},
+	{"Damping", []string{"damping"}},
+	{"Tolerance", []string{"tolerance"}},
+	{"MaxIterations", []string{"max-iterations"}},
+	{"ClampBudget", []string{"clamp-budget"}},
+	{"Merlin", []string{"merlin-path", "merlin-flags", "merlin-timeout"}},
 }
 
-// newSolver returns the Solver the flags of solverFlags describe.
+// nativeAlgorithms are the entries of pipeline.Algorithms that --solver
+// native runs (all but merlin, which --solver merlin names).
+func nativeAlgorithms() []pipeline.Algorithm {
+	var out []pipeline.Algorithm
+	for _, a := range pipeline.Algorithms() {
+		if a.Name != "merlin" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// newSolver returns the Solver the flags of solverFlags describe: the
+// entry of pipeline.Algorithms that --solver and --algorithm name (merlin,
+// or a native algorithm), with the settings of its flags. A flag of a
+// setting the algorithm does not read is a mistake, said so.
 func newSolver(c *cli.Context) (inference.Solver, error) {
+	algorithms := pipeline.Names(nativeAlgorithms(), func(a pipeline.Algorithm) string { return a.Name })
+	o := pipeline.InferenceOptions{Algorithm: c.String("algorithm")}
 	switch name := c.String("solver"); name {
 	case "native":
-		for _, f := range []string{"merlin-path", "merlin-flags", "merlin-timeout"} {
-			if c.IsSet(f) {
-				return nil, fmt.Errorf("--%s applies to --solver merlin only", f)
-			}
+		if !slices.Contains(algorithms, o.Algorithm) {
+			return nil, fmt.Errorf("--algorithm: unknown algorithm %q (want %s)", o.Algorithm, oneOf(algorithms))
 		}
-		return newNativeSolver(c)
 	case "merlin":
 		if c.IsSet("algorithm") {
 			return nil, fmt.Errorf("--algorithm applies to --solver native only (give merlin's options in --merlin-flags)")
 		}
-		for _, f := range nativeFlags {
-			if c.IsSet(f.name) {
-				return nil, fmt.Errorf("--%s applies to --solver native only (give merlin's options in --merlin-flags)", f.name)
-			}
-		}
-		return merlin.Solver{
-			Path:    c.String("merlin-path"),
-			Flags:   strings.Fields(c.String("merlin-flags")),
-			Timeout: c.Duration("merlin-timeout"),
-		}, nil
+		o.Algorithm = "merlin"
 	default:
 		return nil, fmt.Errorf("--solver: unknown solver %q (want native or merlin)", name)
 	}
-}
-
-// newNativeSolver maps the native flags to the options of inference.New.
-func newNativeSolver(c *cli.Context) (inference.Solver, error) {
-	alg := c.String("algorithm")
-	switch alg {
-	case inference.NameAuto, inference.NameJunctionTree, inference.NameLoopyBP, inference.NameConditionedBP:
-	default:
-		return nil, fmt.Errorf("--algorithm: unknown algorithm %q (want auto, exact, bp or cbp)", alg)
-	}
-	for _, f := range nativeFlags {
-		if c.IsSet(f.name) && !slices.Contains(f.algs, alg) {
-			return nil, fmt.Errorf("--%s does not apply to --algorithm %s (only to %s)", f.name, alg, strings.Join(f.algs, ", "))
+	for _, sf := range settingFlags {
+		var readers []string // the algorithms that read the setting
+		for _, a := range pipeline.Algorithms() {
+			if slices.Contains(a.Settings, sf.setting) {
+				readers = append(readers, a.Name)
+			}
+		}
+		if slices.Contains(readers, o.Algorithm) {
+			continue
+		}
+		for _, f := range sf.flags {
+			switch {
+			case !c.IsSet(f):
+			case o.Algorithm == "merlin":
+				return nil, fmt.Errorf("--%s applies to --solver native only (give merlin's options in --merlin-flags)", f)
+			case slices.Equal(readers, []string{"merlin"}):
+				return nil, fmt.Errorf("--%s applies to --solver merlin only", f)
+			default:
+				return nil, fmt.Errorf("--%s does not apply to --algorithm %s (only to %s)", f, o.Algorithm, strings.Join(readers, ", "))
+			}
 		}
 	}
-	var o inference.Options
+	if o.Algorithm == "merlin" {
+		o.Merlin = merlin.Solver{Path: c.String("merlin-path"), Flags: strings.Fields(c.String("merlin-flags")), Timeout: c.Duration("merlin-timeout")}
+		return pipeline.OpenSolver(o)
+	}
 	switch mib := c.Int64("max-memory"); {
 	case mib <= 0:
 		return nil, fmt.Errorf("--max-memory: %d MiB is not positive", mib)
@@ -102,23 +120,28 @@ func newNativeSolver(c *cli.Context) (inference.Solver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--damping: %w", err)
 	}
-	o.BP.Damping = d
-	if o.BP.Tolerance = c.Float64("tolerance"); !(o.BP.Tolerance > 0) {
-		return nil, fmt.Errorf("--tolerance: %v is not positive", o.BP.Tolerance)
+	o.Damping = d
+	if o.Tolerance = c.Float64("tolerance"); !(o.Tolerance > 0) {
+		return nil, fmt.Errorf("--tolerance: %v is not positive", o.Tolerance)
 	}
-	if o.BP.MaxIterations = c.Int("max-iterations"); o.BP.MaxIterations <= 0 {
-		return nil, fmt.Errorf("--max-iterations: %d is not positive", o.BP.MaxIterations)
+	if o.MaxIterations = c.Int("max-iterations"); o.MaxIterations <= 0 {
+		return nil, fmt.Errorf("--max-iterations: %d is not positive", o.MaxIterations)
 	}
 	budget, off, err := inference.ParseClampBudget(c.String("clamp-budget"))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("--clamp-budget: %w", err)
-	case off && alg == inference.NameConditionedBP:
+	case off && o.Algorithm == inference.NameConditionedBP:
 		return nil, fmt.Errorf("--clamp-budget none: conditioned BP needs a budget (--algorithm bp is loopy BP without conditioning)")
-	case off:
-		o.Approximate = inference.NameLoopyBP
-	default:
-		o.ClampBudget = budget
 	}
-	return inference.New(alg, o)
+	o.ClampBudget, o.NoClamping = budget, off
+	return pipeline.OpenSolver(o)
+}
+
+// oneOf writes names as "a, b or c".
+func oneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

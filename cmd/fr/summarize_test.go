@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -17,7 +17,7 @@ import (
 // judges NLI pairs, in a rotation of real answer shapes; it notes every
 // NLI premise it is asked about.
 type summaryWorld struct {
-	srv      *fakellm.Server
+	srv      *llmtest.Server
 	mu       sync.Mutex
 	premises map[string]int
 }
@@ -38,22 +38,22 @@ var summaries = map[string]struct {
 
 func newSummaryWorld(t *testing.T) *summaryWorld {
 	w := &summaryWorld{premises: map[string]int{}}
-	w.srv = fakellm.New(t, w.answer)
+	w.srv = llmtest.New(t, w.answer)
 	return w
 }
 
-func (w *summaryWorld) answer(n int, r fakellm.Request) fakellm.Reply {
+func (w *summaryWorld) answer(n int, r llmtest.Request) llmtest.Reply {
 	question := asked(r)
 	switch system := r.Messages[0].Content; {
 	case strings.HasPrefix(system, "You summarize a CONTEXT"):
 		_, ctx, _ := strings.Cut(question, "\n\nCONTEXT: ")
 		if strings.HasPrefix(ctx, "Zed") {
-			return fakellm.Reply{Content: fakellm.UnreadableSummary} // never readable
+			return llmtest.Reply{Content: llmtest.UnreadableSummary} // never readable
 		}
 		for start, s := range summaries {
 			if strings.HasPrefix(ctx, start) {
-				content := fakellm.SummaryAnswer(n, s.summary)
-				return fakellm.Reply{Content: content, Tokens: fakellm.Tokenize(content, s.lp)}
+				content := llmtest.SummaryAnswer(n, s.summary)
+				return llmtest.Reply{Content: content, Tokens: llmtest.Tokenize(content, s.lp)}
 			}
 		}
 	case strings.HasPrefix(system, "You judge natural language inference"):
@@ -62,9 +62,9 @@ func (w *summaryWorld) answer(n int, r fakellm.Request) fakellm.Reply {
 		w.premises[premise]++
 		w.mu.Unlock()
 		label := judge(premise, hypothesis)
-		return fakellm.Reply{Content: label, Tokens: fakellm.Tokenize(label, -0.05)}
+		return llmtest.Reply{Content: label, Tokens: llmtest.Tokenize(label, -0.05)}
 	}
-	return fakellm.Reply{Status: 400, Body: `{"error": {"message": "unexpected request"}}`}
+	return llmtest.Reply{Status: 400, Body: `{"error": {"message": "unexpected request"}}`}
 }
 
 const toSummarize = `{"input": "Tell me a bio of Marie Curie.", "output": "Marie Curie was a physicist. She was born in Paris.", "topic": "Marie Curie",` +
@@ -238,9 +238,9 @@ func TestSummarizeFlags(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"score", "--summarize", "--use-summaries", example}, "--summarize and --use-summaries"},
-		{[]string{"score", "--summarize", "--nli", "given", "--llm-model", "m", example}, "--summarize: the given NLI backend"},
+		{[]string{"score", "--summarize", "--nli", "given", "--llm-model", "m", example}, "--summarize, --use-summaries: the given NLI backend"},
 		{[]string{"score", "--summarize", "--nli", "lexical", "--llm-model", "m", "--summary-fixed-probability", "1.5", example}, "--summary-fixed-probability"},
-		{[]string{"score", "--summarize", "--nli", "lexical", example}, "--llm-model is required"},
+		{[]string{"score", "--summarize", "--nli", "lexical", example}, "--llm-model: required"},
 	} {
 		_, _, err := run(t, context.Background(), tc.args...)
 		if exitStatus(err) != exitUsage || !strings.Contains(err.Error(), tc.msg) {

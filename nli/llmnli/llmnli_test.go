@@ -8,22 +8,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
 // pairOf returns the pair message of a request (the last one, or the one
 // before the refused answer and the reminder of a re-ask).
-func pairOf(r fakellm.Request) string { return r.Messages[1+2*len(examples)].Content }
+func pairOf(r llmtest.Request) string { return r.Messages[1+2*len(examples)].Content }
 
 // judge is the fake model: it reads the hypothesis of the pair and answers
 // entailment for "true", contradiction for "false", rambles for "unclear"
 // (and, reminded of the format, says neutral, unless stubborn), and says
 // neutral otherwise, each label with its own log probability per token and
-// in the n-th shape of fakellm.LabelAnswer.
-func judge(p Prompt, noLogprobs, stubborn bool) func(int, fakellm.Request) fakellm.Reply {
-	return func(n int, r fakellm.Request) fakellm.Reply {
+// in the n-th shape of llmtest.LabelAnswer.
+func judge(p Prompt, noLogprobs, stubborn bool) func(int, llmtest.Request) llmtest.Reply {
+	return func(n int, r llmtest.Request) llmtest.Reply {
 		hyp := pairOf(r)[strings.Index(pairOf(r), "HYPOTHESIS: "):]
 		label, lp := "neutral", -0.3
 		switch {
@@ -31,18 +31,18 @@ func judge(p Prompt, noLogprobs, stubborn bool) func(int, fakellm.Request) fakel
 			label, lp = "entailment", -0.1
 		case strings.Contains(hyp, "false"):
 			label, lp = "contradiction", -0.2
-		case strings.Contains(hyp, "unclear") && (stubborn || !fakellm.IsReask(r)):
-			return fakellm.Reply{Content: fakellm.UnreadableLabel}
+		case strings.Contains(hyp, "unclear") && (stubborn || !llmtest.IsReask(r)):
+			return llmtest.Reply{Content: llmtest.UnreadableLabel}
 		}
 		content := label
 		if p == V2 {
 			content = "The premise settles it.\n[" + label + "]"
 		}
-		return fakellm.Reply{Content: content, Tokens: fakellm.Tokenize(content, lp), NoLogprobs: noLogprobs}
+		return llmtest.Reply{Content: content, Tokens: llmtest.Tokenize(content, lp), NoLogprobs: noLogprobs}
 	}
 }
 
-func newClassifier(t *testing.T, srv *fakellm.Server, opts Options, cache string) *Classifier {
+func newClassifier(t *testing.T, srv *llmtest.Server, opts Options, cache string) *Classifier {
 	t.Helper()
 	c, err := llm.New(llm.Config{BaseURL: srv.BaseURL(), Model: "judge-1", Concurrency: 2, Reasks: 2, CachePath: cache})
 	if err != nil {
@@ -70,7 +70,7 @@ var pairs = []nli.Pair{
 func TestClassify(t *testing.T) {
 	for _, p := range []Prompt{V1, V2} {
 		t.Run(p.String(), func(t *testing.T) {
-			srv := fakellm.New(t, judge(p, false, false))
+			srv := llmtest.New(t, judge(p, false, false))
 			cl := newClassifier(t, srv, Options{Prompt: p}, "")
 			got, err := cl.Classify(context.Background(), pairs)
 			if err != nil {
@@ -106,9 +106,9 @@ func TestClassify(t *testing.T) {
 					t.Errorf("request without logprobs/temperature 0: %+v", r)
 				}
 				wantLen := 2 + 2*len(examples)
-				if fakellm.IsReask(r) {
+				if llmtest.IsReask(r) {
 					wantLen += 2
-					if r.Last() != p.reminder() || r.Messages[wantLen-2].Content != fakellm.UnreadableLabel {
+					if r.Last() != p.reminder() || r.Messages[wantLen-2].Content != llmtest.UnreadableLabel {
 						t.Errorf("re-ask %+v", r.Messages[wantLen-2:])
 					}
 				}
@@ -127,12 +127,12 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestClassifyShapes: answers in every shape of fakellm.LabelAnswer give
+// TestClassifyShapes: answers in every shape of llmtest.LabelAnswer give
 // their labels, each with the probability of the label's own tokens.
 func TestClassifyShapes(t *testing.T) {
 	labels := []string{"entailment", "contradiction", "neutral"}
 	for _, p := range []Prompt{V1, V2} {
-		srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
+		srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
 			// The n-th pair gets the n-th shape; the label's tokens -0.2,
 			// the others -3.
 			i := strings.Index(pairOf(r), "#")
@@ -141,19 +141,19 @@ func TestClassifyShapes(t *testing.T) {
 				k = 10*k + int(c-'0')
 			}
 			label := labels[k%3]
-			content := fakellm.LabelAnswer(k, label)
-			var toks []fakellm.Token
-			for _, tok := range fakellm.Tokenize(content, -3) {
+			content := llmtest.LabelAnswer(k, label)
+			var toks []llmtest.Token
+			for _, tok := range llmtest.Tokenize(content, -3) {
 				if strings.Contains(strings.ToLower(label), strings.ToLower(strings.Trim(tok.Text, " \n[]*"))) && strings.Trim(tok.Text, " \n[]*") != "" {
-					tok.Logprob = fakellm.LP(-0.2)
+					tok.Logprob = llmtest.LP(-0.2)
 				}
 				toks = append(toks, tok)
 			}
-			return fakellm.Reply{Content: content, Tokens: toks}
+			return llmtest.Reply{Content: content, Tokens: toks}
 		})
 		cl := newClassifier(t, srv, Options{Prompt: p}, "")
 		var ps []nli.Pair
-		for k := range 2 * fakellm.LabelShapes {
+		for k := range 2 * llmtest.LabelShapes {
 			ps = append(ps, nli.Pair{PremiseID: "c", HypothesisID: "a", Premise: "P.", Hypothesis: "#" + string(rune('0'+k/10)) + string(rune('0'+k%10))})
 		}
 		got, err := cl.Classify(context.Background(), ps)
@@ -162,7 +162,7 @@ func TestClassifyShapes(t *testing.T) {
 		}
 		for k, r := range got {
 			if r.Label.String() != labels[k%3] || math.Abs(r.Probability-math.Exp(-0.2)) > 1e-12 {
-				t.Errorf("%v shape %d %q: %+v", p, k, fakellm.LabelAnswer(k, labels[k%3]), r)
+				t.Errorf("%v shape %d %q: %+v", p, k, llmtest.LabelAnswer(k, labels[k%3]), r)
 			}
 		}
 	}
@@ -174,7 +174,7 @@ func TestClassifyShapes(t *testing.T) {
 // identity. Refusing such answers (a negative FixedProbability) is an
 // error that says why and names the endpoint.
 func TestClassifyNoLogprobs(t *testing.T) {
-	srv := fakellm.New(t, judge(V2, true, false))
+	srv := llmtest.New(t, judge(V2, true, false))
 	cl := newClassifier(t, srv, Options{Prompt: V2}, "")
 	got, err := cl.Classify(context.Background(), pairs)
 	if err != nil {
@@ -224,12 +224,12 @@ func TestClassifyNoLogprobs(t *testing.T) {
 // pairs read before it are, so a rerun against a fixed server asks only
 // about it.
 func TestClassifyUnreadable(t *testing.T) {
-	srv := fakellm.New(t, judge(V1, false, true))
+	srv := llmtest.New(t, judge(V1, false, true))
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	cl := newClassifier(t, srv, Options{}, cache)
 	_, err := cl.Classify(context.Background(), pairs[3:])
 	var ue *llm.UnreadableAnswerError
-	if !errors.As(err, &ue) || ue.Stage != "nli" || ue.Item != "pair c1 → a1" || ue.Answer != fakellm.UnreadableLabel || ue.Attempts != 3 {
+	if !errors.As(err, &ue) || ue.Stage != "nli" || ue.Item != "pair c1 → a1" || ue.Answer != llmtest.UnreadableLabel || ue.Attempts != 3 {
 		t.Fatalf("error %v (%+v)", err, ue)
 	}
 	if !strings.Contains(err.Error(), "nli: pair c1 → a1: ") || !strings.Contains(err.Error(), "names no label") {
@@ -242,7 +242,7 @@ func TestClassifyUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	fixed := fakellm.New(t, judge(V1, false, false))
+	fixed := llmtest.New(t, judge(V1, false, false))
 	c, err := llm.New(llm.Config{BaseURL: fixed.BaseURL(), Model: "judge-1", CachePath: cache, Reasks: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestClassifyUnreadable(t *testing.T) {
 	if err != nil || got[3].Label != nli.Neutral || got[0].Label != nli.Entailment {
 		t.Fatalf("%+v, %v", got, err)
 	}
-	if reqs := fixed.Requests(); len(reqs) != 2 || !strings.Contains(pairOf(reqs[0]), "unclear") || !fakellm.IsReask(reqs[1]) {
+	if reqs := fixed.Requests(); len(reqs) != 2 || !strings.Contains(pairOf(reqs[0]), "unclear") || !llmtest.IsReask(reqs[1]) {
 		t.Errorf("requests to the fixed server: %+v", reqs)
 	}
 }
@@ -261,11 +261,11 @@ func TestClassifyUnreadable(t *testing.T) {
 // TestClassifyV2CutOff: a v2 answer cut off at the token limit is not
 // read, even where its reasoning holds a bracketed label.
 func TestClassifyV2CutOff(t *testing.T) {
-	srv := fakellm.New(t, func(n int, r fakellm.Request) fakellm.Reply {
-		if fakellm.IsReask(r) {
-			return fakellm.Reply{Content: "[contradiction]"}
+	srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
+		if llmtest.IsReask(r) {
+			return llmtest.Reply{Content: "[contradiction]"}
 		}
-		return fakellm.Reply{Content: "At first sight [entailment], but the dates", FinishReason: "length"}
+		return llmtest.Reply{Content: "At first sight [entailment], but the dates", FinishReason: "length"}
 	})
 	cl := newClassifier(t, srv, Options{Prompt: V2}, "")
 	got, err := cl.Classify(context.Background(), pairs[:1])
@@ -293,18 +293,18 @@ func TestParsePrompt(t *testing.T) {
 func TestClassifyMixed(t *testing.T) {
 	labels := []string{"entailment", "contradiction", "neutral"}
 	const n = 24
-	answer := func(_ int, r fakellm.Request) fakellm.Reply {
+	answer := func(_ int, r llmtest.Request) llmtest.Reply {
 		var k int
 		for _, c := range pairOf(r)[strings.Index(pairOf(r), "#")+1:] {
 			k = 10*k + int(c-'0')
 		}
-		if k%5 == 0 && !fakellm.IsReask(r) {
-			return fakellm.Reply{Content: fakellm.UnreadableLabel}
+		if k%5 == 0 && !llmtest.IsReask(r) {
+			return llmtest.Reply{Content: llmtest.UnreadableLabel}
 		}
-		content := fakellm.LabelAnswer(k, labels[k%3])
-		return fakellm.Reply{Content: content, NoLogprobs: k%2 == 1, Tokens: fakellm.Tokenize(content, -0.05)}
+		content := llmtest.LabelAnswer(k, labels[k%3])
+		return llmtest.Reply{Content: content, NoLogprobs: k%2 == 1, Tokens: llmtest.Tokenize(content, -0.05)}
 	}
-	srv := fakellm.New(t, answer)
+	srv := llmtest.New(t, answer)
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
 	var ps []nli.Pair
 	for k := range n {

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
-	"github.com/factreasoner/factreasoner-go/internal/fakellm"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -200,18 +200,18 @@ func TestReadLabelCorpus(t *testing.T) {
 	}
 }
 
-// TestFakeShapes: every answer shape the test endpoint (internal/fakellm)
+// TestFakeShapes: every answer shape the test endpoint (llm/llmtest)
 // writes reads back as the label it was written from.
 func TestFakeShapes(t *testing.T) {
 	for _, l := range []nli.Label{nli.Entailment, nli.Contradiction, nli.Neutral} {
-		for n := range fakellm.LabelShapes {
-			answer := fakellm.LabelAnswer(n, l.String())
+		for n := range llmtest.LabelShapes {
+			answer := llmtest.LabelAnswer(n, l.String())
 			if r, err := ReadLabel(answer); err != nil || r.Label != l {
 				t.Errorf("shape %d %q: %v, %v", n, answer, r.Label, err)
 			}
 		}
 	}
-	if r, err := ReadLabel(fakellm.UnreadableLabel); err == nil {
+	if r, err := ReadLabel(llmtest.UnreadableLabel); err == nil {
 		t.Errorf("read %v", r.Label)
 	}
 }
@@ -234,7 +234,7 @@ func FuzzReadLabel(f *testing.F) {
 			t.Fatalf("label %v read from [%d, %d) of %q", r.Label, r.Start, r.End, answer)
 		}
 		var toks []llm.Token
-		for _, ft := range fakellm.Tokenize(answer, -0.5) {
+		for _, ft := range llmtest.Tokenize(answer, -0.5) {
 			toks = append(toks, tk(ft.Text, *ft.Logprob))
 		}
 		for _, parse := range []func(string, []llm.Token) (Answer, error){ParseV1, ParseV2} {

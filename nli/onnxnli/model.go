@@ -353,3 +353,19 @@ func toInt32(v []int64) []int32 {
 	}
 	return out
 }
+
+// RunSummary says in one line what the model did in a run ("" when it
+// classified nothing), for the end of a run's log.
+func (m *Model) RunSummary() string {
+	s := m.Stats()
+	if s.Pairs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("onnx nli %s: %d pairs, %d model inputs; %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window",
+		m.Identity().Model, s.Pairs, s.Sequences, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, m.MaxLength())
+}
+
+// InProcess reports that the model runs in this process, with ONNX
+// Runtime's threads on every core: a second record in flight only makes
+// the two contend.
+func (m *Model) InProcess() bool { return true }

@@ -110,7 +110,7 @@ func TestFindLibrary(t *testing.T) {
 	if _, err := FindLibrary(""); err == nil || !strings.Contains(err.Error(), "$ONNXRUNTIME_LIB") {
 		t.Errorf("missing $%s library: %v", LibraryEnvVar, err)
 	}
-	if _, err := FindLibrary("/nonexistent/x.so"); err == nil || !strings.Contains(err.Error(), "--onnxruntime-lib") {
+	if _, err := FindLibrary("/nonexistent/x.so"); err == nil || !strings.Contains(err.Error(), "from the path given") {
 		t.Errorf("missing flag library: %v", err)
 	}
 	def, _ := DefaultLibraryPath()

@@ -45,7 +45,7 @@ func DefaultLibraryPath() (string, error) {
 // is not empty (a flag), else $ONNXRUNTIME_LIB, else the installed copy in
 // the cache directory. The error says how to get one.
 func FindLibrary(path string) (string, error) {
-	source := "--onnxruntime-lib"
+	source := "the path given"
 	if path == "" {
 		path, source = os.Getenv(LibraryEnvVar), "$"+LibraryEnvVar
 	}
@@ -60,7 +60,7 @@ func FindLibrary(path string) (string, error) {
 		return "", err
 	}
 	if _, err := os.Stat(def); err != nil {
-		return "", fmt.Errorf("ONNX Runtime library not found: looked for %s (set by neither --onnxruntime-lib nor $%s). "+
+		return "", fmt.Errorf("ONNX Runtime library not found: looked for %s (no path given (onnxnli.Options.Library), nor $%s). "+
 			"Install it with scripts/install-onnxruntime (it fetches libonnxruntime from the npm package onnxruntime-node@%s "+
 			"and checks its sha256), or point $%s at a libonnxruntime of version %s or later",
 			def, LibraryEnvVar, RuntimeVersion, LibraryEnvVar, RuntimeVersion)

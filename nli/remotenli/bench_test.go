@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
 	"github.com/factreasoner/factreasoner-go/internal/nlibench"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // BenchmarkLoopback measures what the remote backend adds to the local one
@@ -49,7 +49,7 @@ func BenchmarkLoopback(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv, err := fakeinfer.New(dir, "nli")
+		srv, err := remotenlitest.New(dir, "nli")
 		if err != nil {
 			b.Fatal(err)
 		}

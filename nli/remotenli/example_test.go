@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -17,7 +17,7 @@ import (
 // directory gives the tokenizer, window and labels, as for the onnx
 // backend; the answer is the one the onnx backend gives.
 func Example() {
-	srv, err := fakeinfer.New("../../testdata/nli/tiny-roberta", "roberta-large-mnli")
+	srv, err := remotenlitest.New("../../testdata/nli/tiny-roberta", "roberta-large-mnli")
 	if err != nil {
 		log.Fatal(err)
 	}

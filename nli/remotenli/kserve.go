@@ -58,7 +58,7 @@ type kserveRunner struct {
 // name with its version (when the server names one).
 func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveRunner, string, error) {
 	if name == "" {
-		return nil, "", errors.New("--nli-remote-model is required with --nli-protocol kserve: the model's name in the server's model repository")
+		return nil, "", errors.New("the model's name at the server is required with the kserve protocol: its name in the server's model repository (remotenli.Options.Model)")
 	}
 	base := endpoint + "/v2/models/" + url.PathEscape(name)
 	meta, metaErr := do(ctx, c, http.MethodGet, base, nil, func(raw []byte) (*modelMeta, error) {

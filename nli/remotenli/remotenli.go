@@ -119,7 +119,7 @@ var _ nli.Classifier = (*Classifier)(nil)
 func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 	endpoint := strings.TrimRight(strings.TrimSpace(o.Endpoint), "/")
 	if u, err := url.Parse(endpoint); endpoint == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--nli-endpoint %q: want the server's http:// or https:// base URL, e.g. http://localhost:8000", o.Endpoint)
+		return nil, fmt.Errorf("endpoint %q: want the server's http:// or https:// base URL, e.g. http://localhost:8000 (remotenli.Options.Endpoint)", o.Endpoint)
 	}
 	c := &Classifier{protocol: o.Protocol, endpoint: endpoint, client: &client{timeout: o.Timeout, http: o.HTTPClient}}
 	if c.client.timeout <= 0 {
@@ -172,7 +172,7 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 		}
 		runner, c.model = r, model
 	default:
-		return nil, fmt.Errorf("--nli-protocol: unknown protocol %q (want %s or %s)", o.Protocol, KServe, TEI)
+		return nil, fmt.Errorf("unknown protocol %q (want %s or %s) (remotenli.Options.Protocol)", o.Protocol, KServe, TEI)
 	}
 	name := o.Name
 	if name == "" {
@@ -218,4 +218,19 @@ func (c *Classifier) Close() error {
 		c.own.CloseIdleConnections()
 	}
 	return nil
+}
+
+// RunSummary says in one line what the backend did in a run ("" when it
+// classified nothing), for the end of a run's log.
+func (c *Classifier) RunSummary() string {
+	s, u := c.Stats(), c.Usage()
+	if s.Pairs == 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("remote nli %s %s at %s: %d pairs, %d model inputs in %d requests (%d retries); %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window",
+		c.Protocol(), c.RemoteModel(), c.Endpoint(), s.Pairs, s.Sequences, u.Requests, u.Retries, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, c.MaxLength())
+	if s.Retokenized > 0 {
+		msg += fmt.Sprintf("; %d chunk texts tokenized differently from their chunks (sent as the texts' tokens)", s.Retokenized)
+	}
+	return msg
 }

@@ -18,12 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -100,7 +100,7 @@ func TestSameAsONNX(t *testing.T) {
 		if stats.ChunkedPairs < 3 {
 			t.Fatalf("%s: only %d pairs chunked; the test wants long premises", model, stats.ChunkedPairs)
 		}
-		srv := fakeinfer.Start(t, modelDir(model), "nli-"+model)
+		srv := remotenlitest.Start(t, modelDir(model), "nli-"+model)
 		for _, protocol := range []string{remotenli.KServe, remotenli.TEI} {
 			for _, setting := range []struct{ batch, conc int }{{1, 1}, {4, 3}, {0, 0}} {
 				t.Run(fmt.Sprintf("%s/%s/batch=%d,concurrency=%d", model, protocol, setting.batch, setting.conc), func(t *testing.T) {
@@ -149,14 +149,14 @@ func TestSameAsONNX(t *testing.T) {
 // TestOpenErrors: what is wrong with the server or its model is an error
 // at Open, before any pair is sent, that says what is wrong.
 func TestOpenErrors(t *testing.T) {
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	type setup struct {
 		ready    bool
-		meta     func(*fakeinfer.Metadata)
-		info     func(*fakeinfer.Info)
-		fault    func(*http.Request, int) *fakeinfer.Fault
+		meta     func(*remotenlitest.Metadata)
+		info     func(*remotenlitest.Info)
+		fault    func(*http.Request, int) *remotenlitest.Fault
 		protocol string
 		endpoint string
 		model    string
@@ -190,86 +190,88 @@ func TestOpenErrors(t *testing.T) {
 		// (the status alone is Triton's way), or, as KServe's Python
 		// server, 503 while the model loads.
 		{"kserve ready false", kserve(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
 				if strings.HasSuffix(r.URL.Path, "/ready") {
-					return &fakeinfer.Fault{Body: `{"name": "nli", "ready": false}`}
+					return &remotenlitest.Fault{Body: `{"name": "nli", "ready": false}`}
 				}
 				return nil
 			}
 		}), remotenli.ErrNotReady, []string{`model "nli"`, `"ready": false`}},
 		{"kserve ready 503", kserve(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
 				if strings.HasSuffix(r.URL.Path, "/ready") {
-					return &fakeinfer.Fault{Status: 503, Body: `{"error": "Model with name nli is not ready."}`}
+					return &remotenlitest.Fault{Status: 503, Body: `{"error": "Model with name nli is not ready."}`}
 				}
 				return nil
 			}
 		}), remotenli.ErrNotReady, []string{`model "nli"`, "503 Service Unavailable", "is not ready."}},
 		{"kserve unknown model", kserve(func(s *setup) { s.model = "roberta" }), remotenli.ErrUnknownModel, []string{`does not serve a model named "roberta"`, "Request for unknown model"}},
 		{"kserve unknown model (404)", kserve(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
-				return &fakeinfer.Fault{Status: 404, Body: `{"error": "Model with name nli does not exist."}`}
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
+				return &remotenlitest.Fault{Status: 404, Body: `{"error": "Model with name nli does not exist."}`}
 			}
 		}), remotenli.ErrUnknownModel, []string{"Model with name nli does not exist.", "Open Inference Protocol server"}},
-		{"kserve no model name", kserve(func(s *setup) { s.model = "" }), nil, []string{"--nli-remote-model is required"}},
+		{"kserve no model name", kserve(func(s *setup) { s.model = "" }), nil, []string{"the model's name at the server is required"}},
 		{"kserve wrong output name", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Outputs[0].Name = "output_0" }
+			s.meta = func(m *remotenlitest.Metadata) { m.Outputs[0].Name = "output_0" }
 		}), remotenli.ErrBadOutput, []string{"no output named logits", "output_0"}},
 		{"kserve output of two labels", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Outputs[0].Shape = []int64{-1, 2} }
+			s.meta = func(m *remotenlitest.Metadata) { m.Outputs[0].Shape = []int64{-1, 2} }
 		}), crossenc.ErrNotMNLI, []string{"2 values per sequence", "3 labels"}},
 		{"kserve output of rank 3", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Outputs[0].Shape = []int64{-1, -1, 3} }
+			s.meta = func(m *remotenlitest.Metadata) { m.Outputs[0].Shape = []int64{-1, -1, 3} }
 		}), remotenli.ErrBadOutput, []string{"shape [-1 -1 3]"}},
 		{"kserve FP16 output", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Outputs[0].Datatype = "FP16" }
+			s.meta = func(m *remotenlitest.Metadata) { m.Outputs[0].Datatype = "FP16" }
 		}), remotenli.ErrBadOutput, []string{"datatype FP16"}},
 		{"kserve image input", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Inputs[0].Name = "pixel_values" }
+			s.meta = func(m *remotenlitest.Metadata) { m.Inputs[0].Name = "pixel_values" }
 		}), nil, []string{`unexpected input "pixel_values"`}},
 		{"kserve fixed length", kserve(func(s *setup) {
-			s.meta = func(m *fakeinfer.Metadata) { m.Inputs[0].Shape = []int64{-1, 512} }
+			s.meta = func(m *remotenlitest.Metadata) { m.Inputs[0].Shape = []int64{-1, 512} }
 		}), nil, []string{"fixed sequence length of 512"}},
 		{"kserve metadata garbage", kserve(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
-				return &fakeinfer.Fault{Body: "<html>proxy login</html>"}
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
+				return &remotenlitest.Fault{Body: "<html>proxy login</html>"}
 			}
 		}), nil, []string{"unreadable answer", "proxy login", "after 3 attempts"}},
 		{"no server", kserve(func(s *setup) { s.endpoint = closed.URL }), nil, []string{"connection refused", "after 3 attempts"}},
-		{"not a URL", kserve(func(s *setup) { s.endpoint = "localhost:8000" }), nil, []string{"--nli-endpoint", "http://"}},
+		{"not a URL", kserve(func(s *setup) { s.endpoint = "localhost:8000" }), nil, []string{"remotenli.Options.Endpoint", "http://"}},
 		{"unknown protocol", kserve(func(s *setup) { s.protocol = "grpc" }), nil, []string{`unknown protocol "grpc"`}},
 		{"tokenizer directory missing", kserve(func(s *setup) { s.dir = "/nonexistent" }), nil, []string{"missing tokenizer.json, config.json"}},
 
 		{"tei not ready", tei(func(s *setup) { s.ready = false }), remotenli.ErrNotReady, []string{"/health", "503", "unhealthy"}},
 		{"tei at a kserve server", tei(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
 				if r.URL.Path == "/health" {
-					return &fakeinfer.Fault{Status: 404, Body: "404 page not found"}
+					return &remotenlitest.Fault{Status: 404, Body: "404 page not found"}
 				}
 				return nil
 			}
 		}), nil, []string{"no text-embeddings-inference server at"}},
 		{"tei other model", tei(func(s *setup) { s.model = "acme/other" }), remotenli.ErrUnknownModel, []string{"serves nli, not acme/other"}},
 		{"tei two labels", tei(func(s *setup) {
-			s.info = func(in *fakeinfer.Info) {
+			s.info = func(in *remotenlitest.Info) {
 				in.ModelType = map[string]any{"classifier": map[string]any{"id2label": map[string]string{"0": "entailment", "1": "not_entailment"}}}
 			}
 		}), crossenc.ErrNotMNLI, []string{"2 labels"}},
 		{"tei labels not NLI", tei(func(s *setup) {
-			s.info = func(in *fakeinfer.Info) {
+			s.info = func(in *remotenlitest.Info) {
 				in.ModelType = map[string]any{"classifier": map[string]any{"id2label": map[string]string{"0": "NEGATIVE", "1": "NEUTRAL", "2": "POSITIVE"}}}
 			}
 		}), crossenc.ErrNotMNLI, []string{"want entailment, neutral and contradiction"}},
 		{"tei embedding model", tei(func(s *setup) {
-			s.info = func(in *fakeinfer.Info) { in.ModelType = map[string]any{"embedding": map[string]any{"pooling": "cls"}} }
+			s.info = func(in *remotenlitest.Info) {
+				in.ModelType = map[string]any{"embedding": map[string]any{"pooling": "cls"}}
+			}
 		}), crossenc.ErrNotMNLI, []string{"embedding model"}},
 		{"tei shorter window", tei(func(s *setup) {
-			s.info = func(in *fakeinfer.Info) { in.MaxInputLength = 32 }
-		}), nil, []string{"at most 32 tokens", "--nli-max-length 32"}},
+			s.info = func(in *remotenlitest.Info) { in.MaxInputLength = 32 }
+		}), nil, []string{"at most 32 tokens", "set the window to 32 (remotenli.Options.MaxLength)"}},
 		{"tei info garbage", tei(func(s *setup) {
-			s.fault = func(r *http.Request, _ int) *fakeinfer.Fault {
+			s.fault = func(r *http.Request, _ int) *remotenlitest.Fault {
 				if r.URL.Path == "/info" {
-					return &fakeinfer.Fault{Body: `{"model_id": "x"}`}
+					return &remotenlitest.Fault{Body: `{"model_id": "x"}`}
 				}
 				return nil
 			}
@@ -314,12 +316,12 @@ func TestOpenErrors(t *testing.T) {
 func TestFailures(t *testing.T) {
 	pairs := testPairs(t, "tiny-roberta")[:12]
 	want, _ := localAnswers(t, "tiny-roberta", pairs)
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	// firstN fails the first n inference requests with f.
-	firstN := func(n int, f fakeinfer.Fault) func(*http.Request, int) *fakeinfer.Fault {
+	firstN := func(n int, f remotenlitest.Fault) func(*http.Request, int) *remotenlitest.Fault {
 		var mu sync.Mutex
 		k := 0
-		return func(r *http.Request, _ int) *fakeinfer.Fault {
+		return func(r *http.Request, _ int) *remotenlitest.Fault {
 			if r.Method != http.MethodPost {
 				return nil
 			}
@@ -331,24 +333,24 @@ func TestFailures(t *testing.T) {
 			return nil
 		}
 	}
-	always := func(f fakeinfer.Fault) func(*http.Request, int) *fakeinfer.Fault { return firstN(1<<30, f) }
+	always := func(f remotenlitest.Fault) func(*http.Request, int) *remotenlitest.Fault { return firstN(1<<30, f) }
 	for _, protocol := range []string{remotenli.KServe, remotenli.TEI} {
 		for _, c := range []struct {
 			name    string
-			fault   func(*http.Request, int) *fakeinfer.Fault
+			fault   func(*http.Request, int) *remotenlitest.Fault
 			retries int // retries the run should make; -1: it fails
 			want    []string
 		}{
-			{"500 then success", firstN(1, fakeinfer.Fault{Status: 500, Body: `{"error": "CUDA out of memory"}`}), 1, nil},
-			{"503 twice then success", firstN(2, fakeinfer.Fault{Status: 503, Body: `{"error": "overloaded"}`}), 2, nil},
-			{"429 then success", firstN(1, fakeinfer.Fault{Status: 429, Body: `{"error": "Model is overloaded", "error_type": "overloaded"}`}), 1, nil},
-			{"garbage then success", firstN(1, fakeinfer.Fault{Body: `<html>502 Bad Gateway</html>`}), 1, nil},
-			{"empty then success", firstN(1, fakeinfer.Fault{}), 1, nil},
-			{"hang then success", firstN(1, fakeinfer.Fault{Delay: time.Minute}), 1, nil},
-			{"always 500", always(fakeinfer.Fault{Status: 500, Body: `{"error": "CUDA out of memory"}`}), -1, []string{"500 Internal Server Error", "CUDA out of memory", "after 3 attempts"}},
-			{"always garbage", always(fakeinfer.Fault{Body: `{"outputs": []}`}), -1, []string{"unreadable answer", "after 3 attempts"}},
-			{"always hangs", always(fakeinfer.Fault{Delay: time.Minute}), -1, []string{"no answer within 1s", "after 3 attempts"}},
-			{"400 is not retried", always(fakeinfer.Fault{Status: 400, Body: `{"error": "inference request batch-size must be <= 2"}`}), -1, []string{"400 Bad Request", "batch-size must be <= 2"}},
+			{"500 then success", firstN(1, remotenlitest.Fault{Status: 500, Body: `{"error": "CUDA out of memory"}`}), 1, nil},
+			{"503 twice then success", firstN(2, remotenlitest.Fault{Status: 503, Body: `{"error": "overloaded"}`}), 2, nil},
+			{"429 then success", firstN(1, remotenlitest.Fault{Status: 429, Body: `{"error": "Model is overloaded", "error_type": "overloaded"}`}), 1, nil},
+			{"garbage then success", firstN(1, remotenlitest.Fault{Body: `<html>502 Bad Gateway</html>`}), 1, nil},
+			{"empty then success", firstN(1, remotenlitest.Fault{}), 1, nil},
+			{"hang then success", firstN(1, remotenlitest.Fault{Delay: time.Minute}), 1, nil},
+			{"always 500", always(remotenlitest.Fault{Status: 500, Body: `{"error": "CUDA out of memory"}`}), -1, []string{"500 Internal Server Error", "CUDA out of memory", "after 3 attempts"}},
+			{"always garbage", always(remotenlitest.Fault{Body: `{"outputs": []}`}), -1, []string{"unreadable answer", "after 3 attempts"}},
+			{"always hangs", always(remotenlitest.Fault{Delay: time.Minute}), -1, []string{"no answer within 1s", "after 3 attempts"}},
+			{"400 is not retried", always(remotenlitest.Fault{Status: 400, Body: `{"error": "inference request batch-size must be <= 2"}`}), -1, []string{"400 Bad Request", "batch-size must be <= 2"}},
 		} {
 			t.Run(protocol+"/"+c.name, func(t *testing.T) {
 				srv.SetFault(nil)
@@ -406,7 +408,7 @@ func TestFailures(t *testing.T) {
 // asked are errors (after the retries), whatever is wrong with them.
 func TestUnreadableAnswers(t *testing.T) {
 	pairs := testPairs(t, "tiny-roberta")[:3]
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	for _, c := range []struct {
 		protocol, name, body, want string
 	}{
@@ -431,9 +433,9 @@ func TestUnreadableAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cl.Close()
-			srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+			srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 				if r.Method == http.MethodPost {
-					return &fakeinfer.Fault{Body: c.body}
+					return &remotenlitest.Fault{Body: c.body}
 				}
 				return nil
 			})
@@ -449,10 +451,10 @@ func TestUnreadableAnswers(t *testing.T) {
 // more.
 func TestConcurrency(t *testing.T) {
 	pairs := testPairs(t, "tiny-roberta")[:30]
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
-	srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
+	srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 		if r.Method == http.MethodPost {
-			return &fakeinfer.Fault{Delay: 20 * time.Millisecond, Pass: true}
+			return &remotenlitest.Fault{Delay: 20 * time.Millisecond, Pass: true}
 		}
 		return nil
 	})
@@ -475,13 +477,13 @@ func TestConcurrency(t *testing.T) {
 
 // TestCanceled: a canceled context stops the work with its error.
 func TestCanceled(t *testing.T) {
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	cl, err := remotenli.Open(context.Background(), modelDir("tiny-roberta"), fast(remotenli.KServe, srv.URL, srv.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault { return &fakeinfer.Fault{Delay: time.Minute} })
+	srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault { return &remotenlitest.Fault{Delay: time.Minute} })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := cl.Classify(ctx, testPairs(t, "tiny-roberta")); !errors.Is(err, context.DeadlineExceeded) {
@@ -494,10 +496,10 @@ func TestCanceled(t *testing.T) {
 // (413) what it would otherwise truncate, never refuses, and the chunks'
 // texts make up the premise.
 func TestTEILongPremise(t *testing.T) {
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	var mu sync.Mutex
 	var premises []string
-	srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+	srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 		if r.URL.Path != "/predict" {
 			return nil
 		}
@@ -550,11 +552,11 @@ func tiles(s string, texts []string) bool {
 // requests of both protocols.
 func TestUserAgent(t *testing.T) {
 	pairs := testPairs(t, "tiny-roberta")[:2]
-	srv := fakeinfer.Start(t, modelDir("tiny-roberta"), "nli")
+	srv := remotenlitest.Start(t, modelDir("tiny-roberta"), "nli")
 	for _, protocol := range []string{remotenli.KServe, remotenli.TEI} {
 		var mu sync.Mutex
 		var agents []string
-		srv.SetFault(func(r *http.Request, _ int) *fakeinfer.Fault {
+		srv.SetFault(func(r *http.Request, _ int) *remotenlitest.Fault {
 			mu.Lock()
 			agents = append(agents, r.Header.Get("User-Agent"))
 			mu.Unlock()

@@ -103,7 +103,7 @@ func openTEI(ctx context.Context, c *client, endpoint, name string, enc *crossen
 		seen[l] = true
 	}
 	if info.MaxInputLength > 0 && info.MaxInputLength < enc.MaxLength() {
-		return nil, 0, "", fmt.Errorf("%s at %s takes at most %d tokens a pair, less than the %d of the model directory's window: give --nli-max-length %d",
+		return nil, 0, "", fmt.Errorf("%s at %s takes at most %d tokens a pair, less than the %d of the model directory's window: set the window to %d (remotenli.Options.MaxLength)",
 			info.ModelID, endpoint, info.MaxInputLength, enc.MaxLength(), info.MaxInputLength)
 	}
 	id := info.ModelID

@@ -1,4 +1,4 @@
-package fakellm
+package llmtest
 
 import (
 	"encoding/json"

@@ -1,9 +1,9 @@
-// Package fakellm is an OpenAI-compatible chat-completion server for tests:
+// Package llmtest is an OpenAI-compatible chat-completion server for tests:
 // it runs on loopback (httptest), answers with whatever the test's function
 // says, including token log probabilities, error statuses, garbage and
 // hangs, and records every request it gets and how many were in flight at
 // once.
-package fakellm
+package llmtest
 
 import (
 	"encoding/json"

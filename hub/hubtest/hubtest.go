@@ -1,4 +1,4 @@
-// Package fakehub is a Hugging Face–compatible model hub for tests, served
+// Package hubtest is a Hugging Face–compatible model hub for tests, served
 // on loopback: the file list of a revision at
 // /api/models/<repo>/revision/<rev>?blobs=true, files at
 // /<repo>/resolve/<commit>/<path> (Git LFS files through a redirect to
@@ -6,7 +6,7 @@
 // It can cut connections, list wrong hashes, demand a token, answer
 // garbage, serve a hostile file list, send more bytes than it lists and
 // echo the Authorization header in its error bodies.
-package fakehub
+package hubtest
 
 import (
 	"crypto/sha1"

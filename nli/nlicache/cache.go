@@ -1,4 +1,7 @@
-package nli
+// Package nlicache keeps NLI answers in a persistent SQLite store
+// (package sqlcache) around any text backend, so that a later run asks
+// its model only about pairs it has not seen.
+package nlicache
 
 import (
 	"context"
@@ -6,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
@@ -21,16 +25,16 @@ import (
 // both ask the inner classifier, and the answers agree for a deterministic
 // backend. Several processes may share the file.
 type Cache struct {
-	inner Classifier
-	id    Identity
+	inner nli.Classifier
+	id    nli.Identity
 	store *sqlcache.Cache
 }
 
-// OpenCache opens (creating it if needed) the cache file at path around
+// Open opens (creating it if needed) the cache file at path around
 // inner. The identity of the cache is that of inner. A file that is not an
 // NLI cache gives an error naming it and is left untouched (see package
 // sqlcache).
-func OpenCache(path string, inner Classifier) (*Cache, error) {
+func Open(path string, inner nli.Classifier) (*Cache, error) {
 	store, err := sqlcache.Open(path, sqlcache.NLI)
 	if err != nil {
 		return nil, err
@@ -39,14 +43,14 @@ func OpenCache(path string, inner Classifier) (*Cache, error) {
 }
 
 // Identity is the identity of the inner classifier.
-func (c *Cache) Identity() Identity { return c.id }
+func (c *Cache) Identity() nli.Identity { return c.id }
 
 // Close closes the cache file. The inner classifier is not closed.
 func (c *Cache) Close() error { return c.store.Close() }
 
 // Classify answers from the cache where it can and asks the inner
 // classifier, once, for the rest.
-func (c *Cache) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
+func (c *Cache) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
 	keys := make([][]byte, len(pairs))
 	for i, p := range pairs {
 		keys[i] = c.key(p)
@@ -55,7 +59,7 @@ func (c *Cache) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := make(map[string]Result, len(keys))
+	found := make(map[string]nli.Result, len(keys))
 	for k, v := range stored {
 		r, err := decodeResult(v)
 		if err != nil {
@@ -64,7 +68,7 @@ func (c *Cache) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
 		found[k] = r
 	}
 	var (
-		miss    []Pair
+		miss    []nli.Pair
 		entries []sqlcache.Entry
 	)
 	queued := make(map[string]bool)
@@ -96,7 +100,7 @@ func (c *Cache) Classify(ctx context.Context, pairs []Pair) ([]Result, error) {
 			return nil, err
 		}
 	}
-	out := make([]Result, len(pairs))
+	out := make([]nli.Result, len(pairs))
 	for i, k := range keys {
 		r := found[string(k)]
 		// Each result gets its own Distribution, so that callers may
@@ -117,22 +121,22 @@ type storedResult struct {
 	Distribution []float64 `json:"distribution,omitempty"`
 }
 
-func decodeResult(v []byte) (Result, error) {
+func decodeResult(v []byte) (nli.Result, error) {
 	var s storedResult
 	if err := json.Unmarshal(v, &s); err != nil {
-		return Result{}, err
+		return nli.Result{}, err
 	}
-	if s.Label < 0 || s.Label >= len(labelNames) {
-		return Result{}, fmt.Errorf("invalid label %d", s.Label)
+	if s.Label < 0 || s.Label >= numLabels {
+		return nli.Result{}, fmt.Errorf("invalid label %d", s.Label)
 	}
-	r := Result{Label: Label(s.Label), Probability: s.Probability, Distribution: s.Distribution}
+	r := nli.Result{Label: nli.Label(s.Label), Probability: s.Probability, Distribution: s.Distribution}
 	return r, checkResult(r)
 }
 
 // checkResult refuses answers that cannot be stored faithfully (JSON has
 // no NaN) or that no caller could use.
-func checkResult(r Result) error {
-	if int(r.Label) >= len(labelNames) {
+func checkResult(r nli.Result) error {
+	if int(r.Label) >= numLabels {
 		return fmt.Errorf("invalid label %d", r.Label)
 	}
 	if math.IsNaN(r.Probability) || r.Probability < 0 || r.Probability > 1 {
@@ -148,6 +152,10 @@ func checkResult(r Result) error {
 
 // key is sqlcache.Key of backend, model, premise and hypothesis. Changing
 // it orphans every existing cache.
-func (c *Cache) key(p Pair) []byte {
+func (c *Cache) key(p nli.Pair) []byte {
 	return sqlcache.Key(c.id.Backend, c.id.Model, p.Premise, p.Hypothesis)
 }
+
+// numLabels is the number of NLI labels (nli.Neutral, nli.Entailment,
+// nli.Contradiction).
+const numLabels = int(nli.Contradiction) + 1

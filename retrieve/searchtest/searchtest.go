@@ -1,10 +1,10 @@
-// Package fakesearch runs loopback fakes of the web services that package
+// Package searchtest runs loopback fakes of the web services that package
 // retrieve talks to, for tests: the Serper API (Serper), a SearXNG
 // instance's JSON API (SearXNG), and a web site whose pages include
 // hostile ones (Site). The fakes follow the services' documented request
 // and answer shapes, including their error answers, and record the
 // requests they get.
-package fakesearch
+package searchtest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package nli_test
+package nlicache_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
+	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 )
 
 // flahertyPairs are the 546 FR2 pairs of the Flaherty file (21 Wikipedia
@@ -25,7 +26,7 @@ func flahertyPairs(b *testing.B) []nli.Pair {
 // BenchmarkCacheHit answers the 546 Flaherty pairs from a warm cache.
 func BenchmarkCacheHit(b *testing.B) {
 	pairs := flahertyPairs(b)
-	c, err := nli.OpenCache(filepath.Join(b.TempDir(), "cache.db"), lexical.New())
+	c, err := nlicache.Open(filepath.Join(b.TempDir(), "cache.db"), lexical.New())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkCacheHit(b *testing.B) {
 // iteration, in one transaction: the cost of the cache itself on a cold run.
 func BenchmarkCacheMiss(b *testing.B) {
 	pairs := flahertyPairs(b)
-	c, err := nli.OpenCache(filepath.Join(b.TempDir(), "cache.db"), &fake{model: "m"})
+	c, err := nlicache.Open(filepath.Join(b.TempDir(), "cache.db"), &fake{model: "m"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package nli_test
+package nlicache_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
+	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 )
 
 // fake is a deterministic text classifier that counts what it is asked.
@@ -94,9 +95,9 @@ func want(model string, pairs []nli.Pair) []nli.Result {
 	return out
 }
 
-func openCache(t *testing.T, path string, inner nli.Classifier) *nli.Cache {
+func openCache(t *testing.T, path string, inner nli.Classifier) *nlicache.Cache {
 	t.Helper()
-	c, err := nli.OpenCache(path, inner)
+	c, err := nlicache.Open(path, inner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestCacheSecondProcess(t *testing.T) {
 
 func cacheHelper(path string) {
 	inner := &fake{model: "m"}
-	c, err := nli.OpenCache(path, inner)
+	c, err := nlicache.Open(path, inner)
 	if err == nil {
 		var res []nli.Result
 		if res, err = c.Classify(context.Background(), testPairs(20)); err == nil {
@@ -363,7 +364,7 @@ func TestCacheBadFile(t *testing.T) {
 		{filepath.Join(parent, "cache.db"), "not a directory"},
 	}
 	for _, tc := range tests {
-		_, err := nli.OpenCache(tc.path, &fake{})
+		_, err := nlicache.Open(tc.path, &fake{})
 		if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error naming the file and saying %q", tc.path, err, tc.want)
 		}
@@ -386,14 +387,14 @@ func TestCacheCancel(t *testing.T) {
 	}
 }
 
-func ExampleOpenCache() {
+func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "nli")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "nli.db")
 	pairs := []nli.Pair{{Premise: "Ada Lovelace was an English mathematician.", Hypothesis: "Ada Lovelace was a mathematician."}}
 
 	for range 2 {
-		cache, err := nli.OpenCache(path, lexical.New())
+		cache, err := nlicache.Open(path, lexical.New())
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -1,4 +1,4 @@
-// Package fakeinfer is an inference server for tests. It serves an NLI
+// Package remotenlitest is an inference server for tests. It serves an NLI
 // cross-encoder of testdata/nli, run in process with ONNX Runtime, on
 // loopback (httptest), over two protocols at once: the Open Inference
 // Protocol's HTTP/REST API (KServe v2) as Triton Inference Server speaks
@@ -7,7 +7,7 @@
 // tokenizer.json. It misbehaves as a test asks (not ready, error answers,
 // garbage, hangs, altered metadata) and records the requests it gets and
 // how many were in flight at once.
-package fakeinfer
+package remotenlitest
 
 import (
 	"bytes"

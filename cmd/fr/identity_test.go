@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOtherSolverSettings is issue 22's case: an output scored by exact
+// inference, cut to its first line, is not resumed by damped loopy BP, nor
+// merged with BP's lines, nor by BP with other settings: the error names
+// the field that differs (run.inference) and both values, and the file is
+// left as it was. The same settings resume.
+func TestOtherSolverSettings(t *testing.T) {
+	ctx := context.Background()
+	input := writeFile(t, "in.jsonl", record(0, nil)+"\n"+record(1, nil)+"\n"+record(2, nil)+"\n")
+	exact := []string{"--version", "3", "--nli", "given", "--algorithm", "exact"}
+	bp := []string{"--version", "3", "--nli", "given", "--algorithm", "bp", "--damping", "0.5", "--tolerance", "1e-3"}
+	score := func(out string, args []string) error {
+		_, _, err := run(t, ctx, append(append([]string{"score", "-o", out}, args...), input)...)
+		return err
+	}
+	firstLine := func(path string) []byte {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data[:bytes.IndexByte(data, '\n')+1]
+	}
+	full := filepath.Join(t.TempDir(), "exact.jsonl")
+	if err := score(full, exact); err != nil {
+		t.Fatal(err)
+	}
+	cut := firstLine(full)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" when the run resumes
+	}{
+		{"same settings", exact, ""},
+		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]" in this run (--solver, --algorithm and its settings)`},
+		{"exact, other budget", append(exact[:len(exact):len(exact)], "--exact-budget", "3s"), `field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "exact[maxmem=536870912,budget=3s]"`},
+	} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		os.WriteFile(out, cut, 0o644)
+		err := score(out, tc.args)
+		got, _ := os.ReadFile(out)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(outputLines(t, out)) != 3:
+			t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(t, out)))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
+		case tc.want != "" && !bytes.Equal(got, cut):
+			t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
+
+	// fr merge: exact's line 1 and BP's lines are not one run.
+	bpOut := filepath.Join(t.TempDir(), "bp.jsonl")
+	if err := score(bpOut, bp); err != nil {
+		t.Fatal(err)
+	}
+	bpData, _ := os.ReadFile(bpOut)
+	rest := filepath.Join(t.TempDir(), "rest.jsonl")
+	os.WriteFile(rest, bpData[bytes.IndexByte(bpData, '\n')+1:], 0o644)
+	first := filepath.Join(t.TempDir(), "first.jsonl")
+	os.WriteFile(first, cut, 0o644)
+	_, _, err := run(t, ctx, "merge", first, rest)
+	if err == nil || !strings.Contains(err.Error(), `field "run.inference" is "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]", but "exact[maxmem=536870912,budget=2s]" at `+first+":1") {
+		t.Errorf("merge: %v", err)
+	}
+	// The same run's parts merge into its whole output.
+	exactData, _ := os.ReadFile(full)
+	exactRest := filepath.Join(t.TempDir(), "exact-rest.jsonl")
+	os.WriteFile(exactRest, exactData[len(cut):], 0o644)
+	merged, _, err := run(t, ctx, "merge", first, exactRest)
+	if err != nil || merged != string(exactData) {
+		t.Errorf("merge of one run: %v\n%s", err, merged)
+	}
+}
+
+// TestOneRunManyBackends is issue 23's case: under --nli auto, records
+// with relations are scored from them and the others by the model, and
+// fr report and fr compare take the output for the one run it is; the
+// shipped example, whose records all carry relations, scores without a
+// model, and its output renders.
+func TestOneRunManyBackends(t *testing.T) {
+	ctx := context.Background()
+	mixed := "../../testdata/report/example-input.jsonl" // records 1 and 2 without relations
+	out, errOut, err := run(t, ctx, "score", "--version", "3", "--nli-model", tinyRoberta, mixed)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	lines := scoreLines(t, out)
+	if len(lines) != 3 || lines[0]["nli_backend"] != "onnx" || lines[2]["nli_backend"] != "given" {
+		t.Fatalf("backends: %d lines, %v, %v", len(lines), lines[0]["nli_backend"], lines[2]["nli_backend"])
+	}
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	os.WriteFile(path, []byte(out), 0o644)
+	page := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, path); err != nil || !strings.Contains(errOut, "1 runs, 3 responses") {
+		t.Errorf("report: %v\n%s", err, errOut)
+	}
+	table, _, err := run(t, ctx, "compare", "--format", "csv", path)
+	if rows := strings.Count(strings.TrimSpace(table), "\n"); err != nil || rows != 1 {
+		t.Errorf("compare: %v, %d rows:\n%s", err, rows, table)
+	}
+
+	// The shipped example: every record scores from its relations, no
+	// model asked and no warning, and the output renders.
+	out, errOut, err = run(t, ctx, "score", "--version", "3", exampleFile)
+	if err != nil || strings.Contains(errOut, "warning") {
+		t.Fatalf("example: %v\n%s", err, errOut)
+	}
+	for i, l := range scoreLines(t, out) {
+		if l["nli_backend"] != "given" || l["num_relations"].(float64) == 0 || l["predictions"] != l["references"] {
+			t.Errorf("example record %d: backend %v, %v relations, predictions %v, gold %v", i+1, l["nli_backend"], l["num_relations"], l["predictions"], l["references"])
+		}
+	}
+	os.WriteFile(path, []byte(out), 0o644)
+	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, "--force", path); err != nil {
+		t.Errorf("report of the example: %v\n%s", err, errOut)
+	}
+}

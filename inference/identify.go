@@ -1,0 +1,64 @@
+package inference
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Identify says what a solver is, with every setting that can change its
+// marginals, in one string, as libDAI's identify() does:
+// "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]". Two solvers
+// of the same identity give the same results on the same model; output
+// lines record it so that a resumed run or a merge refuses results of
+// another solver. Settings left zero are shown as the defaults they take,
+// so the zero value and the defaults given explicitly identify alike. A
+// solver that does not say (it has no Identify method) identifies as "".
+func Identify(s Solver) string {
+	if i, ok := s.(interface{ Identify() string }); ok {
+		return i.Identify()
+	}
+	return ""
+}
+
+// Identify says what the solver is: NameJunctionTree and its bounds.
+func (j JunctionTree) Identify() string {
+	j = j.withDefaults()
+	return fmt.Sprintf("%s[maxmem=%d,budget=%v]", NameJunctionTree, j.MaxBytes, j.Budget)
+}
+
+// Identify says what the solver is: NameLoopyBP and its settings.
+func (b LoopyBP) Identify() string {
+	return NameLoopyBP + "[" + b.settings() + "]"
+}
+
+func (b LoopyBP) settings() string {
+	b = b.withDefaults()
+	return fmt.Sprintf("damping=%s,tol=%s,maxiter=%d,maxmem=%d", b.Damping,
+		strconv.FormatFloat(b.Tolerance, 'g', -1, 64), b.MaxIterations, b.MaxBytes)
+}
+
+// Identify says what the solver is: NameConditionedBP, its budget
+// ("scaled" for the default that scales with the component) and its BP
+// settings.
+func (c ConditionedBP) Identify() string {
+	budget := "scaled"
+	if c.Budget != 0 {
+		budget = strconv.FormatInt(c.Budget, 10)
+	}
+	return fmt.Sprintf("%s[budget=%s,%s]", NameConditionedBP, budget, c.BP.settings())
+}
+
+// Identify says what the solver is: NameAuto, its exact bounds and the
+// identity of its approximate solver.
+func (a Auto) Identify() string {
+	approx := a.Approximate
+	if approx == nil {
+		approx = ConditionedBP{}
+	}
+	id := Identify(approx)
+	if id == "" {
+		id = "?"
+	}
+	e := a.Exact.withDefaults()
+	return fmt.Sprintf("%s[maxmem=%d,budget=%v,approx=%s]", NameAuto, e.MaxBytes, e.Budget, id)
+}

@@ -1,0 +1,336 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/atomize"
+	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/lexical"
+	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/retry"
+)
+
+// The pluggable parts of a pipeline are listed in tables, one per kind:
+// NLIBackends, Atomizers, RetrievalSources, Verifiers (and Algorithms,
+// the inference engines). Each entry has the name Options choose it by, a
+// line that says what it is, and how to open it from the options; Open
+// looks the chosen names up. A program lists a table for its help, and
+// adds its own parts beside the built-in ones (NLIOptions.Extra). A part
+// that can say what it did at the end of a run is a RunSummarizer.
+
+// Env is what a part's Open is given: the options, and the pipeline's
+// shared resources (its log, its retry policy, what it closes at Close).
+type Env struct {
+	Options Options
+	p       *Pipeline
+}
+
+// Logf writes a line to the pipeline's log (Options.Log).
+func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.p.res.log, format+"\n", args...) }
+
+// Warn writes a warning about a single record to the log.
+func (e *Env) Warn(msg string) { e.p.Warn(msg) }
+
+// Retry is the retry policy every HTTP client of the pipeline shares.
+func (e *Env) Retry() *retry.Policy { return e.p.res.retry }
+
+// OnClose registers what Close releases (latest first).
+func (e *Env) OnClose(close func() error) { e.p.onClose(close) }
+
+// RunSummarizer is a part that says, at the end of a run, what it did: one
+// line for the log, or "" when it did nothing. Close writes them.
+type RunSummarizer interface {
+	RunSummary() string
+}
+
+// InProcess is an NLI classifier that runs its model in this process on
+// every core (InProcess returns true): AutoJobs then scores one record at a
+// time, since a second in flight only makes the two contend.
+type InProcess interface {
+	InProcess() bool
+}
+
+// summarize registers a part's end-of-run summary, when it has one.
+func (p *Pipeline) summarizeAtClose(part any) {
+	if s, ok := part.(RunSummarizer); ok {
+		p.onSummary(func(w io.Writer) {
+			if line := s.RunSummary(); line != "" {
+				fmt.Fprintln(w, line)
+			}
+		})
+	}
+}
+
+// NLIBackend is an entry of the table of NLI backends.
+type NLIBackend struct {
+	Name        string // as Options.NLI.Backend names it
+	Description string // one line
+	// Given says when a record's own relations are used instead of the
+	// classifier.
+	Given GivenMode
+	// Open opens the classifier; nil for a backend that has none (given).
+	// It may return a nil classifier and no error (auto without a model):
+	// records without relations are then an error, ErrNoNLI. A classifier
+	// that is an io.Closer is closed at Close; one that is a RunSummarizer
+	// says what it did there.
+	Open func(ctx context.Context, env *Env) (nli.Classifier, error)
+}
+
+// NLIBackends is the table of the built-in NLI backends.
+func NLIBackends() []NLIBackend {
+	return []NLIBackend{
+		{Name: "auto", Given: GivenWhenPresent, Open: openAuto,
+			Description: "a record's own relations when it has some; onnx for the others when a model is available (NLI.Model, or the default model pulled), else an error"},
+		{Name: "given", Given: GivenAlways, Description: "the records' own relations only; every other pair is neutral"},
+		{Name: "onnx", Open: openONNXBackend, Description: "an MNLI cross-encoder run in this process by ONNX Runtime (NLI.Model)"},
+		{Name: "remote", Open: openRemoteBackend, Description: "the cross-encoder of the model (NLI.Model) run by an inference server (NLI.Remote)"},
+		{Name: "llm", Open: openLLMBackend, Description: "an LLM at an OpenAI-compatible endpoint (LLM)"},
+		{Name: "lexical", Open: func(context.Context, *Env) (nli.Classifier, error) { return lexical.New(), nil },
+			Description: "word coverage with number and negation checks: for trying the tool, not for results"},
+	}
+}
+
+// Names lists the names of a table's entries, for "want one of" messages.
+func Names[T any](table []T, name func(T) string) []string {
+	out := make([]string, len(table))
+	for i, e := range table {
+		out[i] = name(e)
+	}
+	return out
+}
+
+// oneOf writes names as "a, b or c".
+func oneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// nliBackend looks a backend up in the built-in table and o.NLI.Extra.
+func nliBackend(o Options) (NLIBackend, error) {
+	name := o.NLI.Backend
+	if name == "" {
+		name = "auto"
+	}
+	builtin := NLIBackends()
+	for _, b := range o.NLI.Extra {
+		if slices.ContainsFunc(builtin, func(d NLIBackend) bool { return d.Name == b.Name }) {
+			return NLIBackend{}, optionErr("NLI.Extra", fmt.Errorf("%s is a built-in backend's name", b.Name))
+		}
+	}
+	table := append(builtin, o.NLI.Extra...)
+	if i := slices.IndexFunc(table, func(b NLIBackend) bool { return b.Name == name }); i >= 0 {
+		return table[i], nil
+	}
+	return NLIBackend{}, optionErr("NLI.Backend", fmt.Errorf("unknown backend %q (want %s)", name, oneOf(Names(table, func(b NLIBackend) string { return b.Name }))))
+}
+
+func openAuto(ctx context.Context, env *Env) (nli.Classifier, error) {
+	p, o := env.p, env.Options
+	if !onnxAvailable(o.NLI.Model) {
+		// Records with relations are scored from them; the others are an
+		// error that says how to get NLI (ErrNoNLI), never a guess.
+		p.res.noNLI = "the default model " + DefaultONNXModel + " is not in the model store"
+		return nil, nil
+	}
+	model, err := openONNXBackend(ctx, env)
+	if err != nil && o.NLI.Model == "" {
+		// The default model was pulled but cannot run here (no ONNX
+		// Runtime, say): records with relations can still be scored.
+		p.res.noNLI = fmt.Sprintf("the default model %s cannot be used: %v", DefaultONNXModel, err)
+		return nil, nil
+	}
+	return model, err
+}
+
+func openONNXBackend(_ context.Context, env *Env) (nli.Classifier, error) {
+	m, err := env.p.openONNX(env.Options.NLI)
+	if err != nil {
+		return nil, fmt.Errorf("nli onnx: %w", err)
+	}
+	return m, nil
+}
+
+func openRemoteBackend(ctx context.Context, env *Env) (nli.Classifier, error) {
+	c, err := env.p.openRemote(ctx, env.Options.NLI)
+	if err != nil {
+		return nil, fmt.Errorf("nli remote: %w", err)
+	}
+	return c, nil
+}
+
+func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
+	o := env.Options
+	prompt, err := llmnli.ParsePrompt(o.LLMPrompt)
+	if err != nil {
+		return nil, optionErr("LLMPrompt", err)
+	}
+	st, err := env.p.llmStages(o)
+	if err != nil {
+		return nil, err
+	}
+	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
+		return nil, optionErr("LLMFixedProbability", err)
+	}
+	return st.classifier, nil
+}
+
+// Atomizer is an entry of the table of atomizers.
+type Atomizer struct {
+	Name        string // as Options.Atomizer names it
+	Description string
+	// RevisedByDefault says whether ReviseDefault revises its atoms.
+	RevisedByDefault bool
+	Open             func(env *Env) (atomize.Atomizer, error)
+}
+
+// Atomizers is the table of the atomizers.
+func Atomizers() []Atomizer {
+	return []Atomizer{
+		{Name: "llm", RevisedByDefault: true, Description: "FactReasoner's atomizer prompt to the LLM endpoint (LLM)",
+			Open: func(env *Env) (atomize.Atomizer, error) {
+				st, err := env.p.llmStages(env.Options)
+				if err != nil {
+					return nil, err
+				}
+				st.atomizer = atomize.NewLLM(st.client)
+				return st.atomizer, nil
+			}},
+		{Name: "sentences", Description: "one atom per sentence of the response, without a model",
+			Open: func(*Env) (atomize.Atomizer, error) { return atomize.Sentences{}, nil }},
+	}
+}
+
+// RetrievalSource is an entry of the table of knowledge sources.
+type RetrievalSource struct {
+	Name        string // as Options.Retrieval.Source lists it
+	Description string
+	// Open opens the source; cacheName names it in the retrieval cache
+	// (it says its settings: the knowledge base, the endpoint). A source
+	// whose results are pages is given the page fetcher, when pages are
+	// fetched (RetrievalOptions.Pages).
+	Open func(env *Env, query retrieve.QueryMode) (r retrieve.Retriever, cacheName string, err error)
+	// Web says whether the source's results are web pages, whose text
+	// RetrievalOptions.Pages fetches.
+	Web bool
+}
+
+// RetrievalSources is the table of the knowledge sources.
+func RetrievalSources() []RetrievalSource {
+	return []RetrievalSource{
+		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB), BM25 over the topic's passages", Open: openDB},
+		{Name: "wikipedia", Description: "the MediaWiki API of Wikipedia (Retrieval.Wikipedia)", Open: openWikipedia},
+		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper)", Open: openSerper},
+		{Name: "searxng", Web: true, Description: "a SearXNG instance's results (Retrieval.SearXNG.URL)", Open: openSearXNG},
+	}
+}
+
+func openDB(env *Env, _ retrieve.QueryMode) (retrieve.Retriever, string, error) {
+	ro := env.Options.Retrieval
+	if ro.DB == "" {
+		return nil, "", optionErr("Retrieval.DB", errors.New("the db source needs a knowledge base"))
+	}
+	db, err := retrieve.OpenDocDB(ro.DB)
+	if err != nil {
+		return nil, "", optionErr("Retrieval.DB", err)
+	}
+	env.OnClose(db.Close)
+	br := retrieve.NewBM25Retriever(db)
+	return br, br.Source(), nil
+}
+
+func openWikipedia(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+	ro := env.Options.Retrieval
+	w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
+	if ro.Wikipedia.UserAgent != "" {
+		w.UserAgent = ro.Wikipedia.UserAgent
+	}
+	if ro.Wikipedia.MinInterval != 0 {
+		w.MinInterval = ro.Wikipedia.MinInterval
+	}
+	w.Query, w.Retry = query, env.Retry()
+	return w, w.Source(), nil
+}
+
+func openSerper(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+	ro := env.Options.Retrieval
+	key := ro.Serper.APIKey
+	if key == "" {
+		key = os.Getenv(retrieve.SerperKeyEnv)
+	}
+	s, err := retrieve.NewSerper(ro.Serper.Endpoint, key)
+	if err != nil {
+		return nil, "", optionErr("Retrieval.Serper", err)
+	}
+	s.Query, s.Retry = query, env.Retry()
+	env.p.onSummary(func(w io.Writer) {
+		if n := s.Searches(); n > 0 {
+			fmt.Fprintf(w, "serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
+		}
+	})
+	return s, s.Source(), nil
+}
+
+func openSearXNG(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+	ro := env.Options.Retrieval
+	if ro.SearXNG.URL == "" {
+		return nil, "", optionErr("Retrieval.SearXNG.URL", errors.New("the searxng source needs the instance's URL, as http://localhost:8888"))
+	}
+	s, err := retrieve.NewSearXNG(ro.SearXNG.URL)
+	if err != nil {
+		return nil, "", optionErr("Retrieval.SearXNG.URL", err)
+	}
+	s.Query, s.Retry = query, env.Retry()
+	env.p.onSummary(func(w io.Writer) {
+		if n := s.Searches(); n > 0 {
+			fmt.Fprintf(w, "searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
+		}
+	})
+	return s, s.Source(), nil
+}
+
+// Verifier is an entry of the table of FActScore's verifiers.
+type Verifier struct {
+	Name        string // as Options.FActScore.Verifier names it
+	Description string
+	// Open opens the verifier and returns its name for reports; a nil
+	// verifier is the NLI verifier (Pipeline.Verifier).
+	Open func(env *Env) (v factscore.Verifier, name string, err error)
+}
+
+// Verifiers is the table of FActScore's verifiers.
+func Verifiers() []Verifier {
+	return []Verifier{
+		{Name: "llm", Description: "FActScore's prompt to the LLM endpoint (LLM)", Open: func(env *Env) (factscore.Verifier, string, error) {
+			st, err := env.p.llmStages(env.Options)
+			if err != nil {
+				return nil, "", err
+			}
+			v := &factscore.LLMVerifier{Generator: st.client, Model: st.client.Model()}
+			env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm factscore verifier: %s\n", v.Stats()) })
+			return v, v.Name(), nil
+		}},
+		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above the threshold (FActScore.Threshold)", Open: func(env *Env) (factscore.Verifier, string, error) {
+			th := env.Options.FActScore.Threshold
+			if th < 0 || th >= 1 {
+				return nil, "", optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
+			}
+			env.p.Threshold = th
+			backend := env.Options.NLI.Backend
+			if backend == "" {
+				backend = "auto"
+			}
+			return nil, "nli:" + backend, nil
+		}},
+	}
+}

@@ -1,0 +1,176 @@
+package result
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/score"
+)
+
+// Identity is everything that makes the lines of two runs comparable: two
+// lines whose identities differ were computed by different methods, and
+// must not be resumed into, merged with or reported as one run. Each field
+// is a name for messages; "" stands for a setting the line's result does
+// not depend on (a record scored from its own relations asked no NLI
+// model, and pruned nothing), which matches any.
+type Identity struct {
+	Version string // FR1, FR2, FR3
+	// NLI is the run's NLI setting (Run.NLI); for lines written before it
+	// was recorded, the backend and model that scored the record, "" for
+	// its own relations.
+	NLI string
+	// Inference is the solver's identity (Run.Inference); for lines written
+	// before it was recorded, the solver's name only (solver.solver).
+	Inference string
+	// PairsPerAtom is the pruning of the pairs asked ("all" for lines
+	// written before pruning existed); "" for a record scored from its own
+	// relations.
+	PairsPerAtom string
+	Priors       string // PriorsName
+	K            string // Run.K; "" for lines written before it was recorded
+	Retrieval    string // Run.Retrieval
+	Summarizer   string // where NLI's premises came from; "" for the contexts' text
+}
+
+// Identity returns the identity of the run that wrote the line.
+func (l *Line) Identity() Identity {
+	id := Identity{Version: l.Version, Summarizer: l.Summarizer, Inference: l.Solver.Solver}
+	var priors *graph.Options
+	if l.Priors != nil {
+		priors = &l.Priors.Options
+	}
+	id.Priors = PriorsName(priors)
+	if l.NLIBackend != GivenBackend {
+		id.PairsPerAtom = l.PairsPerAtom
+		if id.PairsPerAtom == "" {
+			id.PairsPerAtom = "all" // written before pruning existed
+		}
+		id.NLI = l.NLIName()
+	}
+	if r := l.Run; r != nil {
+		id.NLI, id.Inference, id.K, id.Retrieval = r.NLI, r.Inference, r.K, r.Retrieval
+	}
+	return id
+}
+
+// GivenBackend is the nli_backend of a record scored from its own
+// relations.
+const GivenBackend = "given"
+
+// NLIName names the NLI backend and model that scored the line's record:
+// "backend:model", or the backend alone when it has no model of its own.
+func (l *Line) NLIName() string {
+	if l.ModelName == "" || l.ModelName == l.NLIBackend {
+		return l.NLIBackend
+	}
+	return l.NLIBackend + ":" + l.ModelName
+}
+
+// NLIIdentity is the NLI identity of the backend that scored the line's
+// record, as a line records it (ModelName).
+func (l *Line) NLIIdentity() nli.Identity {
+	id := nli.Identity{Backend: l.NLIBackend}
+	if l.ModelName != l.NLIBackend {
+		id.Model = l.ModelName
+	}
+	return id
+}
+
+// ModelName is a line's model_name for an NLI backend: its model, or the
+// backend's name when it has none.
+func ModelName(id nli.Identity) string {
+	if id.Model == "" {
+		return id.Backend
+	}
+	return id.Model
+}
+
+// RunNLI is the NLI a run used, for naming it: the run's setting, or, for
+// lines written before it was recorded, the backend and model of the
+// record.
+func (l *Line) RunNLI() string {
+	if l.Run != nil {
+		return l.Run.NLI
+	}
+	return l.NLIName()
+}
+
+// Difference is a setting in which two identities differ: the field of an
+// output line that says so, and its two values.
+type Difference struct {
+	Field string // JSON path: "run.inference", "priors", ...
+	A, B  string
+}
+
+// Compare returns the first setting in which two identities differ, or
+// nil when they are of one run. A setting that one of them does not depend
+// on ("") matches any.
+func Compare(a, b Identity) *Difference {
+	for _, f := range []struct {
+		field string
+		a, b  string
+		any   bool // "" matches any
+	}{
+		{"version", a.Version, b.Version, false},
+		{"run.nli", a.NLI, b.NLI, true},
+		{"run.inference", a.Inference, b.Inference, false},
+		{"pairs_per_atom", a.PairsPerAtom, b.PairsPerAtom, true},
+		{"priors", a.Priors, b.Priors, false},
+		{"run.k", a.K, b.K, false},
+		{"run.retrieval", a.Retrieval, b.Retrieval, false},
+		{"summarizer", a.Summarizer, b.Summarizer, false},
+	} {
+		if f.a == f.b || f.any && (f.a == "" || f.b == "") {
+			continue
+		}
+		return &Difference{Field: f.field, A: f.a, B: f.b}
+	}
+	return nil
+}
+
+// KName is Run.K for a setting of K: "half", or its number.
+func KName(k score.K) string {
+	if k.Half {
+		return "half"
+	}
+	return strconv.FormatFloat(k.Value, 'g', -1, 64)
+}
+
+// RetrievalName is Run.Retrieval for a run that retrieves topK passages
+// per atom and query passages for the question.
+func RetrievalName(topK, query int) string {
+	return fmt.Sprintf("top_k=%d,query_contexts=%d", topK, query)
+}
+
+// GivenElse is Run.NLI for a run that scores a record from its own
+// relations when it has some, and with the classifier otherwise.
+func GivenElse(classifier nli.Identity) string {
+	return GivenBackend + " else " + classifier.String()
+}
+
+// SameContextPriors compares the per-context priors a line records with
+// those wanted, and describes the difference as an error: "field
+// "priors.context_priors" is A there but B"; callers say where B is from.
+func SameContextPriors(recorded, want map[string]float64) error {
+	if maps.Equal(recorded, want) {
+		return nil
+	}
+	return fmt.Errorf("field %q is %s there but %s", "priors.context_priors", ShortQuote(contextPriorsName(recorded)), ShortQuote(contextPriorsName(want)))
+}
+
+// ShortQuote quotes s for an error message, on one line and cut to 60
+// characters.
+func ShortQuote(s string) string { return strconv.Quote(OneLine(s, 60)) }
+
+// OneLine shortens text to its first n characters, on one line.
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
