@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/fakeinfer"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // buildFR builds the fr command into a temporary directory and returns its
@@ -45,7 +45,7 @@ func TestShardProcesses(t *testing.T) {
 	t.Setenv(onnxnli.LibraryEnvVar, lib)
 	dir := t.TempDir()
 	t.Setenv("FACTREASONER_CACHE", filepath.Join(dir, "cache")) // keep the LLM and retrieval caches here
-	srv := fakeinfer.Start(t, tinyRoberta, "roberta-nli")
+	srv := remotenlitest.Start(t, tinyRoberta, "roberta-nli")
 	input := scaleInput(t)
 	args := []string{"score", "--version", "3", "--pairs-per-atom", "2", "--nli", "remote", "--nli-endpoint", srv.URL, "--nli-remote-model", "roberta-nli", "--nli-model", tinyRoberta}
 	want, stderr, err := run(t, context.Background(), append(args, input)...)
