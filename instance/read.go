@@ -47,27 +47,32 @@ var ErrEmpty = errors.New("no records in file")
 // array of objects (on one line or many). A UTF-8 byte order mark at the
 // start is skipped.
 //
-// The layout is decided from content that cannot be mistaken: a file whose
-// first non-blank line is a complete JSON object is jsonl; so is one whose
-// first line is broken but whose second non-blank line is a complete
-// object (the first line is then reported as an invalid record, and the
-// others are read). Anything else is read as pretty-printed JSON.
+// The layout is decided from the input as a whole, in a first pass that
+// holds nothing (an input that cannot seek, such as a pipe, is held in
+// memory for it, up to MaxDocumentBytes): an input that is valid JSON
+// throughout is read as JSON when a value spans lines or is an array, else
+// as jsonl (the same records either way); an input that is not valid JSON
+// is jsonl when one of its lines (not indented) is a whole JSON object, so
+// that broken lines, however many and wherever, never hide the records
+// after them; an input that is neither is read as JSON up to its first
+// error, which says that the file is neither.
 //
 // A record that is malformed or fails validation is reported as an *Error;
 // in jsonl mode the reader can go on with the next line after it, so callers
 // may skip bad records.
 type Reader struct {
 	name string
-	br   *bufio.Reader
+	src  io.Reader
+	br   *bufio.Reader // src, once the layout is decided
 	// MaxLineBytes bounds a jsonl line, MaxDocumentBytes a file of
 	// pretty-printed JSON: longer input is an error before it is held in
 	// memory (a long jsonl line is skipped whole). NewReader sets
 	// DefaultMaxLineBytes and DefaultMaxDocumentBytes.
 	MaxLineBytes, MaxDocumentBytes int
 
-	line    int      // lines consumed so far (jsonl mode)
-	pending []lineAt // lines read while deciding the layout, not yet returned
+	line    int // lines consumed so far (jsonl mode)
 	mode    int
+	neither bool        // the input is neither jsonl nor valid JSON
 	doc     []*Instance // pending records (document mode)
 	docEr   error
 	n       int // records returned or reported so far
@@ -95,7 +100,7 @@ const (
 
 // NewReader returns a reader of r; name is used in error messages.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<16), MaxLineBytes: DefaultMaxLineBytes, MaxDocumentBytes: DefaultMaxDocumentBytes}
+	return &Reader{name: name, src: r, MaxLineBytes: DefaultMaxLineBytes, MaxDocumentBytes: DefaultMaxDocumentBytes}
 }
 
 // Next returns the next valid instance, an *Error for an invalid record, or
@@ -110,7 +115,7 @@ func (r *Reader) Next() (*Instance, error) {
 		return r.nextDoc()
 	}
 	for {
-		l, err := r.nextLine()
+		l, err := r.readLine()
 		if err == io.EOF {
 			if r.n == 0 {
 				return nil, &Error{File: r.name, Err: ErrEmpty}
@@ -139,17 +144,6 @@ func (r *Reader) Next() (*Instance, error) {
 		in.Line = l.n
 		return in, nil
 	}
-}
-
-// nextLine returns the next line: one read while deciding the layout, else
-// one from the input. io.EOF comes only when nothing is left.
-func (r *Reader) nextLine() (lineAt, error) {
-	if len(r.pending) > 0 {
-		l := r.pending[0]
-		r.pending = r.pending[1:]
-		return l, nil
-	}
-	return r.readLine()
 }
 
 // readLine reads a line of at most MaxLineBytes (a longer one is consumed
@@ -187,42 +181,52 @@ func (r *Reader) readLine() (lineAt, error) {
 // bom is the UTF-8 byte order mark.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-// detect decides between jsonl and document mode (see Reader) by reading
-// the first two non-blank lines; they are kept for Next or for the
-// document.
+// detect decides between jsonl and document mode (see Reader) from a pass
+// over the whole input, then starts reading it.
 func (r *Reader) detect() error {
-	first, second := -1, -1 // indexes in pending
-	for second < 0 {
-		l, err := r.readLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &Error{File: r.name, Line: r.line + 1, Err: err}
-		}
-		r.pending = append(r.pending, l)
-		switch {
-		case len(bytes.TrimSpace(l.raw)) == 0 && !l.tooLong:
-		case first < 0:
-			first = len(r.pending) - 1
-			if l.tooLong || isObject(l.raw) {
-				// Only jsonl holds a whole object, or a line this long,
-				// on its first line.
-				r.mode = modeLines
-				return nil
+	src, mode, err := r.decide()
+	if err != nil {
+		return &Error{File: r.name, Err: err}
+	}
+	r.br = bufio.NewReaderSize(src, 1<<16)
+	r.mode = mode
+	if mode == modeDocument {
+		return r.readDocument()
+	}
+	return nil
+}
+
+// decide reads the input once to decide its layout and returns it again,
+// from where it started, with the mode to read it in.
+func (r *Reader) decide() (io.Reader, int, error) {
+	if rs, ok := r.src.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			l, err := scanLayout(rs, r.MaxLineBytes)
+			if err != nil {
+				return nil, 0, err
 			}
-			if t := bytes.TrimSpace(l.raw); t[0] == '[' {
-				return r.readDocument() // an array, on one line or many
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return nil, 0, err
 			}
-		default:
-			second = len(r.pending) - 1
+			r.neither = !l.valid && !l.objectLine
+			return rs, l.mode(r.MaxDocumentBytes), nil
 		}
 	}
-	if first < 0 || (second >= 0 && (r.pending[second].tooLong || isObject(r.pending[second].raw))) {
-		r.mode = modeLines // empty input (Next reports it), or jsonl with a broken first line
-		return nil
+	// A pipe: held in memory to be read twice, as far as a document may
+	// go; a longer input cannot be one, and is jsonl.
+	held, err := io.ReadAll(io.LimitReader(r.src, int64(r.MaxDocumentBytes)+1))
+	if err != nil {
+		return nil, 0, err
 	}
-	return r.readDocument()
+	if len(held) > r.MaxDocumentBytes {
+		return io.MultiReader(bytes.NewReader(held), r.src), modeLines, nil
+	}
+	l, err := scanLayout(bytes.NewReader(held), r.MaxLineBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.neither = !l.valid && !l.objectLine
+	return bytes.NewReader(held), l.mode(r.MaxDocumentBytes), nil
 }
 
 // isObject reports whether a line is a complete JSON object (NaN and
@@ -232,26 +236,17 @@ func isObject(line []byte) bool {
 	return len(t) > 0 && t[0] == '{' && json.Valid(quoteNonFinite(t))
 }
 
-// readDocument decodes a file of pretty-printed JSON values: the lines
-// read so far and the rest of the input.
+// readDocument decodes a file of pretty-printed JSON values.
 func (r *Reader) readDocument() error {
 	r.mode = modeDocument
-	var head []byte
-	for _, l := range r.pending {
-		if l.tooLong {
-			return &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the file is not jsonl and its line is longer than %d bytes", r.MaxLineBytes)}
-		}
-		head = append(head, l.raw...)
-	}
-	r.pending = nil
-	rest, err := io.ReadAll(io.LimitReader(r.br, int64(r.MaxDocumentBytes-len(head)+1)))
+	data, err := io.ReadAll(io.LimitReader(r.br, int64(r.MaxDocumentBytes)+1))
 	if err != nil {
 		return &Error{File: r.name, Err: err}
 	}
-	data := append(head, rest...)
 	if len(data) > r.MaxDocumentBytes {
 		return &Error{File: r.name, Err: fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)}
 	}
+	data = bytes.TrimPrefix(data, bom)
 	data = quoteNonFinite(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
@@ -269,6 +264,9 @@ func (r *Reader) readDocument() error {
 				line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'})
 			}
 			r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
+			if r.neither {
+				r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w; the file is not jsonl either (no line holds a whole JSON object)", err)}
+			}
 			break
 		}
 		if raw[0] == '[' {
