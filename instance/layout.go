@@ -108,8 +108,8 @@ type jsonScanner struct {
 	lit      string // the literal being matched
 	pos      int    // bytes of lit matched
 	hex      int    // hex digits left of a \u escape
-	topArray bool // the first value is an array
-	values   int  // top-level values begun
+	topArray bool   // the first value is an array
+	values   int    // top-level values begun
 }
 
 type scanState uint8
