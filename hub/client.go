@@ -191,7 +191,8 @@ func (c *Client) Info(ctx context.Context, repo, revision string) (*Info, error)
 	}
 	info, err := ParseInfo(body)
 	if err != nil {
-		return nil, fmt.Errorf("hub %s answered %s with %w", c.shown(), redact.URL(u), err)
+		// The listing may echo the token.
+		return nil, fmt.Errorf("hub %s answered %s with %s", c.shown(), redact.URL(u), redact.String(err.Error(), c.Token))
 	}
 	if info.ID == "" {
 		info.ID = repo

@@ -329,7 +329,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			break
 		}
 		if attempt > c.reasks {
-			return nil, newUnreadable(req, resp, attempt, rerr)
+			return nil, newUnreadable(req, resp, attempt, rerr, c.apiKey)
 		}
 		msgs = append(msgs[:len(msgs):len(msgs)],
 			Message{Role: "assistant", Content: resp.Content},
@@ -375,7 +375,8 @@ func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, err
 	}
 	resp, err := parseResponse(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("llm: POST %s: %w", c.shown, err)
+		// The body may echo the key: a 200 with text, or an error object.
+		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
 	}
 	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
 	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
@@ -401,14 +402,16 @@ type UnreadableAnswerError struct {
 	FinishReason string
 	// Err is Read's reason for refusing the last answer.
 	Err error
+
+	key string // redacted from the message: a model may quote it
 }
 
-func newUnreadable(req Request, resp *Response, attempts int, err error) *UnreadableAnswerError {
+func newUnreadable(req Request, resp *Response, attempts int, err error, key string) *UnreadableAnswerError {
 	a := resp.Content
 	if r := []rune(a); len(r) > QuoteLen {
 		a = string(r[:QuoteLen]) + "…"
 	}
-	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: a, Attempts: attempts, FinishReason: resp.FinishReason, Err: err}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: redact.String(a, key), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, key: key}
 }
 
 func (e *UnreadableAnswerError) Error() string {
@@ -427,7 +430,7 @@ func (e *UnreadableAnswerError) Error() string {
 		b.WriteString("; it was cut off at the token limit")
 	}
 	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
-	return b.String()
+	return redact.String(b.String(), e.key)
 }
 
 func (e *UnreadableAnswerError) Unwrap() error { return e.Err }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakellm"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -583,5 +584,38 @@ func TestUserAgent(t *testing.T) {
 	}
 	if ua != version.UserAgent() || !strings.HasPrefix(ua, "factreasoner-go/") {
 		t.Errorf("User-Agent %q", ua)
+	}
+}
+
+// TestErrorsRedactKey: the client's own errors keep its key out, whole or
+// cut, whatever answer echoes it: a 200 with text, an error object in a
+// 200, an error status, a model's answer quoted in an unreadable-answer
+// error.
+func TestErrorsRedactKey(t *testing.T) {
+	const key = "sk-proj-LibraryLevelKey0123456789"
+	pad := strings.Repeat("x ", 90)
+	replies := map[string]fakellm.Reply{
+		"200 text":         {Body: "your key is " + key},
+		"200 text, cut":    {Body: pad + key + " more"},
+		"200 error object": {Body: `{"error": {"message": "Incorrect API key provided: ` + key + `"}}`},
+		"401":              {Status: 401, Body: `{"error": {"message": "Incorrect API key provided: ` + pad + key + `"}}`},
+		"answer quoting":   {Content: "no: " + pad + key},
+	}
+	for name, reply := range replies {
+		t.Run(name, func(t *testing.T) {
+			srv := fakellm.New(t, func(int, fakellm.Request) fakellm.Reply { return reply })
+			c, _ := newTestClient(t, srv, Config{APIKey: key})
+			req := ask("q")
+			req.Read = func(*Response) error { return errors.New("not a label") }
+			_, err := c.Complete(context.Background(), req)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for i := 0; i+redact.PartLen <= len(key); i++ {
+				if strings.Contains(err.Error(), key[i:i+redact.PartLen]) {
+					t.Fatalf("%q of the key shows: %v", key[i:i+redact.PartLen], err)
+				}
+			}
+		})
 	}
 }

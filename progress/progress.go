@@ -7,7 +7,6 @@ package progress
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -51,7 +50,8 @@ func New(w io.Writer, prefix string) *Display {
 // WithBar shows a progress bar instead of plain lines when w is a
 // terminal.
 func (p *Display) WithBar() *Display {
-	if f, ok := p.w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	// A writer that filters stderr (a redactor) passes its file's Fd on.
+	if f, ok := p.w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription(p.prefix),
