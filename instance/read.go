@@ -72,10 +72,17 @@ type Reader struct {
 
 	line    int // lines consumed so far (jsonl mode)
 	mode    int
-	neither bool        // the input is neither jsonl nor valid JSON
-	doc     []*Instance // pending records (document mode)
-	docEr   error
-	n       int // records returned or reported so far
+	neither bool // the input is neither jsonl nor valid JSON
+	n       int  // records returned or reported so far
+
+	// Document mode: the decoder of the input, its lines, whether it is
+	// in a top-level array and at which element, and the error that ends
+	// the input (io.EOF once reported).
+	dec        *json.Decoder
+	lines      *lineIndex
+	inArray    bool
+	arrayIndex int
+	docEr      error
 }
 
 // lineAt is a line of input and its 1-based number; tooLong marks one cut
@@ -209,7 +216,11 @@ func (r *Reader) decide() (io.Reader, int, error) {
 				return nil, 0, err
 			}
 			r.neither = !l.valid && !l.objectLine
-			return rs, l.mode(r.MaxDocumentBytes), nil
+			mode := l.mode(r.MaxDocumentBytes)
+			if mode == modeDocument && l.size > int64(r.MaxDocumentBytes) {
+				return nil, 0, fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)
+			}
+			return rs, mode, nil
 		}
 	}
 	// A pipe: held in memory to be read twice, as far as a document may
@@ -236,106 +247,144 @@ func isObject(line []byte) bool {
 	return len(t) > 0 && t[0] == '{' && json.Valid(quoteNonFinite(t))
 }
 
-// readDocument decodes a file of pretty-printed JSON values.
+// readDocument starts decoding a file of pretty-printed JSON values, one
+// record at a time (nextDoc): only the record being read is held.
 func (r *Reader) readDocument() error {
 	r.mode = modeDocument
-	data, err := io.ReadAll(io.LimitReader(r.br, int64(r.MaxDocumentBytes)+1))
-	if err != nil {
-		return &Error{File: r.name, Err: err}
+	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
+		r.br.Discard(len(bom))
 	}
-	if len(data) > r.MaxDocumentBytes {
-		return &Error{File: r.name, Err: fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)}
-	}
-	data = bytes.TrimPrefix(data, bom)
-	data = quoteNonFinite(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
+	r.lines = &lineIndex{r: &nonFiniteQuoter{r: r.br}, limit: int64(r.MaxLineBytes)}
+	r.dec = json.NewDecoder(r.lines)
+	return nil
+}
+
+// nextDoc returns the next record of a pretty-printed file: the next
+// top-level value, or the next element of a top-level array. A record
+// that fails validation is reported and the next one read; invalid JSON
+// cannot be resynchronised and ends the file.
+func (r *Reader) nextDoc() (*Instance, error) {
 	for {
-		start := dec.InputOffset()
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			break
+		if r.docEr != nil {
+			if r.docEr == io.EOF {
+				return nil, io.EOF
+			}
+			err := r.docEr
+			r.docEr = io.EOF
+			r.n++
+			return nil, err
 		}
-		// The value starts at the first non-space byte after start.
-		off := int(start) + len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-		line := 1 + bytes.Count(data[:off], []byte{'\n'})
-		if err != nil {
-			if se, ok := err.(*json.SyntaxError); ok {
-				line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'})
+		if r.inArray {
+			if !r.dec.More() {
+				if _, err := r.dec.Token(); err != nil { // ]
+					r.docEr = r.jsonError(err, r.dec.InputOffset())
+					continue
+				}
+				r.inArray = false
+				continue
 			}
-			r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
-			if r.neither {
-				r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w; the file is not jsonl either (no line holds a whole JSON object)", err)}
+			off := r.dec.InputOffset() + r.skipped(" \t\r\n,")
+			in, err := r.decodeAt(off, r.arrayIndex)
+			r.arrayIndex++
+			if in == nil && err == nil {
+				continue // invalid JSON: reported next
 			}
-			break
+			return in, err
 		}
-		if raw[0] == '[' {
-			if err := r.readArray(raw, line); err != nil {
-				r.docEr = err
-				break
+		if !r.dec.More() {
+			var raw json.RawMessage
+			err := r.dec.Decode(&raw) // the end, or a stray ] or }
+			if err == io.EOF {
+				r.docEr = io.EOF
+				if r.n == 0 {
+					return nil, &Error{File: r.name, Err: ErrEmpty}
+				}
+				return nil, io.EOF
 			}
+			if err == nil {
+				err = errors.New("unexpected value")
+			}
+			r.docEr = r.jsonError(err, r.dec.InputOffset())
 			continue
 		}
-		in, err := decode(raw)
-		if err != nil {
-			r.docEr = r.wrap(line, raw, err)
-			break
-		}
-		in.Line = line
-		r.doc = append(r.doc, in)
-	}
-	return nil
-}
-
-// readArray decodes a JSON array of records that starts on line line; each
-// record's Line is the line its element starts on.
-func (r *Reader) readArray(raw []byte, line int) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // [
-		return &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
-	}
-	for i := 0; dec.More(); i++ {
-		off := valueStart(raw, int(dec.InputOffset()))
-		elemLine := line + bytes.Count(raw[:off], []byte{'\n'})
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
-			return &Error{File: r.name, Line: elemLine, Err: fmt.Errorf("invalid JSON: %w", err)}
-		}
-		in, err := decode(item)
-		if err != nil {
-			e := r.wrap(elemLine, item, err).(*Error)
-			if e.Field != "" {
-				e.Field = fmt.Sprintf("element %d: %s", i, e.Field)
-			} else {
-				e.Err = fmt.Errorf("element %d: %w", i, e.Err)
+		off := r.dec.InputOffset() // More has skipped the spaces: the value's first byte
+		if r.skipped("[") == 1 {
+			r.lines.release(off)
+			if _, err := r.dec.Token(); err != nil {
+				r.docEr = r.jsonError(err, off)
+				continue
 			}
-			return e
+			r.inArray, r.arrayIndex = true, 0
+			continue
 		}
-		in.Line = elemLine
-		r.doc = append(r.doc, in)
+		in, err := r.decodeAt(off, -1)
+		if in == nil && err == nil {
+			continue // invalid JSON: reported next
+		}
+		return in, err
 	}
-	return nil
 }
 
-func (r *Reader) nextDoc() (*Instance, error) {
-	if len(r.doc) > 0 {
-		in := r.doc[0]
-		r.doc = r.doc[1:]
-		r.n++
+// skipped counts the bytes of set at the start of what the decoder holds
+// unread: the comma and spaces before an array's next element, or an
+// array's opening bracket.
+func (r *Reader) skipped(set string) int64 {
+	br := bufio.NewReaderSize(r.dec.Buffered(), 16)
+	var n int64
+	for {
+		c, err := br.ReadByte()
+		if err != nil || strings.IndexByte(set, c) < 0 {
+			return n
+		}
+		if n++; len(set) == 1 {
+			return n
+		}
+	}
+}
+
+// decodeAt decodes the value that starts at offset off of the (quoted)
+// input, element index of an array (-1: a top-level value). Invalid JSON
+// is kept in docEr, to be reported next, and gives nil, nil.
+func (r *Reader) decodeAt(off int64, index int) (*Instance, error) {
+	r.lines.release(off)
+	line := r.lines.line(off)
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		r.docEr = r.jsonError(err, off)
+		return nil, nil
+	}
+	r.n++
+	in, err := decode(raw)
+	if err == nil {
+		in.Line = line
 		return in, nil
 	}
-	if r.docEr != nil {
-		err := r.docEr
-		r.docEr = nil
-		r.n++
-		// A broken document cannot be resynchronised: stop after the error.
-		r.doc = nil
-		return nil, err
+	e := r.wrap(line, raw, err).(*Error)
+	if index >= 0 {
+		if e.Field != "" {
+			e.Field = fmt.Sprintf("element %d: %s", index, e.Field)
+		} else {
+			e.Err = fmt.Errorf("element %d: %w", index, e.Err)
+		}
 	}
-	if r.n == 0 {
-		return nil, &Error{File: r.name, Err: ErrEmpty}
+	return nil, e
+}
+
+// jsonError is the *Error of invalid JSON in a pretty-printed file, at
+// the line of the syntax error, else of the value that starts at off.
+func (r *Reader) jsonError(err error, off int64) error {
+	if errors.Is(err, errRecordTooLong) {
+		return &Error{File: r.name, Line: r.lines.line(off), Err: fmt.Errorf("a record is longer than %d bytes, the most a record may take", r.MaxLineBytes)}
 	}
-	return nil, io.EOF
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	err = fmt.Errorf("invalid JSON: %w", err)
+	if r.neither {
+		err = fmt.Errorf("%w; the file is not jsonl either (no line holds a whole JSON object)", err)
+	}
+	return &Error{File: r.name, Line: r.lines.line(off), Err: err}
 }
 
 // wrap turns an error about the record raw, which starts on line line, into

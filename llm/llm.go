@@ -19,6 +19,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -69,7 +70,18 @@ type Config struct {
 	// Reasks is how many times an answer that its request's Read refuses
 	// is asked again, with the request's Reminder. Zero means never.
 	Reasks int
+	// MaxAnswerBytes bounds the body of one answer; a longer one is an
+	// error, not read past the bound. Default DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
 }
+
+// DefaultMaxAnswerBytes bounds an answer's body: a completion of
+// thousands of tokens with their log probabilities takes a few hundred
+// kilobytes. An answer in flight takes at most about six times its body
+// at the peak: the body, its text and tokens decoded (about twice the
+// body for an answer made of log probabilities), and the garbage
+// collector's headroom (BENCHMARKS.md, "Caps on the stream").
+const DefaultMaxAnswerBytes = 8 << 20
 
 // Message is one chat message.
 type Message struct {
@@ -169,6 +181,7 @@ type Client struct {
 	slots    chan struct{} // one token per request allowed in flight
 	cache    *cache
 	reasks   int
+	maxBody  int64
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -202,6 +215,10 @@ func New(cfg Config) (*Client, error) {
 		retry:    cfg.Retry,
 		http:     cfg.HTTPClient,
 		reasks:   cfg.Reasks,
+		maxBody:  cfg.MaxAnswerBytes,
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = DefaultMaxAnswerBytes
 	}
 	if c.timeout <= 0 {
 		c.timeout = 2 * time.Minute
@@ -278,7 +295,7 @@ type wireResponse struct {
 			Content []struct {
 				Token   string   `json:"token"`
 				Logprob *float64 `json:"logprob"`
-				Bytes   []int    `json:"bytes"`
+				Bytes   byteList `json:"bytes"`
 			} `json:"content"`
 		} `json:"logprobs"`
 	} `json:"choices"`
@@ -555,7 +572,10 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	if err == nil {
 		defer hresp.Body.Close()
 		var raw []byte
-		raw, err = io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
+		raw, err = readBounded(hresp, c.maxBody)
+		if errors.Is(err, errTooLarge) {
+			return nil, retry.Permanent(fmt.Errorf("llm: POST %s: %s: the answer is longer than %d bytes, the most an answer may take", c.shown, hresp.Status, c.maxBody))
+		}
 		if err == nil {
 			if hresp.StatusCode/100 == 2 {
 				return raw, nil
@@ -571,6 +591,29 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
 	return nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
+}
+
+var errTooLarge = errors.New("body too large")
+
+// readBounded reads a body of at most limit bytes, or fails with
+// errTooLarge without reading past limit. The buffer is sized from the
+// declared length, so that a body read takes its own size, not the
+// doubling of a growing buffer.
+func readBounded(resp *http.Response, limit int64) ([]byte, error) {
+	if resp.ContentLength > limit {
+		return nil, errTooLarge
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
@@ -618,6 +661,35 @@ func snippet(b []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// byteList is a token's bytes as the server lists them, [104, 105],
+// decoded straight into bytes: as []int each would take eight.
+type byteList []byte
+
+func (b *byteList) UnmarshalJSON(data []byte) error {
+	if bytes.Equal(data, []byte("null")) {
+		*b = nil
+		return nil
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+		return errors.New("token bytes: not a list")
+	}
+	out := make([]byte, 0, bytes.Count(data, []byte{','})+1)
+	for _, f := range bytes.Split(data[1:len(data)-1], []byte{','}) {
+		f = bytes.TrimSpace(f)
+		if len(f) == 0 && len(out) == 0 && len(bytes.TrimSpace(data[1:len(data)-1])) == 0 {
+			break // []
+		}
+		v, err := strconv.Atoi(string(f))
+		if err != nil || v < 0 || v > 255 {
+			return fmt.Errorf("token bytes: %q is not a byte", f)
+		}
+		out = append(out, byte(v))
+	}
+	*b = out
+	return nil
+}
+
 // parseResponse reads a chat completion response body.
 func parseResponse(raw []byte) (*Response, error) {
 	var wr wireResponse
@@ -646,10 +718,7 @@ func parseResponse(raw []byte) (*Response, error) {
 				tok.Logprob = *t.Logprob
 			}
 			if t.Bytes != nil {
-				tok.Bytes = make([]byte, len(t.Bytes))
-				for j, b := range t.Bytes {
-					tok.Bytes[j] = byte(b)
-				}
+				tok.Bytes = t.Bytes
 			} else {
 				tok.Bytes = []byte(t.Token)
 			}

@@ -619,3 +619,51 @@ func TestErrorsRedactKey(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerCap: an answer longer than MaxAnswerBytes, declared or not,
+// is an error at once (not retried), read no further than the cap; one at
+// the cap is read. Token bytes decode as bytes, and a byte out of range is
+// an unreadable answer.
+func TestAnswerCap(t *testing.T) {
+	answer := `{"choices": [{"message": {"content": "neutral"}, "finish_reason": "stop", "logprobs": {"content": [{"token": "neutral", "logprob": -0.5, "bytes": [110, 101, 117, 116, 114, 97, 108]}]}}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := answer
+		if r.URL.Query().Get("pad") != "" {
+			body = strings.Replace(answer, `"stop"`, `"stop", "pad": "`+strings.Repeat("x", 4096)+`"`, 1)
+		}
+		if r.URL.Query().Get("chunked") == "" {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		}
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		query string
+		ok    bool
+	}{
+		{"", true}, {"chunked=1", true}, {"pad=1", false}, {"pad=1&chunked=1", false},
+	} {
+		c, err := New(Config{BaseURL: srv.URL + "/v1?" + tt.query, Model: "m", Retry: fast(3), MaxAnswerBytes: int64(len(answer))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Complete(context.Background(), ask("q"))
+		if tt.ok {
+			if err != nil || r.Content != "neutral" || string(r.Tokens[0].Bytes) != "neutral" {
+				t.Errorf("%s: %+v, %v", tt.query, r, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "longer than") || c.Usage().Requests != 1 {
+			t.Errorf("%s: error %v after %d requests, want one refusal", tt.query, err, c.Usage().Requests)
+		}
+	}
+	for _, bad := range []string{`[256]`, `[-1]`, `"aGk="`, `[1,]`} {
+		if _, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", bad, 1))); err == nil {
+			t.Errorf("bytes %s read", bad)
+		}
+	}
+	if r, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", "[]", 1))); err != nil || len(r.Tokens[0].Bytes) != 0 {
+		t.Errorf("bytes []: %v", err)
+	}
+}

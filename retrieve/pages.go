@@ -20,6 +20,7 @@ import (
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/temoto/robotstxt"
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/net/http/httpproxy"
 
@@ -48,7 +49,15 @@ const (
 	maxRobotsBytes  = 500 << 10 // what Google reads of a robots.txt
 	robotsMemory    = 1024      // hosts whose robots.txt is remembered
 	webPageMemory   = 64        // pages whose text is remembered
+	pageMemoryBytes = 16 << 20  // the most bytes of text remembered
 	maxPageElements = 200000    // HTML elements readability will look at
+	// pageParsers is how many pages are parsed at once, by all the
+	// searches of a run: readability takes about 25 times a page's bytes
+	// while it parses (BENCHMARKS.md), so that a run holds at most that
+	// for one page, and its fetched bodies, however many pages and
+	// records are in flight. Parsing is CPU work: more at once would not
+	// finish sooner on a few cores.
+	pageParsers = 1
 )
 
 // PageFailure says why a page's text could not be used.
@@ -135,11 +144,13 @@ type PageFetcher struct {
 	plain    *http.Client                     // robots.txt files
 
 	mu          sync.Mutex
+	parsing     chan struct{}           // one token per page being parsed
 	proxies     map[string]bool         // host:port of the proxies used
 	robots      map[string]*robotsEntry // by scheme://host
 	robotsOrder []string
 	pages       map[string]pageText // by link: the atoms of a response often share results
 	pageOrder   []string
+	pageBytes   int // of the texts in pages
 	stats       PageStats
 }
 
@@ -192,6 +203,7 @@ func NewPageFetcher() *PageFetcher {
 		MaxRedirects: DefaultMaxRedirects,
 		MaxChars:     MaxContextChars,
 		robots:       make(map[string]*robotsEntry),
+		parsing:      make(chan struct{}, pageParsers),
 	}
 	f.proxyFor = httpproxy.FromEnvironment().ProxyFunc()
 	transport := &http.Transport{
@@ -433,12 +445,17 @@ func (f *PageFetcher) remember(link string, pt pageText) {
 	if _, ok := f.pages[link]; ok {
 		return
 	}
-	if len(f.pageOrder) == webPageMemory {
+	if len(pt.text) > pageMemoryBytes {
+		return
+	}
+	for len(f.pageOrder) == webPageMemory || f.pageBytes+len(pt.text) > pageMemoryBytes {
+		f.pageBytes -= len(f.pages[f.pageOrder[0]].text)
 		delete(f.pages, f.pageOrder[0])
 		f.pageOrder = f.pageOrder[1:]
 	}
 	f.pages[link] = pt
 	f.pageOrder = append(f.pageOrder, link)
+	f.pageBytes += len(pt.text)
 }
 
 // fetch fetches a page and returns its whole main text.
@@ -464,6 +481,12 @@ func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageErro
 		}
 		return "", &PageError{URL: shown, Reason: FailNetwork, Err: err, Temporary: true}
 	}
+	select {
+	case f.parsing <- struct{}{}:
+	case <-ctx.Done():
+		return "", &PageError{URL: shown, Reason: FailTimeout, Err: errors.New("waiting to parse the page"), Temporary: true}
+	}
+	defer func() { <-f.parsing }()
 	return f.extract(pg, shown)
 }
 
@@ -558,6 +581,11 @@ func (f *PageFetcher) extract(pg *page, shown string) (text string, perr *PageEr
 	}()
 	switch pg.mediaType {
 	case "text/html":
+		// The parser builds the whole document before it counts its
+		// elements: count them first, on the bytes.
+		if n := htmlElements(pg.body, maxPageElements); n > maxPageElements {
+			return "", &PageError{URL: shown, Reason: FailSize, Err: fmt.Errorf("more than %d HTML elements", maxPageElements)}
+		}
 		p := readability.NewParser()
 		p.MaxElemsToParse = maxPageElements
 		article, err := p.Parse(bytes.NewReader(pg.body), pg.url)
@@ -594,6 +622,22 @@ func (f *PageFetcher) extract(pg *page, shown string) (text string, perr *PageEr
 		return "", &PageError{URL: shown, Reason: FailType, Err: errors.New("the text is garbled (undecodable bytes)")}
 	}
 	return text, nil
+}
+
+// htmlElements counts the elements of an HTML document, up to limit+1,
+// with a tokenizer that holds one token at a time.
+func htmlElements(body []byte, limit int) int {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	n := 0
+	for n <= limit {
+		switch z.Next() {
+		case html.ErrorToken:
+			return n
+		case html.StartTagToken, html.SelfClosingTagToken:
+			n++
+		}
+	}
+	return n
 }
 
 // robotsAllow reports, as a *PageError, whether the host's robots.txt

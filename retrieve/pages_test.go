@@ -363,3 +363,26 @@ func TestRobotsPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPageFetcherElementBomb: a page of more elements than readability may
+// look at is refused as too large from its bytes, before a document is
+// built; one just under the bound is parsed.
+func TestPageFetcherElementBomb(t *testing.T) {
+	site := fakesearch.NewSite(t)
+	site.SetRobots("")
+	bomb := "<html><body>" + strings.Repeat("<div><p>a</p></div>", maxPageElements/2+1) + "</body></html>"
+	site.Page("/bomb", "text/html", bomb)
+	f := testFetcher()
+	f.MaxBytes = int64(len(bomb)) + 1
+	_, err := f.Text(context.Background(), site.URL+"/bomb", "a")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Reason != FailSize || !strings.Contains(err.Error(), "HTML elements") {
+		t.Errorf("error %v, want %q for the elements", err, FailSize)
+	}
+	if n := htmlElements([]byte(bomb), maxPageElements); n != maxPageElements+1 {
+		t.Errorf("htmlElements = %d, want the count to stop at %d", n, maxPageElements+1)
+	}
+	if n := htmlElements([]byte("<p>a<br/><img src=x></p><!-- <b> --><script>'<i>'</script>"), 100); n != 4 {
+		t.Errorf("htmlElements = %d, want 4 (p, br, img, script)", n)
+	}
+}
