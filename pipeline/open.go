@@ -664,7 +664,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 			s.Query, s.Retry = query, p.res.retry
 			p.onSummary(func(w io.Writer) {
 				if n := s.Searches(); n > 0 {
-					fmt.Fprintf(w, "fr: serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
+					fmt.Fprintf(w, "fr: serper: %d searches at %s%s\n", n, redact.URL(s.Endpoint), droppedLinks(s.DroppedLinks()))
 				}
 			})
 			r, cacheName = withPages(s, s.Source())
@@ -679,7 +679,7 @@ func (p *Pipeline) openRetriever(o Options) error {
 			s.Query, s.Retry = query, p.res.retry
 			p.onSummary(func(w io.Writer) {
 				if n := s.Searches(); n > 0 {
-					fmt.Fprintf(w, "fr: searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
+					fmt.Fprintf(w, "fr: searxng: %d searches at %s%s\n", n, redact.URL(s.Endpoint), droppedLinks(s.DroppedLinks()))
 				}
 			})
 			r, cacheName = withPages(s, s.Source())
@@ -698,6 +698,15 @@ func (p *Pipeline) openRetriever(o Options) error {
 	}
 	p.Retriever = multi
 	return nil
+}
+
+// droppedLinks says how many result links were dropped for not being
+// http(s) URLs, if any.
+func droppedLinks(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d result links that are not http(s) dropped (the results kept without them)", n)
 }
 
 // sourceNames reads the list of sources; none gives an empty list.

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
 // The page's data: what the script of the HTML file renders, as JSON.
@@ -165,7 +166,11 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				textIndex[t] = k
 				pr.Texts = append(pr.Texts, t)
 			}
-			pr.Contexts = append(pr.Contexts, pageContext{c.ID, c.Title, k, c.Link})
+			link := c.Link
+			if !retrieve.WebLink(link) {
+				link = "" // javascript:, data: and the like are not links to follow
+			}
+			pr.Contexts = append(pr.Contexts, pageContext{c.ID, c.Title, k, link})
 			node[c.ID] = len(base.Atoms) + i
 		}
 		for _, run := range rep.Runs {

@@ -35,7 +35,8 @@ type SearXNG struct {
 	Retry    *retry.Policy
 	Client   *http.Client
 
-	searches atomic.Int64
+	searches   atomic.Int64
+	linkFilter // drops links that are not http(s); DroppedLinks counts them
 }
 
 // NewSearXNG returns a client for the instance at base, its root URL (as
@@ -97,7 +98,7 @@ func (s *SearXNG) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pa
 		if len(out) == k {
 			break
 		}
-		out = append(out, Passage{Title: r.Title, Snippet: r.Content, Link: r.URL, Source: "searxng"})
+		out = append(out, Passage{Title: r.Title, Snippet: r.Content, Link: s.keep(r.URL), Source: "searxng"})
 	}
 	return out, nil
 }

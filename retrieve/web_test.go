@@ -267,3 +267,55 @@ func TestFetchPages(t *testing.T) {
 		t.Errorf("canceled: %v", err)
 	}
 }
+
+// TestNonWebLinksDropped: a search result whose link is not an http(s)
+// URL keeps its title and snippet but not the link, and is counted, at
+// Serper and at SearXNG; FetchPages then fetches nothing for it.
+func TestNonWebLinksDropped(t *testing.T) {
+	atom := "Lanny Flaherty was an actor."
+	hits := []fakesearch.Result{
+		{Title: "A", Link: "javascript:alert(document.cookie)", Snippet: "born 1942"},
+		{Title: "B", Link: "data:text/html;base64,PHNjcmlwdD4=", Snippet: "an actor"},
+		{Title: "C", Link: "file:///etc/passwd", Snippet: "root"},
+		{Title: "D", Link: " JAVASCRIPT:x", Snippet: "upper case"},
+		{Title: "E", Link: "https://example.org/flaherty", Snippet: "kept"},
+	}
+	fake, s := newTestSerper(t)
+	fake.Add(atom, hits...)
+	sx := fakesearch.NewSearXNG(t)
+	sx.Add(atom, hits...)
+	x, err := NewSearXNG(sx.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Retry = fastRetry()
+	for _, src := range []interface {
+		Retriever
+		DroppedLinks() int
+	}{s, x} {
+		ps, err := src.Retrieve(context.Background(), "", atom, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) != 5 {
+			t.Fatalf("%T: %d passages, want the 5 results", src, len(ps))
+		}
+		for i, p := range ps[:4] {
+			if p.Link != "" || p.Snippet != hits[i].Snippet {
+				t.Errorf("%T: passage %d: link %q snippet %q", src, i, p.Link, p.Snippet)
+			}
+		}
+		if ps[4].Link != "https://example.org/flaherty" {
+			t.Errorf("%T: the https link is %q", src, ps[4].Link)
+		}
+		if n := src.DroppedLinks(); n != 4 {
+			t.Errorf("%T: %d links dropped, want 4", src, n)
+		}
+	}
+	for link, want := range map[string]bool{"https://x.org/a": true, "http://x": true, "HTTP://X.ORG": true, "https://": false, "//x.org/a": false,
+		"javascript:alert(1)": false, "java\tscript:alert(1)": false, "ftp://x.org": false, "mailto:a@b": false, "": false} {
+		if WebLink(link) != want {
+			t.Errorf("WebLink(%q) = %v", link, !want)
+		}
+	}
+}
