@@ -19,7 +19,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -596,24 +595,28 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 var errTooLarge = errors.New("body too large")
 
 // readBounded reads a body of at most limit bytes, or fails with
-// errTooLarge without reading past limit. The buffer is sized from the
-// declared length, so that a body read takes its own size, not the
-// doubling of a growing buffer.
+// errTooLarge without reading past limit. A body of declared length is
+// read into a buffer of that size; another grows as io.ReadAll grows it
+// (by a quarter at a time), not by doubling.
 func readBounded(resp *http.Response, limit int64) ([]byte, error) {
 	if resp.ContentLength > limit {
 		return nil, errTooLarge
 	}
-	var buf bytes.Buffer
-	if resp.ContentLength > 0 {
-		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	if resp.ContentLength >= 0 {
+		buf := make([]byte, resp.ContentLength)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1)); err != nil {
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
 		return nil, err
 	}
-	if int64(buf.Len()) > limit {
+	if int64(len(buf)) > limit {
 		return nil, errTooLarge
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
@@ -666,25 +669,38 @@ func snippet(b []byte) string {
 type byteList []byte
 
 func (b *byteList) UnmarshalJSON(data []byte) error {
-	if bytes.Equal(data, []byte("null")) {
+	data = bytes.TrimSpace(data)
+	if string(data) == "null" {
 		*b = nil
 		return nil
 	}
-	data = bytes.TrimSpace(data)
 	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
 		return errors.New("token bytes: not a list")
 	}
-	out := make([]byte, 0, bytes.Count(data, []byte{','})+1)
-	for _, f := range bytes.Split(data[1:len(data)-1], []byte{','}) {
-		f = bytes.TrimSpace(f)
-		if len(f) == 0 && len(out) == 0 && len(bytes.TrimSpace(data[1:len(data)-1])) == 0 {
-			break // []
+	// One pass, no allocation but the result: a list of up to four bytes
+	// per token, thousands of tokens an answer.
+	out := make([]byte, 0, 4)
+	v, digits, ended := 0, 0, false // ended: a space after the digits
+	for _, c := range data[1:] {
+		switch {
+		case '0' <= c && c <= '9':
+			v = v*10 + int(c-'0')
+			if digits++; v > 255 || ended {
+				return errors.New("token bytes: not a list of bytes")
+			}
+		case c == ',' || c == ']':
+			if digits == 0 && !(c == ']' && len(out) == 0) {
+				return errors.New("token bytes: an empty item")
+			}
+			if digits > 0 {
+				out = append(out, byte(v))
+			}
+			v, digits, ended = 0, 0, false
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			ended = digits > 0
+		default:
+			return fmt.Errorf("token bytes: %q in a list of bytes", c)
 		}
-		v, err := strconv.Atoi(string(f))
-		if err != nil || v < 0 || v > 255 {
-			return fmt.Errorf("token bytes: %q is not a byte", f)
-		}
-		out = append(out, byte(v))
 	}
 	*b = out
 	return nil

@@ -658,12 +658,15 @@ func TestAnswerCap(t *testing.T) {
 			t.Errorf("%s: error %v after %d requests, want one refusal", tt.query, err, c.Usage().Requests)
 		}
 	}
-	for _, bad := range []string{`[256]`, `[-1]`, `"aGk="`, `[1,]`} {
+	for _, bad := range []string{`[256]`, `[-1]`, `"aGk="`, `[1,]`, `[,1]`, `[1 2]`, `[1.5]`, `[1000]`, `{}`} {
 		if _, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", bad, 1))); err == nil {
 			t.Errorf("bytes %s read", bad)
 		}
 	}
-	if r, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", "[]", 1))); err != nil || len(r.Tokens[0].Bytes) != 0 {
-		t.Errorf("bytes []: %v", err)
+	for list, want := range map[string]string{"[]": "", "[ ]": "", "[ 104 , 105 ]": "hi", "[0,255]": "\x00\xff", "null": "neutral"} {
+		r, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", list, 1)))
+		if err != nil || string(r.Tokens[0].Bytes) != want {
+			t.Errorf("bytes %s: %q, %v; want %q", list, r.Tokens[0].Bytes, err, want)
+		}
 	}
 }
