@@ -139,6 +139,29 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	return path, nil
 }
 
+// notAnInput refuses an output path that names one of the inputs: the
+// same file, by its name, a symbolic link or a hard link (writing it would
+// empty the input before it is read). An output that does not exist yet
+// names no input.
+func notAnInput(flag, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	so, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
+			if in == out {
+				return usagef("%s %s is an input of the command: give another %s", flag, out, flag)
+			}
+			return usagef("%s %s is the input %s (the same file): give another %s", flag, out, in, flag)
+		}
+	}
+	return nil
+}
+
 // outputFlags are -o and --force of the commands that write a new output
 // file (fr score's -o resumes instead; see its flags).
 func outputFlags() []cli.Flag {
@@ -150,11 +173,15 @@ func outputFlags() []cli.Flag {
 
 // openOutput returns where a command of outputFlags writes: stdout, or the
 // -o file, which must not exist unless --force is given (a device or pipe,
-// such as /dev/stdout, is written as it is). close closes the file.
-func openOutput(c *cli.Context) (w io.Writer, close func() error, err error) {
+// such as /dev/stdout, is written as it is) and must not be one of the
+// command's inputs. close closes the file.
+func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func() error, err error) {
 	path := c.String("output")
 	if path == "" {
 		return c.App.Writer, func() error { return nil }, nil
+	}
+	if err := notAnInput("-o", path, inputs...); err != nil {
+		return nil, nil, err
 	}
 	f, err := jsonl.CreateOutput(path, c.Bool("force"))
 	if errors.Is(err, os.ErrExist) {

@@ -49,7 +49,7 @@ func runAtomize(c *cli.Context) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, p.Close()) }()
-	out, closeOut, err := openOutput(c)
+	out, closeOut, err := openOutput(c, input)
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,9 @@ func runInspect(c *cli.Context) error {
 		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
 	if path := c.String("dot"); path != "" && last != nil {
+		if err := notAnInput("--dot", path, input); err != nil {
+			return err
+		}
 		f, err := os.Create(path)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,19 +43,15 @@ func runMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if out := c.String("output"); out != "" {
-		for _, p := range paths {
-			if sameFile(p, out) {
-				return usagef("-o %s is one of the outputs to merge: give another -o", out)
-			}
-		}
+	if err := notAnInput("-o", c.String("output"), append(paths, o.Input)...); err != nil {
+		return err
 	}
 	// The outputs are checked before the output file is created.
 	m, err := pipeline.PlanMerge(paths, o)
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(c)
+	out, closeOut, err := openOutput(c, append(paths, o.Input)...)
 	if err != nil {
 		return err
 	}
@@ -66,11 +61,4 @@ func runMerge(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr merge: %d lines from %d outputs\n", m.Lines(), len(paths))
 	return nil
-}
-
-// sameFile reports whether two paths name the same existing file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }

@@ -113,6 +113,9 @@ func runRetrieve(c *cli.Context) error {
 		return err
 	}
 	o.Caches.Retrieval = c.String("retrieval-cache")
+	if err := notAnInput("-o", c.String("output"), input); err != nil {
+		return err // before the retriever's caches are opened
+	}
 	p, err := pipeline.Open(c.Context, o)
 	if err != nil {
 		return err
@@ -121,7 +124,7 @@ func runRetrieve(c *cli.Context) error {
 	if p.Retriever == nil {
 		return usagef("retrieve: no knowledge source (give --db KB.db, or --source wikipedia, serper or searxng)")
 	}
-	out, closeOut, err := openOutput(c)
+	out, closeOut, err := openOutput(c, input)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func TestScoreJobsAndShards(t *testing.T) {
 		t.Errorf("merge without shard 1/3: %v", err)
 	}
 	_, _, err = run(t, context.Background(), "merge", "-o", shards[1], "--force", shards[0], shards[1])
-	if err == nil || !strings.Contains(err.Error(), "is one of the outputs to merge") {
+	if err == nil || !strings.Contains(err.Error(), "is an input of the command") {
 		t.Errorf("merge -o into an output: %v", err)
 	}
 

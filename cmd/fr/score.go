@@ -56,6 +56,9 @@ func runScore(c *cli.Context) error {
 			return usagef("--shard: %w", err)
 		}
 	}
+	if err := notAnInput("-o", c.String("output"), input); err != nil {
+		return err
+	}
 	// Everything written to stderr from here on goes through the progress
 	// display, so that a message is not written into the bar.
 	prog := progress.New(c.App.ErrWriter, "fr score").WithBar()
