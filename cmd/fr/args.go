@@ -139,6 +139,36 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	return path, nil
 }
 
+// writeOutput writes a command's whole result, as write makes it, where
+// the command of outputFlags writes: stdout; or the -o file (refused as
+// openOutput refuses it) through a temporary file renamed when complete,
+// so that a failed, killed or disk-full run leaves no partial file that
+// looks complete; or a device or pipe as it is.
+func writeOutput(c *cli.Context, write func(io.Writer) error, inputs ...string) error {
+	path := c.String("output")
+	if path == "" {
+		return write(c.App.Writer)
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		w, closeOut, err := openOutput(c, inputs...)
+		if err != nil {
+			return err
+		}
+		return errors.Join(write(w), closeOut())
+	}
+	if err := notAnInput("-o", path, inputs...); err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err == nil && !c.Bool("force") {
+		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
+	}
+	err := jsonl.WriteFile(path, c.Bool("force"), 0o644, func(f *os.File) error { return write(f) })
+	if errors.Is(err, os.ErrExist) {
+		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
+	}
+	return err
+}
+
 // notAnInput refuses an output path that names one of the inputs: the
 // same file, by its name, a symbolic link or a hard link (writing it would
 // empty the input before it is read). An output that does not exist yet

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,12 +52,7 @@ func runMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(c, append(paths, o.Input)...)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if _, err := m.WriteTo(out); err != nil {
+	if err := writeOutput(c, func(w io.Writer) error { _, err := m.WriteTo(w); return err }, append(paths, o.Input)...); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr merge: %d lines from %d outputs\n", m.Lines(), len(paths))
