@@ -43,4 +43,3 @@ func childMain() int {
 	}
 	return exitStatus(err)
 }
-
