@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -453,6 +454,23 @@ func TestEnv(t *testing.T) {
 		t.Setenv("HF_TOKEN_PATH", big)
 		if _, _, err := Token(); err == nil || !strings.Contains(err.Error(), big) {
 			t.Errorf("oversized token file: %v", err)
+		}
+		// A named pipe would block every command that reads the token
+		// (fr reads it at start, to redact it): refused, not opened.
+		fifo := filepath.Join(home, "fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("HF_TOKEN_PATH", fifo)
+		done := make(chan error, 1)
+		go func() { _, _, err := Token(); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("a FIFO token file: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Token hangs on a FIFO token file")
 		}
 	})
 	for _, tt := range []struct {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // ManifestName is the file, in a stored model's directory, that records
@@ -69,14 +71,7 @@ const maxManifest = 16 << 20
 // readManifest reads a manifest and checks that its paths stay inside its
 // directory.
 func readManifest(p string) (*Manifest, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxManifest {
-		return nil, fmt.Errorf("%s: over %d MiB, not a manifest", p, maxManifest>>20)
-	}
-	data, err := os.ReadFile(p)
+	data, err := safefile.ReadFile(p, "manifest", maxManifest)
 	if err != nil {
 		return nil, err
 	}

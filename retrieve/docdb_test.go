@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/instance"
 )
@@ -284,5 +286,41 @@ func TestFill(t *testing.T) {
 		Contexts: []instance.Context{{ID: "c_a0_0", Text: "t"}}}
 	if _, err := Fill(context.Background(), src, in3, 1); err == nil || !strings.Contains(err.Error(), "c_a0_0") {
 		t.Errorf("id clash: %v", err)
+	}
+}
+
+// TestOpenDocDBFileKinds: a knowledge base that is a named pipe (SQLite
+// would block on it) or a device is refused, saying what it is.
+func TestOpenDocDBFileKinds(t *testing.T) {
+	for _, kind := range []string{"named pipe", "character device", "directory"} {
+		p := filepath.Join(t.TempDir(), "kb.db")
+		var err error
+		switch kind {
+		case "named pipe":
+			err = syscall.Mkfifo(p, 0o600)
+		case "character device":
+			err = os.Symlink("/dev/zero", p)
+		case "directory":
+			err = os.Mkdir(p, 0o700)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			db, err := OpenDocDB(p)
+			if err == nil {
+				db.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: OpenDocDB hangs", kind)
+		}
+		if err == nil || !strings.Contains(err.Error(), kind) {
+			t.Errorf("%s: error %v", kind, err)
+		}
 	}
 }

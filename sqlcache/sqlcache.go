@@ -39,6 +39,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Kind names what a cache holds. A file holds one kind; opening it as
@@ -166,6 +167,10 @@ func setWAL(db *sql.DB) error {
 
 // checkHeader refuses a non-empty file that is not an SQLite database.
 func checkHeader(path string) error {
+	// A named pipe would block the open forever, a device is no cache.
+	if err := safefile.CheckIfExists(path, "cache", -1); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
