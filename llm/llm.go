@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
@@ -39,7 +40,8 @@ type Config struct {
 	// BaseURL is the API root including its version path, as OpenAI's
 	// clients take it in OPENAI_BASE_URL: https://api.openai.com/v1,
 	// http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama).
-	// Requests go to BaseURL + "/chat/completions". Default DefaultBaseURL.
+	// Requests go to BaseURL's path + "/chat/completions", its query kept
+	// (Azure OpenAI's ?api-version=). Default DefaultBaseURL.
 	BaseURL string
 	// APIKey is sent as a bearer token when non-empty.
 	APIKey string
@@ -170,7 +172,7 @@ func (u Usage) String() string {
 type Client struct {
 	endpoint string
 	shown    string // endpoint as messages show it: userinfo and keys redacted
-	baseURL  string
+	basePath  string
 	apiKey   string
 	model    string
 	seed     int
@@ -190,13 +192,15 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: no model given (the model name at the endpoint, e.g. gpt-4o-mini)")
 	}
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultBaseURL
+	raw := strings.TrimSpace(cfg.BaseURL)
+	if raw == "" {
+		raw = DefaultBaseURL
 	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("llm: base URL %q is not an http:// or https:// URL", redact.URL(cfg.BaseURL))
+	base, err := endpoint.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("llm: base URL %w", err)
 	}
+	chat := endpoint.Join(base, "chat/completions").String()
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
@@ -204,9 +208,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: negative re-ask count %d", cfg.Reasks)
 	}
 	c := &Client{
-		endpoint: base + "/chat/completions",
-		shown:    redact.URL(base + "/chat/completions"),
-		baseURL:  base,
+		endpoint: chat,
+		shown:    redact.URL(chat),
+		basePath:  strings.TrimRight(base.Path, "/"),
 		apiKey:   cfg.APIKey,
 		model:    cfg.Model,
 		seed:     cfg.Seed,
@@ -642,7 +646,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		e.Hint = "check the API key: OPENAI_API_KEY or --llm-api-key"
-	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.baseURL, "/v1"):
+	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.basePath, "/v1"):
 		e.Hint = "the base URL usually ends in /v1, e.g. http://localhost:11434/v1"
 	case resp.StatusCode == http.StatusNotFound:
 		e.Hint = fmt.Sprintf("is model %q served there?", c.model)

@@ -670,3 +670,30 @@ func TestAnswerCap(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLWithQuery: a base URL with a query (Azure OpenAI's
+// ?api-version=) gets /chat/completions on its path and keeps its query
+// as a query.
+func TestBaseURLWithQuery(t *testing.T) {
+	var path, query string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, query = r.URL.Path, r.URL.RawQuery
+		io.WriteString(w, `{"choices": [{"message": {"content": "neutral"}, "finish_reason": "stop"}]}`)
+	}))
+	defer srv.Close()
+	for _, base := range []string{"/openai/deployments/gpt4?api-version=2024-02-01", "/openai/deployments/gpt4/?api-version=2024-02-01"} {
+		c, err := New(Config{BaseURL: srv.URL + base, Model: "m", Retry: fast(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Complete(context.Background(), ask("q")); err != nil {
+			t.Fatal(err)
+		}
+		if path != "/openai/deployments/gpt4/chat/completions" || query != "api-version=2024-02-01" {
+			t.Errorf("%s: request to path %q query %q", base, path, query)
+		}
+		if want := srv.URL + "/openai/deployments/gpt4/chat/completions?api-version=2024-02-01"; c.Endpoint() != want {
+			t.Errorf("endpoint %s, want %s", c.Endpoint(), want)
+		}
+	}
+}

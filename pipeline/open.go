@@ -16,6 +16,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
@@ -502,8 +503,10 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 	if cfg.Timeout < 0 {
 		return nil, optionErr("llm-timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
 	}
-	if b := strings.TrimSpace(cfg.BaseURL); b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
-		return nil, optionErr("llm-base-url", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
+	if b := strings.TrimSpace(cfg.BaseURL); b != "" {
+		if _, err := endpoint.Parse(b); err != nil {
+			return nil, optionErr("llm-base-url", err)
+		}
 	}
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
