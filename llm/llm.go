@@ -172,7 +172,7 @@ func (u Usage) String() string {
 type Client struct {
 	endpoint string
 	shown    string // endpoint as messages show it: userinfo and keys redacted
-	basePath  string
+	basePath string
 	apiKey   string
 	model    string
 	seed     int
@@ -210,7 +210,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		endpoint: chat,
 		shown:    redact.URL(chat),
-		basePath:  strings.TrimRight(base.Path, "/"),
+		basePath: strings.TrimRight(base.Path, "/"),
 		apiKey:   cfg.APIKey,
 		model:    cfg.Model,
 		seed:     cfg.Seed,
