@@ -356,7 +356,7 @@ func (c *Client) Download(ctx context.Context, repo, commit string, f File, dest
 	}
 	u := file.String()
 	part := partialName(dest, f)
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return "", err
 	}
 	_, err = retry.Do(ctx, c.Retry, func(int) (struct{}, error) {
@@ -421,7 +421,7 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 	default:
 		return retry.ForStatus(c.statusError(resp, repo, commit, f.Path), resp)
 	}
-	out, err := os.OpenFile(part, flags, 0o644)
+	out, err := os.OpenFile(part, flags, 0o600)
 	if err != nil {
 		return retry.Permanent(err)
 	}

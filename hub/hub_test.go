@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,6 +85,15 @@ func TestPull(t *testing.T) {
 			t.Errorf("%s pulled", p)
 		}
 	}
+	// Created private: files 0600 in directories 0700 (the store lies in
+	// the user's cache directory); the store's own directory existed.
+	filepath.WalkDir(store.Path(testRepo), func(p string, d fs.DirEntry, err error) error {
+		st, _ := os.Stat(p)
+		if want := fs.FileMode(0o600); d.IsDir() && st.Mode().Perm() != 0o700 || !d.IsDir() && st.Mode().Perm()&^want != 0 {
+			t.Errorf("%s: mode %v", p, st.Mode().Perm())
+		}
+		return nil
+	})
 	list, err := store.List()
 	if err != nil || len(list) != 1 || list[0].Repo != testRepo {
 		t.Errorf("list %v, %v", list, err)

@@ -177,7 +177,7 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 		return nil, fmt.Errorf("%s at %s: %w", repo, opts.Revision, err)
 	}
 	dir := s.Path(repo)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	// An old manifest would vouch for files about to be replaced.
@@ -205,7 +205,7 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 		return nil, err
 	}
 	tmp := filepath.Join(dir, ManifestName+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
 		return nil, err
 	}
 	return m, os.Rename(tmp, filepath.Join(dir, ManifestName))

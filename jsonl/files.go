@@ -25,7 +25,7 @@ func CreateOutput(path string, replace bool) (*os.File, error) {
 			return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
 		}
 	}
-	return os.OpenFile(path, flags, 0o644)
+	return os.OpenFile(path, flags, 0o600)
 }
 
 // SpoolStdin copies r, standard input, to a file named "stdin" in a new
@@ -45,7 +45,7 @@ func SpoolStdin(r io.Reader) (path string, err error) {
 		}
 	}()
 	path = filepath.Join(dir, "stdin")
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
 	}

@@ -21,5 +21,5 @@ func writeFileAtomic(path string, data []byte, overwrite bool) error {
 // failed write leaves what was there (jsonl.WriteFile). Without overwrite
 // an existing path is an error wrapping os.ErrExist and is left as it is.
 func WriteFile(path string, overwrite bool, write func(*os.File) error) error {
-	return jsonl.WriteFile(path, overwrite, 0o644, write)
+	return jsonl.WriteFile(path, overwrite, 0o600, write)
 }

@@ -115,7 +115,15 @@ func (c *Cache) open() error {
 	if err := checkHeader(c.path); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return err
+	}
+	// Created here, private: SQLite would make it 0644, and its journal
+	// and write-ahead log take the database's mode. An existing file keeps
+	// its own.
+	if f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	// A file: URI lets any path through (go-sqlite3 would cut a plain path

@@ -162,7 +162,7 @@ func writeOutput(c *cli.Context, write func(io.Writer) error, inputs ...string) 
 	if _, err := os.Stat(path); err == nil && !c.Bool("force") {
 		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
 	}
-	err := jsonl.WriteFile(path, c.Bool("force"), 0o644, func(f *os.File) error { return write(f) })
+	err := jsonl.WriteFile(path, c.Bool("force"), 0o600, func(f *os.File) error { return write(f) })
 	if errors.Is(err, os.ErrExist) {
 		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
 	}

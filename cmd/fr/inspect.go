@@ -85,7 +85,7 @@ func runInspect(c *cli.Context) error {
 		if err := notAnInput("--dot", path, input); err != nil {
 			return err
 		}
-		f, err := os.Create(path)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return err
 		}
