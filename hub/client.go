@@ -290,7 +290,7 @@ func (c *Client) netError(err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the URL
 	}
-	return fmt.Errorf("hub %s: %s", c.shown(), redact.String(err.Error(), c.Token))
+	return redact.Wrap("hub "+c.shown(), err, c.Token)
 }
 
 // statusError explains a failed request.

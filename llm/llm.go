@@ -593,7 +593,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
+	return nil, redact.Wrap("llm: POST "+c.shown, err, c.apiKey)
 }
 
 var errTooLarge = errors.New("body too large")

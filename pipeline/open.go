@@ -237,7 +237,8 @@ type resources struct {
 	summaries []func(io.Writer)
 	llm       *llmStages
 	retry     *retry.Policy
-	verifier  string // FActScore's verifier, by name
+	verifier  string                // FActScore's verifier, by name
+	pages     *retrieve.PageFetcher // --fetch-pages, when on
 	closed    bool
 }
 
@@ -310,6 +311,15 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	return p, nil
 }
 
+// PageStats returns what the page fetcher of --fetch-pages did so far;
+// false without one.
+func (p *Pipeline) PageStats() (retrieve.PageStats, bool) {
+	if p.res.pages == nil {
+		return retrieve.PageStats{}, false
+	}
+	return p.res.pages.Stats(), true
+}
+
 // Close writes the summaries of what the pipeline's backends did to the
 // log, then releases what Open opened. It may be called more than once.
 func (p *Pipeline) Close() error {
@@ -321,6 +331,10 @@ func (p *Pipeline) Close() error {
 	}
 	return p.abort()
 }
+
+// Discard releases what Open opened without writing the summaries: for a
+// run that ended before it did anything (they would count zeros).
+func (p *Pipeline) Discard() error { return p.abort() }
 
 // abort releases what Open opened, without summaries, latest first.
 func (p *Pipeline) abort() error {
@@ -618,6 +632,8 @@ func (p *Pipeline) openRetriever(o Options) error {
 		}
 		fetcher.AllowPrivate = ro.Pages.AllowPrivate
 		fetcher.Retry = p.res.retry
+		p.res.pages = fetcher
+		p.onClose(fetcher.Close)
 	}
 	// withPages fetches the pages of a web source's results.
 	withPages := func(r retrieve.Retriever, name string) (retrieve.Retriever, string) {

@@ -144,6 +144,12 @@ func (p *Display) describe(pr pipeline.Progress, rates bool) string {
 	if pr.Line > 0 {
 		fmt.Fprintf(&b, " (at line %d)", pr.Line)
 	}
+	if pr.Pages > 0 || pr.PagesInFlight > 0 {
+		fmt.Fprintf(&b, ", %d web pages fetched", pr.Pages)
+		if pr.PagesInFlight > 0 {
+			fmt.Fprintf(&b, " (%d in flight)", pr.PagesInFlight)
+		}
+	}
 	if !rates {
 		return b.String()
 	}
@@ -157,6 +163,17 @@ func (p *Display) describe(pr pipeline.Progress, rates bool) string {
 		}
 	}
 	return b.String()
+}
+
+// Abandon clears the bar and writes nothing: the run ended before it did
+// anything, and its error says why.
+func (p *Display) Abandon() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar.Clear()
+	}
 }
 
 // Finish clears the bar and writes the summary of the work, with the time

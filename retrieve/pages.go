@@ -119,9 +119,12 @@ func (e *PageError) Unwrap() error { return e.Err }
 // kept whole (whitespace collapsed); longer text is cut to MaxChars around
 // the passage that best matches the atom (Excerpt).
 //
-// The last 64 pages' texts (and permanent failures) are remembered, so
-// that the atoms of one response, which often share results, fetch each
-// page once.
+// Every page's text (or failure) is remembered for the run, so that each
+// page is fetched once, however many atoms find it; an atom that finds a
+// page being fetched waits for that fetch. The texts of the last 64 pages
+// (16 MiB at most) stay in memory, older ones in a temporary file that
+// Close removes. A context that carries WithPageEvents is told of each
+// fetch as it starts and ends (a run's progress).
 //
 // A PageFetcher is safe for concurrent use. Create one with NewPageFetcher.
 type PageFetcher struct {
@@ -148,22 +151,17 @@ type PageFetcher struct {
 	proxies     map[string]bool         // host:port of the proxies used
 	robots      map[string]*robotsEntry // by scheme://host
 	robotsOrder []string
-	pages       map[string]pageText // by link: the atoms of a response often share results
-	pageOrder   []string
-	pageBytes   int // of the texts in pages
+	store       pageStore // the run's pages: each fetched once, for every atom that finds it
 	stats       PageStats
-}
-
-// pageText is a page's whole main text, or why there is none.
-type pageText struct {
-	text string
-	err  *PageError
 }
 
 // PageStats count what a PageFetcher did.
 type PageStats struct {
-	Fetched   int                 // pages whose text was used
+	Fetched   int                 // pages whose text was used (by an atom: a page found by several counts for each)
 	Fallbacks map[PageFailure]int // pages that fell back to the snippet, by reason
+	// Downloads is how many pages were fetched from the network: each
+	// page of a run at most once, whatever the atoms that found it.
+	Downloads int
 }
 
 // Failed is the number of pages that fell back.
@@ -175,18 +173,19 @@ func (s PageStats) Failed() int {
 	return n
 }
 
-// String is "N pages fetched, M fell back to the snippet (2 timed out, …)".
+// String is "N pages fetched, M fell back to the snippet (2 timed out, …);
+// K requested, each page once for all the atoms that found it".
 func (s PageStats) String() string {
 	msg := fmt.Sprintf("%d pages fetched, %d fell back to the snippet", s.Fetched, s.Failed())
-	if len(s.Fallbacks) == 0 {
-		return msg
+	if len(s.Fallbacks) > 0 {
+		var parts []string
+		for r, n := range s.Fallbacks {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+		sort.Strings(parts)
+		msg += " (" + strings.Join(parts, ", ") + ")"
 	}
-	var parts []string
-	for r, n := range s.Fallbacks {
-		parts = append(parts, fmt.Sprintf("%d %s", n, r))
-	}
-	sort.Strings(parts)
-	return msg + " (" + strings.Join(parts, ", ") + ")"
+	return msg + fmt.Sprintf("; %d requested, each page once for all the atoms that found it", s.Downloads)
 }
 
 type robotsEntry struct {
@@ -237,7 +236,7 @@ func (f *PageFetcher) Settings() string {
 func (f *PageFetcher) Stats() PageStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := PageStats{Fetched: f.stats.Fetched, Fallbacks: make(map[PageFailure]int, len(f.stats.Fallbacks))}
+	s := PageStats{Fetched: f.stats.Fetched, Downloads: f.stats.Downloads, Fallbacks: make(map[PageFailure]int, len(f.stats.Fallbacks))}
 	for r, n := range f.stats.Fallbacks {
 		s.Fallbacks[r] = n
 	}
@@ -415,48 +414,30 @@ func (f *PageFetcher) Text(ctx context.Context, link, query string) (string, err
 }
 
 func (f *PageFetcher) text(ctx context.Context, link, query string) (string, *PageError) {
-	key := link // the page, whatever fragment of it the result points to
-	if u, err := url.Parse(link); err == nil {
-		u.Fragment, u.RawFragment = "", ""
-		key = u.String()
-	}
-	f.mu.Lock()
-	pt, ok := f.pages[key]
-	f.mu.Unlock()
-	if !ok {
-		pt.text, pt.err = f.fetch(ctx, link)
-		if pt.err == nil || !pt.err.Temporary {
-			f.remember(key, pt)
+	text, shared, perr := f.store.get(ctx, link, func() (string, *PageError) {
+		events := pageEventsFrom(ctx)
+		if events != nil {
+			events(PageEvent{Link: redact.URL(link)})
 		}
+		text, perr := f.fetch(ctx, link)
+		if events != nil {
+			events(PageEvent{Link: redact.URL(link), Done: true, Failed: perr != nil})
+		}
+		return text, perr
+	})
+	if !shared && !(perr != nil && ctx.Err() != nil) {
+		f.mu.Lock()
+		f.stats.Downloads++
+		f.mu.Unlock()
 	}
-	if pt.err != nil {
-		return "", pt.err
+	if perr != nil {
+		return "", perr
 	}
-	return Excerpt(pt.text, query, f.MaxChars), nil
+	return Excerpt(text, query, f.MaxChars), nil
 }
 
-// remember keeps a page's text (or permanent failure) for the next atoms.
-func (f *PageFetcher) remember(link string, pt pageText) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.pages == nil {
-		f.pages = make(map[string]pageText)
-	}
-	if _, ok := f.pages[link]; ok {
-		return
-	}
-	if len(pt.text) > pageMemoryBytes {
-		return
-	}
-	for len(f.pageOrder) == webPageMemory || f.pageBytes+len(pt.text) > pageMemoryBytes {
-		f.pageBytes -= len(f.pages[f.pageOrder[0]].text)
-		delete(f.pages, f.pageOrder[0])
-		f.pageOrder = f.pageOrder[1:]
-	}
-	f.pages[link] = pt
-	f.pageOrder = append(f.pageOrder, link)
-	f.pageBytes += len(pt.text)
-}
+// Close removes what the fetcher kept of the run's pages on disk.
+func (f *PageFetcher) Close() error { return f.store.close() }
 
 // fetch fetches a page and returns its whole main text.
 func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageError) {

@@ -219,20 +219,8 @@ func netError(shown string, err error, secrets ...string) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	msg := redact.String(err.Error(), secrets...)
-	if shown != "" {
-		msg = shown + ": " + msg
-	}
-	return &redactedError{msg: msg, err: err}
+	return redact.Wrap(shown, err, secrets...)
 }
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
 
 // checkHTTPURL checks that raw is an absolute http or https URL.
 func checkHTTPURL(raw string) error {

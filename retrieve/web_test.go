@@ -251,20 +251,34 @@ func TestFetchPages(t *testing.T) {
 		t.Errorf("%d searches, want 4: a timed-out page is not cached", n)
 	}
 
-	// A budget smaller than the page's limit ends the fetching too.
+	// The page that timed out is not fetched again in this run: each page
+	// is fetched once, for every atom that finds it.
+	if n := site.Hits("/slow"); n != 1 {
+		t.Errorf("the slow page was requested %d times in the run, want once", n)
+	}
+
+	// A budget smaller than the page's limit ends the fetching too (a
+	// page the run has not fetched yet).
+	site.Handle("/slow-too", fakesearch.Slow(time.Minute, "<p>too late</p>"))
+	slowToo := "slow too"
+	fake.Add(slowToo, fakesearch.Result{Title: "Slow", Link: site.URL + "/slow-too", Snippet: "Slow snippet."})
 	f.Timeout = time.Minute
 	fp.Budget = 200 * time.Millisecond
 	start := time.Now()
-	ps, err = fp.Retrieve(ctx, "", slowAtom, 1)
+	ps, err = fp.Retrieve(ctx, "", slowToo, 1)
 	if err != nil || ps[0].Text != "" || !ps[0].transient || time.Since(start) > 20*time.Second {
 		t.Errorf("budget: %+v %v after %v", ps, err, time.Since(start))
 	}
-	// A caller that stops gets an error, not fallbacks.
+	// A caller that stops gets an error, not fallbacks; a page cut short
+	// by the budget or the caller is not remembered, and fetched again.
 	cctx, cancel := context.WithCancel(ctx)
 	fp.Budget = time.Minute
 	time.AfterFunc(100*time.Millisecond, cancel)
-	if _, err := fp.Retrieve(cctx, "", slowAtom, 1); !errors.Is(err, context.Canceled) {
+	if _, err := fp.Retrieve(cctx, "", slowToo, 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
+	}
+	if n := site.Hits("/slow-too"); n != 2 {
+		t.Errorf("the page cut short was requested %d times, want 2", n)
 	}
 }
 

@@ -20,8 +20,12 @@
 // MaxElapsed and one attempt.
 //
 // The HTTP rules: 408, 425, 429 and 5xx answers (except 501) are repeated,
-// other statuses are not; network errors and timeouts are repeated; TLS
-// certificate errors are not.
+// other statuses are not; timeouts and network errors on the way are
+// repeated; TLS certificate errors are not, and neither is an endpoint
+// that is not there: a refused connection, a host or network that cannot
+// be reached, a name that does not resolve. Those fail at the first
+// attempt, so that a wrong URL says so at once instead of after the
+// back-off.
 package retry
 
 import (
@@ -31,9 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -139,7 +145,7 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		switch {
 		case err == nil:
 			return v, nil
-		case IsPermanent(err) || certificateError(err):
+		case IsPermanent(err) || certificateError(err) || Unreachable(err):
 			return v, backoff.Permanent(err)
 		}
 		var se *serverWait
@@ -182,7 +188,7 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		return v, err
 	}
 	err = unwrapMarks(err)
-	if !IsPermanent(err) && !certificateError(err) && !errors.As(err, new(*pastDeadline)) && attempt <= max(p.Retries, 0) {
+	if !IsPermanent(err) && !certificateError(err) && !Unreachable(err) && !errors.As(err, new(*pastDeadline)) && attempt <= max(p.Retries, 0) {
 		// Retries were left, but no time for the next wait.
 		err = &pastDeadline{err: err, deadline: p.maxElapsed()}
 	}
@@ -321,6 +327,21 @@ func ServerWait(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return max(d, 0)
+}
+
+// Unreachable reports an error that says the endpoint is not there: a
+// refused connection, an unreachable host or network, a name that does
+// not resolve (a DNS answer that it does not exist, not a DNS time-out).
+func Unreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.IsNotFound
+	}
+	var addr *net.AddrError // a malformed address: no attempt will do better
+	return errors.As(err, &addr)
 }
 
 // certificateError reports a TLS failure that no repeat will cure.

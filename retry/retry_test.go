@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -225,10 +229,11 @@ func TestHTTP(t *testing.T) {
 		t.Errorf("404: %v, %d retries", err, len(*events))
 	}
 
+	// A server that is not there fails at once: no attempt would find it.
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	p, events, _ = fastPolicy(2)
-	if _, err = Do(context.Background(), p, get(gone.URL)); err == nil || !strings.Contains(err.Error(), "after 3 attempts") || len(*events) != 2 {
+	if _, err = Do(context.Background(), p, get(gone.URL)); err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "attempts") || len(*events) != 0 {
 		t.Errorf("server gone: %v, %d retries", err, len(*events))
 	}
 
@@ -325,5 +330,40 @@ func TestDeadline(t *testing.T) {
 				t.Errorf("error %q, want the note %q", msg, tt.note)
 			}
 		})
+	}
+}
+
+// TestUnreachable: an endpoint that is not there (refused, unreachable, a
+// name that does not exist, a malformed address) is not tried again; a
+// time-out, a reset connection or a DNS time-out are.
+func TestUnreachable(t *testing.T) {
+	dial := func(err error) error {
+		return &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: err}}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"refused", dial(os.NewSyscallError("connect", syscall.ECONNREFUSED)), true},
+		{"host unreachable", dial(os.NewSyscallError("connect", syscall.EHOSTUNREACH)), true},
+		{"network unreachable", dial(os.NewSyscallError("connect", syscall.ENETUNREACH)), true},
+		{"no such host", dial(&net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}), true},
+		{"malformed address", dial(&net.AddrError{Err: "missing port in address", Addr: "x"}), true},
+		{"DNS time-out", dial(&net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}), false},
+		{"reset", dial(os.NewSyscallError("read", syscall.ECONNRESET)), false},
+		{"time-out", context.DeadlineExceeded, false},
+		{"other", errFlaky, false},
+	}
+	for _, tt := range tests {
+		if got := Unreachable(tt.err); got != tt.want {
+			t.Errorf("%s: Unreachable = %v", tt.name, got)
+		}
+		n := 0
+		p := &Policy{Retries: 3, MinWait: time.Millisecond, MaxWait: time.Millisecond}
+		Do(context.Background(), p, func(int) (int, error) { n++; return 0, tt.err })
+		if want := map[bool]int{true: 1, false: 4}[tt.want]; n != want {
+			t.Errorf("%s: %d attempts, want %d", tt.name, n, want)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func retrieveCommand() *cli.Command {
 			"result's page, cut to 4000 characters around the passage that best matches the atom.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
-			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error, for every HTTP client of the run (Wikipedia, search engines, web pages)"},
+			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or dropped connection (not a refused one, nor a name that does not resolve: those fail at once), for every HTTP client of the run (Wikipedia, search engines, web pages)"},
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
@@ -120,7 +120,8 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	atOnce := false
+	defer func() { closeRun(c, p, atOnce) }()
 	if p.Retriever == nil {
 		return usagef("retrieve: no knowledge source (give --db KB.db, or --source wikipedia, serper or searxng)")
 	}
@@ -138,6 +139,7 @@ func runRetrieve(c *cli.Context) error {
 	if st.MissingTopics > 0 {
 		msg += fmt.Sprintf("; %d records' topics not found, left without contexts", st.MissingTopics)
 	}
-	prog.Finish(msg)
+	atOnce = endedAtOnce(err, st.Atoms)
+	finishRun(prog, msg, nil, atOnce)
 	return err
 }

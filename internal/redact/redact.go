@@ -207,6 +207,29 @@ func (w *writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Wrap returns err with the message prefix + ": " + err's message,
+// redacted as String redacts it; the result still wraps err, so that
+// errors.Is and errors.As see through it (a refused connection, a
+// certificate error), while its message shows no secret.
+func Wrap(prefix string, err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := String(err.Error(), secrets...)
+	if prefix != "" {
+		msg = prefix + ": " + msg
+	}
+	return &wrapped{msg: msg, err: err}
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }
+
 // Secrets returns the secrets a URL carries: the userinfo (a user name may
 // be a key) and the values of key-carrying query parameters.
 func Secrets(raw string) []string {

@@ -116,7 +116,7 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, fmt.Errorf("%s %s: %s", method, shown, redact.String(err.Error(), secrets...))
+	return nil, redact.Wrap(method+" "+shown, err, secrets...)
 }
 
 // errorMessage reads the message of an error body: {"error": "..."} as the
