@@ -10,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/internal/fakehub"
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -468,19 +468,10 @@ func TestEnv(t *testing.T) {
 		// A named pipe would block every command that reads the token
 		// (fr reads it at start, to redact it): refused, not opened.
 		fifo := filepath.Join(home, "fifo")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		safefiletest.Make(t, fifo, "named pipe")
 		t.Setenv("HF_TOKEN_PATH", fifo)
-		done := make(chan error, 1)
-		go func() { _, _, err := Token(); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "named pipe") {
-				t.Errorf("a FIFO token file: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("Token hangs on a FIFO token file")
+		if err := safefiletest.Within(t, func() error { _, _, err := Token(); return err }); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a FIFO token file: %v", err)
 		}
 	})
 	for _, tt := range []struct {

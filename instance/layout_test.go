@@ -185,14 +185,19 @@ func FuzzReaderBrokenLines(f *testing.F) {
 	})
 }
 
-// BenchmarkScanLayout measures the first pass over a jsonl file (the
-// reader's cost of deciding the layout from the whole input).
-func BenchmarkScanLayout(b *testing.B) {
+// exampleJSONL is 16 MiB of testdata/example.jsonl's records, repeated.
+func exampleJSONL(b *testing.B) []byte {
 	example, err := os.ReadFile("../testdata/example.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}
-	data := bytes.Repeat(example, (16<<20)/len(example))
+	return bytes.Repeat(example, (16<<20)/len(example))
+}
+
+// BenchmarkScanLayout measures the first pass over a jsonl file (the
+// reader's cost of deciding the layout from the whole input).
+func BenchmarkScanLayout(b *testing.B) {
+	data := exampleJSONL(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := scanLayout(bytes.NewReader(data), DefaultMaxLineBytes); err != nil {
@@ -204,11 +209,7 @@ func BenchmarkScanLayout(b *testing.B) {
 // BenchmarkReadJSONL is the whole read of the same file, the first pass
 // included.
 func BenchmarkReadJSONL(b *testing.B) {
-	example, err := os.ReadFile("../testdata/example.jsonl")
-	if err != nil {
-		b.Fatal(err)
-	}
-	data := bytes.Repeat(example, (16<<20)/len(example))
+	data := exampleJSONL(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		r := NewReader(bytes.NewReader(data), "f")

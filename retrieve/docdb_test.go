@@ -9,11 +9,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 )
 
 // writeFActScoreDB writes a knowledge base the way FActScore's builder
@@ -290,35 +289,19 @@ func TestFill(t *testing.T) {
 }
 
 // TestOpenDocDBFileKinds: a knowledge base that is a named pipe (SQLite
-// would block on it) or a device is refused, saying what it is.
+// would block on it), a device or a directory is refused, saying what it
+// is.
 func TestOpenDocDBFileKinds(t *testing.T) {
-	for _, kind := range []string{"named pipe", "character device", "directory"} {
+	for _, kind := range safefiletest.Kinds {
 		p := filepath.Join(t.TempDir(), "kb.db")
-		var err error
-		switch kind {
-		case "named pipe":
-			err = syscall.Mkfifo(p, 0o600)
-		case "character device":
-			err = os.Symlink("/dev/zero", p)
-		case "directory":
-			err = os.Mkdir(p, 0o700)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
+		safefiletest.Make(t, p, kind)
+		err := safefiletest.Within(t, func() error {
 			db, err := OpenDocDB(p)
 			if err == nil {
 				db.Close()
 			}
-			done <- err
-		}()
-		select {
-		case err = <-done:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: OpenDocDB hangs", kind)
-		}
+			return err
+		})
 		if err == nil || !strings.Contains(err.Error(), kind) {
 			t.Errorf("%s: error %v", kind, err)
 		}

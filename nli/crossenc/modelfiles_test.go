@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 )
 
 // copyModel copies the tiny RoBERTa model's tokenizer and config into a
@@ -36,21 +36,13 @@ func copyModel(t *testing.T, editConfig, editTokenizer func(map[string]any)) str
 }
 
 // loadWithin loads the encoder of dir, failing the test when it does not
-// return in 20 seconds (a named pipe blocks a reader forever).
+// return (a named pipe blocks a reader forever).
 func loadWithin(t *testing.T, dir string) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
+	return safefiletest.Within(t, func() error {
 		_, err := LoadEncoder(dir, EncoderOptions{})
-		done <- err
-	}()
-	select {
-	case err := <-done:
 		return err
-	case <-time.After(20 * time.Second):
-		t.Fatal("LoadEncoder hangs")
-		return nil
-	}
+	})
 }
 
 // TestModelFileKinds: tokenizer.json, config.json and
@@ -59,24 +51,13 @@ func loadWithin(t *testing.T, dir string) error {
 // and says what it is, without reading it.
 func TestModelFileKinds(t *testing.T) {
 	for _, name := range []string{"tokenizer.json", "config.json", "tokenizer_config.json"} {
-		for _, kind := range []string{"directory", "named pipe", "device"} {
+		for _, kind := range safefiletest.Kinds {
 			t.Run(name+"/"+kind, func(t *testing.T) {
 				dir := copyModel(t, nil, nil)
 				p := filepath.Join(dir, name)
 				os.Remove(p)
-				var err error
-				switch kind {
-				case "directory":
-					err = os.Mkdir(p, 0o700)
-				case "named pipe":
-					err = syscall.Mkfifo(p, 0o600)
-				case "device":
-					err = os.Symlink("/dev/zero", p)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = loadWithin(t, dir)
+				safefiletest.Make(t, p, kind)
+				err := loadWithin(t, dir)
 				if err == nil || !strings.Contains(err.Error(), kind) || !strings.Contains(err.Error(), p) {
 					t.Errorf("error %v, want one naming %s as a %s", err, p, kind)
 				}

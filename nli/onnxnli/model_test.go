@@ -7,10 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -211,35 +210,18 @@ func TestCanceled(t *testing.T) {
 // loader index an empty header), a named pipe (which would block ONNX
 // Runtime) or a device is refused at load, naming the file and what it is.
 func TestGraphFileKinds(t *testing.T) {
-	for _, kind := range []string{"directory", "named pipe", "device"} {
+	for _, kind := range safefiletest.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			dir := copyModel(t, "tiny-roberta", map[string][]byte{"model.onnx": nil})
 			p := filepath.Join(dir, "model.onnx")
-			var err error
-			switch kind {
-			case "directory":
-				err = os.Mkdir(p, 0o700)
-			case "named pipe":
-				err = syscall.Mkfifo(p, 0o600)
-			case "device":
-				err = os.Symlink("/dev/zero", p)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() {
+			safefiletest.Make(t, p, kind)
+			err := safefiletest.Within(t, func() error {
 				m, err := Load(dir, Options{})
 				if err == nil {
 					m.Close()
 				}
-				done <- err
-			}()
-			select {
-			case err = <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatal("Load hangs")
-			}
+				return err
+			})
 			if err == nil || !strings.Contains(err.Error(), kind) || !strings.Contains(err.Error(), p) {
 				t.Errorf("error %v, want one naming %s as a %s", err, p, kind)
 			}
