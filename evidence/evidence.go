@@ -97,7 +97,7 @@ func (x *Index) Sentences() []Span { return x.sentences }
 // shares a word with the hypothesis. The same premise and hypothesis always
 // give the same spans.
 //
-// The scores are those of retrieve.NewBM25Lucene(sentences' words, 1.5,
+// The scores are those of bm25.NewLucene(sentences' words, 1.5,
 // 0.3) for the hypothesis's distinct words, computed for those words alone:
 // a premise serves few hypotheses, and indexing every word of it would
 // cost more than the questions.

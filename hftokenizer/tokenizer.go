@@ -6,12 +6,16 @@
 package hftokenizer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"strconv"
+	"strings"
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Tokenizer encodes premise/hypothesis pairs as a Hugging Face
@@ -23,11 +27,19 @@ type Tokenizer struct {
 	specials int
 	// pairs reports a post-processor: the file says how to join two texts.
 	pairs bool
+	// maxID is the largest token id the file names.
+	maxID int
 }
 
-// Load reads a tokenizer.json.
+// MaxBytes bounds a tokenizer.json: the largest vocabularies (XLM-R's
+// 250,000 pieces) take about 20 MB.
+const MaxBytes = 256 << 20
+
+// Load reads a tokenizer.json: a regular file of at most MaxBytes whose
+// token ids (vocabulary, added tokens, the post-processor's special
+// tokens) are not negative.
 func Load(path string) (t *Tokenizer, err error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, "tokenizer", MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -37,9 +49,44 @@ func Load(path string) (t *Tokenizer, err error) {
 			AddPrefixSpace bool   `json:"add_prefix_space"`
 			UseRegex       *bool  `json:"use_regex"`
 		} `json:"pre_tokenizer"`
+		AddedTokens []struct {
+			ID      int    `json:"id"`
+			Content string `json:"content"`
+		} `json:"added_tokens"`
+		Model struct {
+			Vocab json.RawMessage `json:"vocab"`
+		} `json:"model"`
+		PostProcessor json.RawMessage `json:"post_processor"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("tokenizer %s: not a tokenizer.json: %w", path, err)
+	}
+	ids := map[string]int{}
+	for _, a := range head.AddedTokens {
+		ids["added token "+strconv.Quote(a.Content)] = a.ID
+	}
+	if v := bytes.TrimSpace(head.Model.Vocab); len(v) > 0 && v[0] == '{' {
+		var vocab map[string]int
+		if err := json.Unmarshal(v, &vocab); err != nil {
+			return nil, fmt.Errorf("tokenizer %s: model.vocab: %w", path, err)
+		}
+		for tok, id := range vocab {
+			ids["token "+strconv.Quote(tok)] = id
+		}
+	} else if len(v) > 0 && v[0] == '[' {
+		var pieces []json.RawMessage // a Unigram list: the ids are the places
+		if err := json.Unmarshal(v, &pieces); err != nil {
+			return nil, fmt.Errorf("tokenizer %s: model.vocab: %w", path, err)
+		}
+		ids["the last piece of model.vocab"] = len(pieces) - 1
+	}
+	specialIDs(head.PostProcessor, "post_processor", ids)
+	maxID := -1
+	for what, id := range ids {
+		if id < 0 {
+			return nil, fmt.Errorf("tokenizer %s: %s has id %d: token ids are not negative", path, what, id)
+		}
+		maxID = max(maxID, id)
 	}
 	// sugarme asserts the types of the file's fields and panics on a
 	// malformed file; that must be an error here.
@@ -48,7 +95,7 @@ func Load(path string) (t *Tokenizer, err error) {
 			t, err = nil, fmt.Errorf("tokenizer %s: malformed tokenizer.json: %v", path, p)
 		}
 	}()
-	tk, err := pretrained.FromFile(path)
+	tk, err := pretrained.FromReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
 	}
@@ -59,13 +106,50 @@ func Load(path string) (t *Tokenizer, err error) {
 	if pt := head.PreTokenizer; pt != nil && pt.Type == "ByteLevel" && (pt.UseRegex == nil || *pt.UseRegex) {
 		tk.WithPreTokenizer(byteLevel{addPrefixSpace: pt.AddPrefixSpace})
 	}
-	t = &Tokenizer{tk: tk}
+	t = &Tokenizer{tk: tk, maxID: maxID}
 	if pp := tk.GetPostProcessor(); pp != nil {
 		t.pairs = true
 		t.specials = pp.AddedTokens(true)
 	}
 	return t, nil
 }
+
+// specialIDs adds to ids the ids a post-processor names: RoBERTa's and
+// BERT's ["</s>", 2] pairs, a template's "ids" lists, in any nesting.
+func specialIDs(raw json.RawMessage, at string, ids map[string]int) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(x, at+"."+k)
+			}
+		case []any:
+			pair := len(v) == 2
+			if pair {
+				_, s := v[0].(string)
+				_, n := v[1].(float64)
+				pair = s && n
+			}
+			for i, x := range v {
+				if n, ok := x.(float64); ok && (pair || strings.HasSuffix(at, ".ids")) {
+					ids[fmt.Sprintf("%s[%d]", at, i)] = int(n)
+					continue
+				}
+				walk(x, fmt.Sprintf("%s[%d]", at, i))
+			}
+		}
+	}
+	walk(v, at)
+}
+
+// MaxID is the largest token id the tokenizer's file names: the model's
+// vocabulary must hold at least MaxID+1 tokens.
+func (t *Tokenizer) MaxID() int { return t.maxID }
 
 // Tokens is an encoded text without special tokens: ids and the byte range
 // of each token in the text (whitespace may or may not be included).

@@ -37,6 +37,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -84,6 +85,9 @@ func NewClientFromEnv() (*Client, error) {
 	if ep == "" {
 		ep = DefaultEndpoint
 	}
+	if _, err := endpoint.Parse(ep); err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvEndpoint, err)
+	}
 	tok, src, err := Token()
 	if err != nil {
 		return nil, err
@@ -107,6 +111,16 @@ func (c *Client) http() *http.Client {
 }
 
 func (c *Client) endpoint() string { return strings.TrimRight(c.Endpoint, "/") }
+
+// url is the URL of a request: elem (escaped) joined to the endpoint's
+// path, its query kept.
+func (c *Client) url(elem ...string) (*url.URL, error) {
+	base, err := endpoint.Parse(c.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	return endpoint.Join(base, elem...), nil
+}
 
 // shown is the endpoint as messages show it.
 func (c *Client) shown() string { return redact.URL(c.endpoint()) }
@@ -163,7 +177,14 @@ func (c *Client) Info(ctx context.Context, repo, revision string) (*Info, error)
 	if c.Offline {
 		return nil, fmt.Errorf("hub %s: file list of %s: %w", c.shown(), repo, ErrOffline)
 	}
-	u := fmt.Sprintf("%s/api/models/%s/revision/%s?blobs=true", c.endpoint(), repo, url.PathEscape(revision))
+	list, err := c.url("api/models", repo, "revision", url.PathEscape(revision))
+	if err != nil {
+		return nil, err
+	}
+	q := list.Query()
+	q.Set("blobs", "true")
+	list.RawQuery = q.Encode()
+	u := list.String()
 	body, err := retry.Do(ctx, c.Retry, func(int) ([]byte, error) {
 		req, err := c.request(ctx, u)
 		if err != nil {
@@ -191,7 +212,8 @@ func (c *Client) Info(ctx context.Context, repo, revision string) (*Info, error)
 	}
 	info, err := ParseInfo(body)
 	if err != nil {
-		return nil, fmt.Errorf("hub %s answered %s with %w", c.shown(), redact.URL(u), err)
+		// The listing may echo the token.
+		return nil, fmt.Errorf("hub %s answered %s with %s", c.shown(), redact.URL(u), redact.String(err.Error(), c.Token))
 	}
 	if info.ID == "" {
 		info.ID = repo
@@ -268,7 +290,7 @@ func (c *Client) netError(err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the URL
 	}
-	return fmt.Errorf("hub %s: %s", c.shown(), redact.String(err.Error(), c.Token))
+	return redact.Wrap("hub "+c.shown(), err, c.Token)
 }
 
 // statusError explains a failed request.
@@ -328,12 +350,16 @@ func (c *Client) Download(ctx context.Context, repo, commit string, f File, dest
 	if c.Offline {
 		return "", fmt.Errorf("hub %s: %s/%s: %w", c.shown(), repo, f.Path, ErrOffline)
 	}
-	u := fmt.Sprintf("%s/%s/resolve/%s/%s", c.endpoint(), repo, url.PathEscape(commit), escapePath(f.Path))
-	part := partialName(dest, f)
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+	file, err := c.url(repo, "resolve", url.PathEscape(commit), escapePath(f.Path))
+	if err != nil {
 		return "", err
 	}
-	_, err := retry.Do(ctx, c.Retry, func(int) (struct{}, error) {
+	u := file.String()
+	part := partialName(dest, f)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return "", err
+	}
+	_, err = retry.Do(ctx, c.Retry, func(int) (struct{}, error) {
 		return struct{}{}, c.fetch(ctx, u, repo, commit, f, part)
 	})
 	if err != nil {
@@ -395,7 +421,7 @@ func (c *Client) fetch(ctx context.Context, u, repo, commit string, f File, part
 	default:
 		return retry.ForStatus(c.statusError(resp, repo, commit, f.Path), resp)
 	}
-	out, err := os.OpenFile(part, flags, 0o644)
+	out, err := os.OpenFile(part, flags, 0o600)
 	if err != nil {
 		return retry.Permanent(err)
 	}

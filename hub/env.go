@@ -2,12 +2,12 @@ package hub
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // The environment variables of Hugging Face's own tools (huggingface_hub's
@@ -82,20 +82,12 @@ func Token() (token, source string, err error) {
 	if p == "" {
 		return "", "", nil
 	}
-	f, err := os.Open(p)
+	data, err := safefile.ReadFile(p, "hub token file", maxTokenFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", nil
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("hub token file: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", "", fmt.Errorf("hub token file %s: %w", p, err)
-	}
-	if len(data) > maxTokenFile {
-		return "", "", fmt.Errorf("hub token file %s: over %d bytes, not a token", p, maxTokenFile)
+		return "", "", err
 	}
 	if t := cleanToken(string(data)); t != "" {
 		return t, p, nil

@@ -3,13 +3,14 @@ package hub
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Models downloaded with Hugging Face's own tools (huggingface_hub,
@@ -213,20 +214,15 @@ func (c HFCache) commit(repoDir, rev string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("revision: %w", err)
 	}
-	f, err := os.Open(ref)
+	data, err := safefile.ReadFile(ref, "ref", maxRefFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w: no ref %s", ErrNotInHFCache, rev)
 	}
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRefFile+1))
-	if err != nil {
-		return "", fmt.Errorf("ref %s: %w", ref, err)
-	}
 	commit := strings.TrimSpace(string(data))
-	if len(data) > maxRefFile || !validCommit(commit) {
+	if !validCommit(commit) {
 		return "", fmt.Errorf("ref %s holds %q, not a commit id (40 hexadecimal digits): refused", ref, clip(commit))
 	}
 	return strings.ToLower(commit), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/hub/hubtest"
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -83,6 +85,15 @@ func TestPull(t *testing.T) {
 			t.Errorf("%s pulled", p)
 		}
 	}
+	// Created private: files 0600 in directories 0700 (the store lies in
+	// the user's cache directory); the store's own directory existed.
+	filepath.WalkDir(store.Path(testRepo), func(p string, d fs.DirEntry, err error) error {
+		st, _ := os.Stat(p)
+		if want := fs.FileMode(0o600); d.IsDir() && st.Mode().Perm() != 0o700 || !d.IsDir() && st.Mode().Perm()&^want != 0 {
+			t.Errorf("%s: mode %v", p, st.Mode().Perm())
+		}
+		return nil
+	})
 	list, err := store.List()
 	if err != nil || len(list) != 1 || list[0].Repo != testRepo {
 		t.Errorf("list %v, %v", list, err)
@@ -453,6 +464,14 @@ func TestEnv(t *testing.T) {
 		t.Setenv("HF_TOKEN_PATH", big)
 		if _, _, err := Token(); err == nil || !strings.Contains(err.Error(), big) {
 			t.Errorf("oversized token file: %v", err)
+		}
+		// A named pipe would block every command that reads the token
+		// (fr reads it at start, to redact it): refused, not opened.
+		fifo := filepath.Join(home, "fifo")
+		safefiletest.Make(t, fifo, "named pipe")
+		t.Setenv("HF_TOKEN_PATH", fifo)
+		if err := safefiletest.Within(t, func() error { _, _, err := Token(); return err }); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a FIFO token file: %v", err)
 		}
 	})
 	for _, tt := range []struct {

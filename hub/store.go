@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // ManifestName is the file, in a stored model's directory, that records
@@ -69,14 +71,7 @@ const maxManifest = 16 << 20
 // readManifest reads a manifest and checks that its paths stay inside its
 // directory.
 func readManifest(p string) (*Manifest, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxManifest {
-		return nil, fmt.Errorf("%s: over %d MiB, not a manifest", p, maxManifest>>20)
-	}
-	data, err := os.ReadFile(p)
+	data, err := safefile.ReadFile(p, "manifest", maxManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +177,7 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 		return nil, fmt.Errorf("%s at %s: %w", repo, opts.Revision, err)
 	}
 	dir := s.Path(repo)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	// An old manifest would vouch for files about to be replaced.
@@ -210,7 +205,7 @@ func (s Store) Pull(ctx context.Context, c *Client, repo string, opts PullOption
 		return nil, err
 	}
 	tmp := filepath.Join(dir, ManifestName+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
 		return nil, err
 	}
 	return m, os.Rename(tmp, filepath.Join(dir, ManifestName))

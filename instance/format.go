@@ -2,7 +2,6 @@ package instance
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -31,30 +30,33 @@ func (f Format) String() string {
 	return "FactReasoner"
 }
 
-// DetectFormat tells the format of the file at path from its first record:
-// FActScore's labeled format when it has an "annotations" field, else
-// FactReasoner's (whose reader reports whatever is wrong with the file).
+// DetectFormat tells the format of the file at path from its first
+// record line (the first line, not indented, that is a whole JSON object,
+// however many broken lines come before it): FActScore's labeled format
+// when it has an "annotations" field, else FactReasoner's (whose reader
+// reports whatever is wrong with the file). A file without such a line
+// (pretty-printed JSON, or nothing readable) is FactReasoner's.
 func DetectFormat(path string) (Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	r := &Reader{br: bufio.NewReaderSize(f, 1<<16), MaxLineBytes: DefaultMaxLineBytes}
 	for {
-		line, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
+		l, err := r.readLine() // bounded; the first loses a byte order mark
+		line := l.raw
+		if !l.tooLong && len(line) > 0 && line[0] == '{' && isObject(line) {
 			var rec map[string]json.RawMessage
-			if json.Unmarshal(t, &rec) != nil {
-				return FactReasoner, nil // not jsonl: a pretty-printed FactReasoner file
+			if json.Unmarshal(quoteNonFinite(line), &rec) == nil {
+				if _, ok := rec["annotations"]; ok {
+					return FActScoreLabeled, nil
+				}
+				return FactReasoner, nil
 			}
-			if _, ok := rec["annotations"]; ok {
-				return FActScoreLabeled, nil
-			}
-			return FactReasoner, nil
 		}
 		if err == io.EOF {
-			return FactReasoner, nil // empty: the FactReasoner reader reports it
+			return FactReasoner, nil
 		}
 		if err != nil {
 			return 0, err

@@ -47,30 +47,42 @@ var ErrEmpty = errors.New("no records in file")
 // array of objects (on one line or many). A UTF-8 byte order mark at the
 // start is skipped.
 //
-// The layout is decided from content that cannot be mistaken: a file whose
-// first non-blank line is a complete JSON object is jsonl; so is one whose
-// first line is broken but whose second non-blank line is a complete
-// object (the first line is then reported as an invalid record, and the
-// others are read). Anything else is read as pretty-printed JSON.
+// The layout is decided from the input as a whole, in a first pass that
+// holds nothing (an input that cannot seek, such as a pipe, is held in
+// memory for it, up to MaxDocumentBytes): an input that is valid JSON
+// throughout is read as JSON when a value spans lines or is an array, else
+// as jsonl (the same records either way); an input that is not valid JSON
+// is jsonl when one of its lines (not indented) is a whole JSON object, so
+// that broken lines, however many and wherever, never hide the records
+// after them; an input that is neither is read as JSON up to its first
+// error, which says that the file is neither.
 //
 // A record that is malformed or fails validation is reported as an *Error;
 // in jsonl mode the reader can go on with the next line after it, so callers
 // may skip bad records.
 type Reader struct {
 	name string
-	br   *bufio.Reader
+	src  io.Reader
+	br   *bufio.Reader // src, once the layout is decided
 	// MaxLineBytes bounds a jsonl line, MaxDocumentBytes a file of
 	// pretty-printed JSON: longer input is an error before it is held in
 	// memory (a long jsonl line is skipped whole). NewReader sets
 	// DefaultMaxLineBytes and DefaultMaxDocumentBytes.
 	MaxLineBytes, MaxDocumentBytes int
 
-	line    int      // lines consumed so far (jsonl mode)
-	pending []lineAt // lines read while deciding the layout, not yet returned
+	line    int // lines consumed so far (jsonl mode)
 	mode    int
-	doc     []*Instance // pending records (document mode)
-	docEr   error
-	n       int // records returned or reported so far
+	neither bool // the input is neither jsonl nor valid JSON
+	n       int  // records returned or reported so far
+
+	// Document mode: the decoder of the input, its lines, whether it is
+	// in a top-level array and at which element, and the error that ends
+	// the input (io.EOF once reported).
+	dec        *json.Decoder
+	lines      *lineIndex
+	inArray    bool
+	arrayIndex int
+	docEr      error
 }
 
 // lineAt is a line of input and its 1-based number; tooLong marks one cut
@@ -95,7 +107,7 @@ const (
 
 // NewReader returns a reader of r; name is used in error messages.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<16), MaxLineBytes: DefaultMaxLineBytes, MaxDocumentBytes: DefaultMaxDocumentBytes}
+	return &Reader{name: name, src: r, MaxLineBytes: DefaultMaxLineBytes, MaxDocumentBytes: DefaultMaxDocumentBytes}
 }
 
 // Next returns the next valid instance, an *Error for an invalid record, or
@@ -110,7 +122,7 @@ func (r *Reader) Next() (*Instance, error) {
 		return r.nextDoc()
 	}
 	for {
-		l, err := r.nextLine()
+		l, err := r.readLine()
 		if err == io.EOF {
 			if r.n == 0 {
 				return nil, &Error{File: r.name, Err: ErrEmpty}
@@ -139,17 +151,6 @@ func (r *Reader) Next() (*Instance, error) {
 		in.Line = l.n
 		return in, nil
 	}
-}
-
-// nextLine returns the next line: one read while deciding the layout, else
-// one from the input. io.EOF comes only when nothing is left.
-func (r *Reader) nextLine() (lineAt, error) {
-	if len(r.pending) > 0 {
-		l := r.pending[0]
-		r.pending = r.pending[1:]
-		return l, nil
-	}
-	return r.readLine()
 }
 
 // readLine reads a line of at most MaxLineBytes (a longer one is consumed
@@ -187,42 +188,56 @@ func (r *Reader) readLine() (lineAt, error) {
 // bom is the UTF-8 byte order mark.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-// detect decides between jsonl and document mode (see Reader) by reading
-// the first two non-blank lines; they are kept for Next or for the
-// document.
+// detect decides between jsonl and document mode (see Reader) from a pass
+// over the whole input, then starts reading it.
 func (r *Reader) detect() error {
-	first, second := -1, -1 // indexes in pending
-	for second < 0 {
-		l, err := r.readLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &Error{File: r.name, Line: r.line + 1, Err: err}
-		}
-		r.pending = append(r.pending, l)
-		switch {
-		case len(bytes.TrimSpace(l.raw)) == 0 && !l.tooLong:
-		case first < 0:
-			first = len(r.pending) - 1
-			if l.tooLong || isObject(l.raw) {
-				// Only jsonl holds a whole object, or a line this long,
-				// on its first line.
-				r.mode = modeLines
-				return nil
+	src, mode, err := r.decide()
+	if err != nil {
+		return &Error{File: r.name, Err: err}
+	}
+	r.br = bufio.NewReaderSize(src, 1<<16)
+	r.mode = mode
+	if mode == modeDocument {
+		return r.readDocument()
+	}
+	return nil
+}
+
+// decide reads the input once to decide its layout and returns it again,
+// from where it started, with the mode to read it in.
+func (r *Reader) decide() (io.Reader, int, error) {
+	if rs, ok := r.src.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			l, err := scanLayout(rs, r.MaxLineBytes)
+			if err != nil {
+				return nil, 0, err
 			}
-			if t := bytes.TrimSpace(l.raw); t[0] == '[' {
-				return r.readDocument() // an array, on one line or many
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return nil, 0, err
 			}
-		default:
-			second = len(r.pending) - 1
+			r.neither = !l.valid && !l.objectLine
+			mode := l.mode(r.MaxDocumentBytes)
+			if mode == modeDocument && l.size > int64(r.MaxDocumentBytes) {
+				return nil, 0, fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)
+			}
+			return rs, mode, nil
 		}
 	}
-	if first < 0 || (second >= 0 && (r.pending[second].tooLong || isObject(r.pending[second].raw))) {
-		r.mode = modeLines // empty input (Next reports it), or jsonl with a broken first line
-		return nil
+	// A pipe: held in memory to be read twice, as far as a document may
+	// go; a longer input cannot be one, and is jsonl.
+	held, err := io.ReadAll(io.LimitReader(r.src, int64(r.MaxDocumentBytes)+1))
+	if err != nil {
+		return nil, 0, err
 	}
-	return r.readDocument()
+	if len(held) > r.MaxDocumentBytes {
+		return io.MultiReader(bytes.NewReader(held), r.src), modeLines, nil
+	}
+	l, err := scanLayout(bytes.NewReader(held), r.MaxLineBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.neither = !l.valid && !l.objectLine
+	return bytes.NewReader(held), l.mode(r.MaxDocumentBytes), nil
 }
 
 // isObject reports whether a line is a complete JSON object (NaN and
@@ -232,112 +247,144 @@ func isObject(line []byte) bool {
 	return len(t) > 0 && t[0] == '{' && json.Valid(quoteNonFinite(t))
 }
 
-// readDocument decodes a file of pretty-printed JSON values: the lines
-// read so far and the rest of the input.
+// readDocument starts decoding a file of pretty-printed JSON values, one
+// record at a time (nextDoc): only the record being read is held.
 func (r *Reader) readDocument() error {
 	r.mode = modeDocument
-	var head []byte
-	for _, l := range r.pending {
-		if l.tooLong {
-			return &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the file is not jsonl and its line is longer than %d bytes", r.MaxLineBytes)}
-		}
-		head = append(head, l.raw...)
+	if b, _ := r.br.Peek(len(bom)); bytes.Equal(b, bom) {
+		r.br.Discard(len(bom))
 	}
-	r.pending = nil
-	rest, err := io.ReadAll(io.LimitReader(r.br, int64(r.MaxDocumentBytes-len(head)+1)))
-	if err != nil {
-		return &Error{File: r.name, Err: err}
-	}
-	data := append(head, rest...)
-	if len(data) > r.MaxDocumentBytes {
-		return &Error{File: r.name, Err: fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)}
-	}
-	data = quoteNonFinite(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
+	r.lines = &lineIndex{r: &nonFiniteQuoter{r: r.br}, limit: int64(r.MaxLineBytes)}
+	r.dec = json.NewDecoder(r.lines)
+	return nil
+}
+
+// nextDoc returns the next record of a pretty-printed file: the next
+// top-level value, or the next element of a top-level array. A record
+// that fails validation is reported and the next one read; invalid JSON
+// cannot be resynchronised and ends the file.
+func (r *Reader) nextDoc() (*Instance, error) {
 	for {
-		start := dec.InputOffset()
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			break
-		}
-		// The value starts at the first non-space byte after start.
-		off := int(start) + len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-		line := 1 + bytes.Count(data[:off], []byte{'\n'})
-		if err != nil {
-			if se, ok := err.(*json.SyntaxError); ok {
-				line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte{'\n'})
+		if r.docEr != nil {
+			if r.docEr == io.EOF {
+				return nil, io.EOF
 			}
-			r.docEr = &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
-			break
+			err := r.docEr
+			r.docEr = io.EOF
+			r.n++
+			return nil, err
 		}
-		if raw[0] == '[' {
-			if err := r.readArray(raw, line); err != nil {
-				r.docEr = err
-				break
+		if r.inArray {
+			if !r.dec.More() {
+				if _, err := r.dec.Token(); err != nil { // ]
+					r.docEr = r.jsonError(err, r.dec.InputOffset())
+					continue
+				}
+				r.inArray = false
+				continue
 			}
+			off := r.dec.InputOffset() + r.skipped(" \t\r\n,")
+			in, err := r.decodeAt(off, r.arrayIndex)
+			r.arrayIndex++
+			if in == nil && err == nil {
+				continue // invalid JSON: reported next
+			}
+			return in, err
+		}
+		if !r.dec.More() {
+			var raw json.RawMessage
+			err := r.dec.Decode(&raw) // the end, or a stray ] or }
+			if err == io.EOF {
+				r.docEr = io.EOF
+				if r.n == 0 {
+					return nil, &Error{File: r.name, Err: ErrEmpty}
+				}
+				return nil, io.EOF
+			}
+			if err == nil {
+				err = errors.New("unexpected value")
+			}
+			r.docEr = r.jsonError(err, r.dec.InputOffset())
 			continue
 		}
-		in, err := decode(raw)
-		if err != nil {
-			r.docEr = r.wrap(line, raw, err)
-			break
-		}
-		in.Line = line
-		r.doc = append(r.doc, in)
-	}
-	return nil
-}
-
-// readArray decodes a JSON array of records that starts on line line; each
-// record's Line is the line its element starts on.
-func (r *Reader) readArray(raw []byte, line int) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // [
-		return &Error{File: r.name, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)}
-	}
-	for i := 0; dec.More(); i++ {
-		off := valueStart(raw, int(dec.InputOffset()))
-		elemLine := line + bytes.Count(raw[:off], []byte{'\n'})
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
-			return &Error{File: r.name, Line: elemLine, Err: fmt.Errorf("invalid JSON: %w", err)}
-		}
-		in, err := decode(item)
-		if err != nil {
-			e := r.wrap(elemLine, item, err).(*Error)
-			if e.Field != "" {
-				e.Field = fmt.Sprintf("element %d: %s", i, e.Field)
-			} else {
-				e.Err = fmt.Errorf("element %d: %w", i, e.Err)
+		off := r.dec.InputOffset() // More has skipped the spaces: the value's first byte
+		if r.skipped("[") == 1 {
+			r.lines.release(off)
+			if _, err := r.dec.Token(); err != nil {
+				r.docEr = r.jsonError(err, off)
+				continue
 			}
-			return e
+			r.inArray, r.arrayIndex = true, 0
+			continue
 		}
-		in.Line = elemLine
-		r.doc = append(r.doc, in)
+		in, err := r.decodeAt(off, -1)
+		if in == nil && err == nil {
+			continue // invalid JSON: reported next
+		}
+		return in, err
 	}
-	return nil
 }
 
-func (r *Reader) nextDoc() (*Instance, error) {
-	if len(r.doc) > 0 {
-		in := r.doc[0]
-		r.doc = r.doc[1:]
-		r.n++
+// skipped counts the bytes of set at the start of what the decoder holds
+// unread: the comma and spaces before an array's next element, or an
+// array's opening bracket.
+func (r *Reader) skipped(set string) int64 {
+	br := bufio.NewReaderSize(r.dec.Buffered(), 16)
+	var n int64
+	for {
+		c, err := br.ReadByte()
+		if err != nil || strings.IndexByte(set, c) < 0 {
+			return n
+		}
+		if n++; len(set) == 1 {
+			return n
+		}
+	}
+}
+
+// decodeAt decodes the value that starts at offset off of the (quoted)
+// input, element index of an array (-1: a top-level value). Invalid JSON
+// is kept in docEr, to be reported next, and gives nil, nil.
+func (r *Reader) decodeAt(off int64, index int) (*Instance, error) {
+	r.lines.release(off)
+	line := r.lines.line(off)
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		r.docEr = r.jsonError(err, off)
+		return nil, nil
+	}
+	r.n++
+	in, err := decode(raw)
+	if err == nil {
+		in.Line = line
 		return in, nil
 	}
-	if r.docEr != nil {
-		err := r.docEr
-		r.docEr = nil
-		r.n++
-		// A broken document cannot be resynchronised: stop after the error.
-		r.doc = nil
-		return nil, err
+	e := r.wrap(line, raw, err).(*Error)
+	if index >= 0 {
+		if e.Field != "" {
+			e.Field = fmt.Sprintf("element %d: %s", index, e.Field)
+		} else {
+			e.Err = fmt.Errorf("element %d: %w", index, e.Err)
+		}
 	}
-	if r.n == 0 {
-		return nil, &Error{File: r.name, Err: ErrEmpty}
+	return nil, e
+}
+
+// jsonError is the *Error of invalid JSON in a pretty-printed file, at
+// the line of the syntax error, else of the value that starts at off.
+func (r *Reader) jsonError(err error, off int64) error {
+	if errors.Is(err, errRecordTooLong) {
+		return &Error{File: r.name, Line: r.lines.line(off), Err: fmt.Errorf("a record is longer than %d bytes, the most a record may take", r.MaxLineBytes)}
 	}
-	return nil, io.EOF
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	err = fmt.Errorf("invalid JSON: %w", err)
+	if r.neither {
+		err = fmt.Errorf("%w; the file is not jsonl either (no line holds a whole JSON object)", err)
+	}
+	return &Error{File: r.name, Line: r.lines.line(off), Err: err}
 }
 
 // wrap turns an error about the record raw, which starts on line line, into

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +25,7 @@ func CreateOutput(path string, replace bool) (*os.File, error) {
 			return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
 		}
 	}
-	return os.OpenFile(path, flags, 0o644)
+	return os.OpenFile(path, flags, 0o600)
 }
 
 // SpoolStdin copies r, standard input, to a file named "stdin" in a new
@@ -44,7 +45,7 @@ func SpoolStdin(r io.Reader) (path string, err error) {
 		}
 	}()
 	path = filepath.Join(dir, "stdin")
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
 	}
@@ -53,4 +54,44 @@ func SpoolStdin(r io.Reader) (path string, err error) {
 		return "", fmt.Errorf("reading standard input: %w", err)
 	}
 	return path, f.Close()
+}
+
+// WriteFile creates path with what write writes, through a temporary file
+// in the same directory that is synced and then renamed, so that path
+// never holds a partial file: a write that fails, a full disk or a killed
+// process leaves what was there (and at most a stray temporary file, named
+// .BASE.*.tmp, when the process was killed). Without replace an existing
+// path is an error wrapping os.ErrExist and is left as it is. The file is
+// created with mode perm.
+func WriteFile(path string, replace bool, perm os.FileMode, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync() // the data is on disk before the name points at it
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if replace {
+		return os.Rename(tmp.Name(), path)
+	}
+	// A hard link fails when path exists, so that a file created meanwhile
+	// is not replaced either.
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s: %w", path, os.ErrExist)
+		}
+		return err
+	}
+	return nil
 }

@@ -68,3 +68,48 @@ func TestSpoolStdin(t *testing.T) {
 		t.Errorf("a failed read: %v, want it named", err)
 	}
 }
+
+// TestWriteFile: the file appears whole or not at all: a failed write
+// leaves what was there and no temporary file; without replace an existing
+// file is refused and kept; the mode is the one asked for.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.jsonl")
+	write := func(s string, fail bool) func(*os.File) error {
+		return func(f *os.File) error {
+			f.WriteString(s)
+			if fail {
+				return errors.New("disk full")
+			}
+			return nil
+		}
+	}
+	if err := WriteFile(path, false, 0o600, write("half", true)); err == nil {
+		t.Error("a failed write succeeded")
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("a failed write left a file")
+	}
+	if err := WriteFile(path, false, 0o600, write("one\n", false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, false, 0o600, write("two\n", false)); !errors.Is(err, os.ErrExist) {
+		t.Errorf("without replace: %v", err)
+	}
+	if err := WriteFile(path, true, 0o600, write("three", true)); err == nil {
+		t.Error("a failed replace succeeded")
+	}
+	if got, _ := os.ReadFile(path); string(got) != "one\n" {
+		t.Errorf("the file holds %q after failed writes", got)
+	}
+	if err := WriteFile(path, true, 0o600, write("four\n", false)); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if got, _ := os.ReadFile(path); string(got) != "four\n" || st.Mode().Perm() != 0o600 {
+		t.Errorf("after replace: %q, mode %v", got, st.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -68,7 +68,7 @@ func Resume(path, lineField string, keep []string, check func(Done) error) (*os.
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		return f, Done{}, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, nil, err
 	}

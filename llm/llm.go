@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
@@ -39,7 +40,8 @@ type Config struct {
 	// BaseURL is the API root including its version path, as OpenAI's
 	// clients take it in OPENAI_BASE_URL: https://api.openai.com/v1,
 	// http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama).
-	// Requests go to BaseURL + "/chat/completions". Default DefaultBaseURL.
+	// Requests go to BaseURL's path + "/chat/completions", its query kept
+	// (Azure OpenAI's ?api-version=). Default DefaultBaseURL.
 	BaseURL string
 	// APIKey is sent as a bearer token when non-empty.
 	APIKey string
@@ -69,7 +71,18 @@ type Config struct {
 	// Reasks is how many times an answer that its request's Read refuses
 	// is asked again, with the request's Reminder. Zero means never.
 	Reasks int
+	// MaxAnswerBytes bounds the body of one answer; a longer one is an
+	// error, not read past the bound. Default DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
 }
+
+// DefaultMaxAnswerBytes bounds an answer's body: a completion of
+// thousands of tokens with their log probabilities takes a few hundred
+// kilobytes. An answer in flight takes at most about six times its body
+// at the peak: the body, its text and tokens decoded (about twice the
+// body for an answer made of log probabilities), and the garbage
+// collector's headroom (BENCHMARKS.md, "Caps on the stream").
+const DefaultMaxAnswerBytes = 8 << 20
 
 // Message is one chat message.
 type Message struct {
@@ -159,7 +172,7 @@ func (u Usage) String() string {
 type Client struct {
 	endpoint string
 	shown    string // endpoint as messages show it: userinfo and keys redacted
-	baseURL  string
+	basePath string
 	apiKey   string
 	model    string
 	seed     int
@@ -169,6 +182,7 @@ type Client struct {
 	slots    chan struct{} // one token per request allowed in flight
 	cache    *cache
 	reasks   int
+	maxBody  int64
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -178,13 +192,15 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: no model given (the model name at the endpoint, e.g. gpt-4o-mini)")
 	}
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultBaseURL
+	raw := strings.TrimSpace(cfg.BaseURL)
+	if raw == "" {
+		raw = DefaultBaseURL
 	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("llm: base URL %q is not an http:// or https:// URL", redact.URL(cfg.BaseURL))
+	base, err := endpoint.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("llm: base URL %w", err)
 	}
+	chat := endpoint.Join(base, "chat/completions").String()
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
@@ -192,9 +208,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: negative re-ask count %d", cfg.Reasks)
 	}
 	c := &Client{
-		endpoint: base + "/chat/completions",
-		shown:    redact.URL(base + "/chat/completions"),
-		baseURL:  base,
+		endpoint: chat,
+		shown:    redact.URL(chat),
+		basePath: strings.TrimRight(base.Path, "/"),
 		apiKey:   cfg.APIKey,
 		model:    cfg.Model,
 		seed:     cfg.Seed,
@@ -202,6 +218,10 @@ func New(cfg Config) (*Client, error) {
 		retry:    cfg.Retry,
 		http:     cfg.HTTPClient,
 		reasks:   cfg.Reasks,
+		maxBody:  cfg.MaxAnswerBytes,
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = DefaultMaxAnswerBytes
 	}
 	if c.timeout <= 0 {
 		c.timeout = 2 * time.Minute
@@ -278,7 +298,7 @@ type wireResponse struct {
 			Content []struct {
 				Token   string   `json:"token"`
 				Logprob *float64 `json:"logprob"`
-				Bytes   []int    `json:"bytes"`
+				Bytes   byteList `json:"bytes"`
 			} `json:"content"`
 		} `json:"logprobs"`
 	} `json:"choices"`
@@ -329,7 +349,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			break
 		}
 		if attempt > c.reasks {
-			return nil, newUnreadable(req, resp, attempt, rerr)
+			return nil, newUnreadable(req, resp, attempt, rerr, c.apiKey)
 		}
 		msgs = append(msgs[:len(msgs):len(msgs)],
 			Message{Role: "assistant", Content: resp.Content},
@@ -375,7 +395,8 @@ func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, err
 	}
 	resp, err := parseResponse(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("llm: POST %s: %w", c.shown, err)
+		// The body may echo the key: a 200 with text, or an error object.
+		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
 	}
 	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
 	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
@@ -401,14 +422,16 @@ type UnreadableAnswerError struct {
 	FinishReason string
 	// Err is Read's reason for refusing the last answer.
 	Err error
+
+	key string // redacted from the message: a model may quote it
 }
 
-func newUnreadable(req Request, resp *Response, attempts int, err error) *UnreadableAnswerError {
+func newUnreadable(req Request, resp *Response, attempts int, err error, key string) *UnreadableAnswerError {
 	a := resp.Content
 	if r := []rune(a); len(r) > QuoteLen {
 		a = string(r[:QuoteLen]) + "…"
 	}
-	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: a, Attempts: attempts, FinishReason: resp.FinishReason, Err: err}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: redact.String(a, key), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, key: key}
 }
 
 func (e *UnreadableAnswerError) Error() string {
@@ -427,7 +450,7 @@ func (e *UnreadableAnswerError) Error() string {
 		b.WriteString("; it was cut off at the token limit")
 	}
 	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
-	return b.String()
+	return redact.String(b.String(), e.key)
 }
 
 func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
@@ -552,7 +575,10 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	if err == nil {
 		defer hresp.Body.Close()
 		var raw []byte
-		raw, err = io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
+		raw, err = readBounded(hresp, c.maxBody)
+		if errors.Is(err, errTooLarge) {
+			return nil, retry.Permanent(fmt.Errorf("llm: POST %s: %s: the answer is longer than %d bytes, the most an answer may take", c.shown, hresp.Status, c.maxBody))
+		}
 		if err == nil {
 			if hresp.StatusCode/100 == 2 {
 				return raw, nil
@@ -567,7 +593,34 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
+	return nil, redact.Wrap("llm: POST "+c.shown, err, c.apiKey)
+}
+
+var errTooLarge = errors.New("body too large")
+
+// readBounded reads a body of at most limit bytes, or fails with
+// errTooLarge without reading past limit. A body of declared length is
+// read into a buffer of that size; another grows as io.ReadAll grows it
+// (by a quarter at a time), not by doubling.
+func readBounded(resp *http.Response, limit int64) ([]byte, error) {
+	if resp.ContentLength > limit {
+		return nil, errTooLarge
+	}
+	if resp.ContentLength >= 0 {
+		buf := make([]byte, resp.ContentLength)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(buf)) > limit {
+		return nil, errTooLarge
+	}
+	return buf, nil
 }
 
 func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
@@ -593,7 +646,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		e.Hint = "check the API key: OPENAI_API_KEY (llm.Config.APIKey)"
-	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.baseURL, "/v1"):
+	case resp.StatusCode == http.StatusNotFound && !strings.HasSuffix(c.basePath, "/v1"):
 		e.Hint = "the base URL usually ends in /v1, e.g. http://localhost:11434/v1"
 	case resp.StatusCode == http.StatusNotFound:
 		e.Hint = fmt.Sprintf("is model %q served there?", c.model)
@@ -613,6 +666,48 @@ func snippet(b []byte) string {
 		return "empty body"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// byteList is a token's bytes as the server lists them, [104, 105],
+// decoded straight into bytes: as []int each would take eight.
+type byteList []byte
+
+func (b *byteList) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if string(data) == "null" {
+		*b = nil
+		return nil
+	}
+	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+		return errors.New("token bytes: not a list")
+	}
+	// One pass, no allocation but the result: a list of up to four bytes
+	// per token, thousands of tokens an answer.
+	out := make([]byte, 0, 4)
+	v, digits, ended := 0, 0, false // ended: a space after the digits
+	for _, c := range data[1:] {
+		switch {
+		case '0' <= c && c <= '9':
+			v = v*10 + int(c-'0')
+			if digits++; v > 255 || ended {
+				return errors.New("token bytes: not a list of bytes")
+			}
+		case c == ',' || c == ']':
+			if digits == 0 && !(c == ']' && len(out) == 0) {
+				return errors.New("token bytes: an empty item")
+			}
+			if digits > 0 {
+				out = append(out, byte(v))
+			}
+			v, digits, ended = 0, 0, false
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			ended = digits > 0
+		default:
+			return fmt.Errorf("token bytes: %q in a list of bytes", c)
+		}
+	}
+	*b = out
+	return nil
 }
 
 // parseResponse reads a chat completion response body.
@@ -643,10 +738,7 @@ func parseResponse(raw []byte) (*Response, error) {
 				tok.Logprob = *t.Logprob
 			}
 			if t.Bytes != nil {
-				tok.Bytes = make([]byte, len(t.Bytes))
-				for j, b := range t.Bytes {
-					tok.Bytes[j] = byte(b)
-				}
+				tok.Bytes = t.Bytes
 			} else {
 				tok.Bytes = []byte(t.Token)
 			}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -473,12 +474,13 @@ func TestNetworkError(t *testing.T) {
 	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "x"} })
 	c, waits := newTestClient(t, srv, Config{Retry: fast(2)})
 	srv.Close()
+	// A server that is not there: the first attempt says so, no retries.
 	_, err := c.Complete(context.Background(), ask("q"))
-	if err == nil || !strings.Contains(err.Error(), srv.BaseURL()+"/chat/completions") || !strings.Contains(err.Error(), "after 3 attempts") {
+	if err == nil || !strings.Contains(err.Error(), srv.BaseURL()+"/chat/completions") || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "attempts") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(*waits) != 2 {
-		t.Errorf("waits %v", *waits)
+	if len(*waits) != 0 || c.Usage().Requests != 1 {
+		t.Errorf("waits %v, %d requests", *waits, c.Usage().Requests)
 	}
 }
 
@@ -583,5 +585,116 @@ func TestUserAgent(t *testing.T) {
 	}
 	if ua != version.UserAgent() || !strings.HasPrefix(ua, "factreasoner-go/") {
 		t.Errorf("User-Agent %q", ua)
+	}
+}
+
+// TestErrorsRedactKey: the client's own errors keep its key out, whole or
+// cut, whatever answer echoes it: a 200 with text, an error object in a
+// 200, an error status, a model's answer quoted in an unreadable-answer
+// error.
+func TestErrorsRedactKey(t *testing.T) {
+	const key = "sk-proj-LibraryLevelKey0123456789"
+	pad := strings.Repeat("x ", 90)
+	replies := map[string]llmtest.Reply{
+		"200 text":         {Body: "your key is " + key},
+		"200 text, cut":    {Body: pad + key + " more"},
+		"200 error object": {Body: `{"error": {"message": "Incorrect API key provided: ` + key + `"}}`},
+		"401":              {Status: 401, Body: `{"error": {"message": "Incorrect API key provided: ` + pad + key + `"}}`},
+		"answer quoting":   {Content: "no: " + pad + key},
+	}
+	for name, reply := range replies {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return reply })
+			c, _ := newTestClient(t, srv, Config{APIKey: key})
+			req := ask("q")
+			req.Read = func(*Response) error { return errors.New("not a label") }
+			_, err := c.Complete(context.Background(), req)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for i := 0; i+redact.PartLen <= len(key); i++ {
+				if strings.Contains(err.Error(), key[i:i+redact.PartLen]) {
+					t.Fatalf("%q of the key shows: %v", key[i:i+redact.PartLen], err)
+				}
+			}
+		})
+	}
+}
+
+// TestAnswerCap: an answer longer than MaxAnswerBytes, declared or not,
+// is an error at once (not retried), read no further than the cap; one at
+// the cap is read. Token bytes decode as bytes, and a byte out of range is
+// an unreadable answer.
+func TestAnswerCap(t *testing.T) {
+	answer := `{"choices": [{"message": {"content": "neutral"}, "finish_reason": "stop", "logprobs": {"content": [{"token": "neutral", "logprob": -0.5, "bytes": [110, 101, 117, 116, 114, 97, 108]}]}}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := answer
+		if r.URL.Query().Get("pad") != "" {
+			body = strings.Replace(answer, `"stop"`, `"stop", "pad": "`+strings.Repeat("x", 4096)+`"`, 1)
+		}
+		if r.URL.Query().Get("chunked") == "" {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		}
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		query string
+		ok    bool
+	}{
+		{"", true}, {"chunked=1", true}, {"pad=1", false}, {"pad=1&chunked=1", false},
+	} {
+		c, err := New(Config{BaseURL: srv.URL + "/v1?" + tt.query, Model: "m", Retry: fast(3), MaxAnswerBytes: int64(len(answer))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Complete(context.Background(), ask("q"))
+		if tt.ok {
+			if err != nil || r.Content != "neutral" || string(r.Tokens[0].Bytes) != "neutral" {
+				t.Errorf("%s: %+v, %v", tt.query, r, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "longer than") || c.Usage().Requests != 1 {
+			t.Errorf("%s: error %v after %d requests, want one refusal", tt.query, err, c.Usage().Requests)
+		}
+	}
+	for _, bad := range []string{`[256]`, `[-1]`, `"aGk="`, `[1,]`, `[,1]`, `[1 2]`, `[1.5]`, `[1000]`, `{}`} {
+		if _, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", bad, 1))); err == nil {
+			t.Errorf("bytes %s read", bad)
+		}
+	}
+	for list, want := range map[string]string{"[]": "", "[ ]": "", "[ 104 , 105 ]": "hi", "[0,255]": "\x00\xff", "null": "neutral"} {
+		r, err := parseResponse([]byte(strings.Replace(answer, "[110, 101, 117, 116, 114, 97, 108]", list, 1)))
+		if err != nil || string(r.Tokens[0].Bytes) != want {
+			t.Errorf("bytes %s: %q, %v; want %q", list, r.Tokens[0].Bytes, err, want)
+		}
+	}
+}
+
+// TestBaseURLWithQuery: a base URL with a query (Azure OpenAI's
+// ?api-version=) gets /chat/completions on its path and keeps its query
+// as a query.
+func TestBaseURLWithQuery(t *testing.T) {
+	var path, query string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, query = r.URL.Path, r.URL.RawQuery
+		io.WriteString(w, `{"choices": [{"message": {"content": "neutral"}, "finish_reason": "stop"}]}`)
+	}))
+	defer srv.Close()
+	for _, base := range []string{"/openai/deployments/gpt4?api-version=2024-02-01", "/openai/deployments/gpt4/?api-version=2024-02-01"} {
+		c, err := New(Config{BaseURL: srv.URL + base, Model: "m", Retry: fast(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Complete(context.Background(), ask("q")); err != nil {
+			t.Fatal(err)
+		}
+		if path != "/openai/deployments/gpt4/chat/completions" || query != "api-version=2024-02-01" {
+			t.Errorf("%s: request to path %q query %q", base, path, query)
+		}
+		if want := srv.URL + "/openai/deployments/gpt4/chat/completions?api-version=2024-02-01"; c.Endpoint() != want {
+			t.Errorf("endpoint %s, want %s", c.Endpoint(), want)
+		}
 	}
 }

@@ -122,12 +122,12 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(FActScoreRecord) error) (factscore.Summary, ScoreStats, error) {
 	agg := factscore.NewAggregate(gamma)
 	var st ScoreStats
+	tr := newTracker(o.Progress)
+	ctx = tr.withPages(ctx)
 	add := func(rec FActScoreRecord) error {
 		agg.Add(rec.Result)
 		st.Scored++
-		if o.Progress != nil {
-			o.Progress(Progress{Records: st.Scored, Line: rec.Line})
-		}
+		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, rec.Line })
 		return emit(rec)
 	}
 	skip := o.skip(&st.Invalid)

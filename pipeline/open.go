@@ -15,6 +15,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
@@ -246,7 +247,8 @@ type resources struct {
 	summaries []func(io.Writer)
 	llm       *llmStages
 	retry     *retry.Policy
-	verifier  string // FActScore's verifier, by name
+	verifier  string                // FActScore's verifier, by name
+	pages     *retrieve.PageFetcher // fetching pages, when on
 	// inProcess says whether the NLI classifier runs in this process on
 	// every core (InProcess).
 	inProcess bool
@@ -335,6 +337,15 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	return p, nil
 }
 
+// PageStats returns what the page fetcher of --fetch-pages did so far;
+// false without one.
+func (p *Pipeline) PageStats() (retrieve.PageStats, bool) {
+	if p.res.pages == nil {
+		return retrieve.PageStats{}, false
+	}
+	return p.res.pages.Stats(), true
+}
+
 // Close writes the summaries of what the pipeline's backends did to the
 // log, then releases what Open opened. It may be called more than once.
 func (p *Pipeline) Close() error {
@@ -346,6 +357,10 @@ func (p *Pipeline) Close() error {
 	}
 	return p.abort()
 }
+
+// Discard releases what Open opened without writing the summaries: for a
+// run that ended before it did anything (they would count zeros).
+func (p *Pipeline) Discard() error { return p.abort() }
 
 // abort releases what Open opened, without summaries, latest first.
 func (p *Pipeline) abort() error {
@@ -454,8 +469,10 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 	if cfg.Timeout < 0 {
 		return nil, optionErr("LLM.Timeout", fmt.Errorf("%v: want a positive duration", cfg.Timeout))
 	}
-	if b := strings.TrimSpace(cfg.BaseURL); b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
-		return nil, optionErr("LLM.BaseURL", fmt.Errorf("%q is not an http:// or https:// URL", redact.URL(b)))
+	if b := strings.TrimSpace(cfg.BaseURL); b != "" {
+		if _, err := endpoint.Parse(b); err != nil {
+			return nil, optionErr("LLM.BaseURL", err)
+		}
 	}
 	path, err := sqlcache.Resolve(defaultOn(o.Caches.LLM), sqlcache.LLM)
 	if err != nil {
@@ -567,6 +584,8 @@ func (p *Pipeline) openRetriever(o Options) error {
 		}
 		fetcher.AllowPrivate = ro.Pages.AllowPrivate
 		fetcher.Retry = p.res.retry
+		p.res.pages = fetcher
+		p.onClose(fetcher.Close)
 	}
 	// withPages fetches the pages of a web source's results.
 	withPages := func(r retrieve.Retriever, name string) (retrieve.Retriever, string) {
@@ -601,6 +620,15 @@ func (p *Pipeline) openRetriever(o Options) error {
 	}
 	p.Retriever = multi
 	return nil
+}
+
+// droppedLinks says how many result links were dropped for not being
+// http(s) URLs, if any.
+func droppedLinks(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d result links that are not http(s) dropped (the results kept without them)", n)
 }
 
 // sourceNames reads the list of sources; none gives an empty list.

@@ -275,7 +275,7 @@ func openSerper(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string,
 	s.Query, s.Retry = query, env.Retry()
 	env.p.onSummary(func(w io.Writer) {
 		if n := s.Searches(); n > 0 {
-			fmt.Fprintf(w, "serper: %d searches at %s\n", n, redact.URL(s.Endpoint))
+			fmt.Fprintf(w, "serper: %d searches at %s%s\n", n, redact.URL(s.Endpoint), droppedLinks(s.DroppedLinks()))
 		}
 	})
 	return s, s.Source(), nil
@@ -293,7 +293,7 @@ func openSearXNG(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string
 	s.Query, s.Retry = query, env.Retry()
 	env.p.onSummary(func(w io.Writer) {
 		if n := s.Searches(); n > 0 {
-			fmt.Fprintf(w, "searxng: %d searches at %s\n", n, redact.URL(s.Endpoint))
+			fmt.Fprintf(w, "searxng: %d searches at %s%s\n", n, redact.URL(s.Endpoint), droppedLinks(s.DroppedLinks()))
 		}
 	})
 	return s, s.Source(), nil

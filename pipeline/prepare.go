@@ -90,6 +90,7 @@ func (p *Pipeline) RetrieveFile(ctx context.Context, input string, w io.Writer, 
 	}
 	out := jsonl.NewWriter(w)
 	tr := newTracker(o.Progress)
+	ctx = tr.withPages(ctx)
 	err := instance.Scan(input, o.skip(&st.Invalid), func(in *instance.Instance) error {
 		st.Records++
 		if len(in.Atoms) == 0 {

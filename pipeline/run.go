@@ -17,6 +17,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -105,6 +106,9 @@ type Progress struct {
 	Line    int
 	// Pairs is the number of NLI pairs the classifier has answered.
 	Pairs int
+	// Pages is the number of web pages fetched so far (--fetch-pages),
+	// PagesInFlight those being fetched now.
+	Pages, PagesInFlight int
 	// What the run has to do: the records it scores and the NLI pairs it
 	// puts to the classifier. They are counted by a pass over the input
 	// beside the run itself, and Counted is false until it is done. A
@@ -142,6 +146,24 @@ func (t *tracker) update(f func(*Progress)) {
 	}
 	f(&t.p)
 	t.fn(t.p)
+}
+
+// withPages returns ctx with the page fetches of the run reported to the
+// tracker.
+func (t *tracker) withPages(ctx context.Context) context.Context {
+	if t == nil {
+		return ctx
+	}
+	return retrieve.WithPageEvents(ctx, func(e retrieve.PageEvent) {
+		t.update(func(p *Progress) {
+			if e.Done {
+				p.PagesInFlight--
+				p.Pages++
+			} else {
+				p.PagesInFlight++
+			}
+		})
+	})
 }
 
 // stop ends the reports.
@@ -269,7 +291,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 	out := jsonl.NewWriter(w)
 	st := ScoreStats{Done: len(done)}
 	tr := newTracker(o.Progress)
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(tr.withPages(ctx))
 	defer cancel()
 	var counting sync.WaitGroup
 	if tr != nil {
@@ -541,7 +563,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	reports := make([][]inference.Report, len(versions))
 	var st ScoreStats
 	tr := newTracker(o.Progress)
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(tr.withPages(ctx))
 	defer cancel()
 	var counting sync.WaitGroup
 	if tr != nil {

@@ -7,7 +7,6 @@ package progress
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +23,9 @@ type Status struct {
 	Line    int
 	// Pairs is the number of NLI pairs the classifier has answered.
 	Pairs int
+	// Pages is the number of web pages fetched so far, PagesInFlight
+	// those being fetched now.
+	Pages, PagesInFlight int
 	// What the run has to do, once a pass over the input has counted it
 	// (Counted): the records, and the NLI pairs.
 	RecordsTotal int
@@ -64,7 +66,8 @@ func New(w io.Writer, prefix string) *Display {
 // WithBar shows a progress bar instead of plain lines when w is a
 // terminal.
 func (p *Display) WithBar() *Display {
-	if f, ok := p.w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	// A writer that filters stderr (a redactor) passes its file's Fd on.
+	if f, ok := p.w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription(p.prefix),
@@ -157,6 +160,12 @@ func (p *Display) describe(pr Status, rates bool) string {
 	if pr.Line > 0 {
 		fmt.Fprintf(&b, " (at line %d)", pr.Line)
 	}
+	if pr.Pages > 0 || pr.PagesInFlight > 0 {
+		fmt.Fprintf(&b, ", %d web pages fetched", pr.Pages)
+		if pr.PagesInFlight > 0 {
+			fmt.Fprintf(&b, " (%d in flight)", pr.PagesInFlight)
+		}
+	}
 	if !rates {
 		return b.String()
 	}
@@ -170,6 +179,17 @@ func (p *Display) describe(pr Status, rates bool) string {
 		}
 	}
 	return b.String()
+}
+
+// Abandon clears the bar and writes nothing: the run ended before it did
+// anything, and its error says why.
+func (p *Display) Abandon() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar.Clear()
+	}
 }
 
 // Finish clears the bar and writes the summary of the work, with the time

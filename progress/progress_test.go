@@ -35,3 +35,14 @@ func TestProgressPlain(t *testing.T) {
 		t.Error("a progress bar on a buffer")
 	}
 }
+
+// TestDescribePages: the web pages a run fetches show beside its records.
+func TestDescribePages(t *testing.T) {
+	var b strings.Builder
+	d := New(&b, "fr retrieve")
+	d.Every = 0
+	d.Report(Status{Records: 2, Pages: 3, PagesInFlight: 1})
+	if !strings.Contains(b.String(), "2 records, 3 web pages fetched (1 in flight)") {
+		t.Errorf("progress line %q", b.String())
+	}
+}

@@ -10,7 +10,7 @@
 // every version; so are FR3's own context pairs (two own contexts of one
 // atom). Pruning chooses only among the other pairs: each atom is also
 // asked about the k other contexts that match it best under BM25 (Okapi,
-// with rank_bm25's parameters; retrieve.BM25) over the record's own
+// with rank_bm25's parameters; bm25.Index) over the record's own
 // contexts, the atom's words as the query; for FR3 each context keeps, in
 // the same way, the k other contexts its own words match best (among
 // those it is not an own pair with), and a context pair is asked (in both
@@ -28,9 +28,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/nli"
-	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
 // Tokens splits text into the words BM25 compares: maximal runs of letters
@@ -164,7 +164,7 @@ func ownPartners(own [][]int, contexts int) []map[int]bool {
 
 // ranker scores a record's contexts for a query with BM25.
 type ranker struct {
-	bm25 *retrieve.BM25
+	bm25 *bm25.Index
 	ctx  [][]string // tokens of each context
 }
 
@@ -173,12 +173,12 @@ func newRanker(n graph.Nodes) *ranker {
 	for i, t := range n.Texts() {
 		r.ctx[i] = Tokens(t)
 	}
-	r.bm25 = retrieve.NewBM25Okapi(r.ctx)
+	r.bm25 = bm25.NewOkapi(r.ctx)
 	return r
 }
 
 // best returns the k candidates (indexes into scores) with the highest
-// scores, ties broken by the smaller index (retrieve.TopK's order).
+// scores, ties broken by the smaller index (bm25.TopK's order).
 func best(scores []float64, cands []int, k int) []int {
 	if len(cands) <= k {
 		return cands
@@ -187,7 +187,7 @@ func best(scores []float64, cands []int, k int) []int {
 	for j, c := range cands {
 		sub[j] = scores[c]
 	}
-	top := retrieve.TopK(sub, k)
+	top := bm25.TopK(sub, k)
 	for j, i := range top {
 		top[j] = cands[i]
 	}

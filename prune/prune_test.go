@@ -3,6 +3,7 @@ package prune_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"os"
 	"reflect"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/prune"
-	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
 func TestTokens(t *testing.T) {
@@ -125,7 +125,7 @@ func TestSelectFlaherty(t *testing.T) {
 			docs[i] = prune.Tokens(c.NLIText())
 			idx[c.ID] = i
 		}
-		bm := retrieve.NewBM25Okapi(docs)
+		bm := bm25.NewOkapi(docs)
 		text := map[string]string{}
 		own := map[[2]string]bool{} // (context, atom) and (context, context)
 		for i, a := range n.Atoms {
@@ -308,14 +308,14 @@ func BenchmarkTokenizationGolden(b *testing.B) {
 					docs[i] = tk.tok(c.NLIText())
 					idx[c.ID] = i
 				}
-				bm := retrieve.NewBM25Okapi(docs)
+				bm := bm25.NewOkapi(docs)
 				text := map[string]string{}
 				for _, a := range n.Atoms {
 					text[a.ID] = a.Text
 				}
 				worst, sum = 0, 0
 				for _, r := range g.Relations {
-					order := retrieve.TopK(bm.Scores(tk.tok(text[r.Target])), len(n.Contexts))
+					order := bm25.TopK(bm.Scores(tk.tok(text[r.Target])), len(n.Contexts))
 					for rank, j := range order {
 						if j == idx[r.Source] {
 							worst, sum = max(worst, rank), sum+rank

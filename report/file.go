@@ -1,10 +1,9 @@
 package report
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
 // writeFileAtomic writes data to path through a temporary file in the same
@@ -19,35 +18,8 @@ func writeFileAtomic(path string, data []byte, overwrite bool) error {
 
 // WriteFile creates path with what write writes, through a temporary file
 // in the same directory, so that path never holds a partial file and a
-// failed write leaves what was there. Without overwrite an existing path is
-// an error wrapping os.ErrExist and is left as it is.
+// failed write leaves what was there (jsonl.WriteFile). Without overwrite
+// an existing path is an error wrapping os.ErrExist and is left as it is.
 func WriteFile(path string, overwrite bool, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if overwrite {
-		return os.Rename(tmp.Name(), path)
-	}
-	// A hard link fails when path exists, so that a file created meanwhile
-	// is not replaced either.
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s: %w", path, os.ErrExist)
-		}
-		return err
-	}
-	return nil
+	return jsonl.WriteFile(path, overwrite, 0o600, write)
 }

@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -250,5 +252,76 @@ func TestHTMLMoreContexts(t *testing.T) {
 	}
 	if r.R[0].P[len(r.A)+6] != nil || *r.R[1].P[len(r.A)+6] != 0.8 {
 		t.Error("P(true) of c_extra is wrong in one of the runs")
+	}
+}
+
+// TestHTMLHostileLinks: a context whose link is not http(s) (javascript:,
+// data:, file:) shows without a link, an https one keeps it, and the page
+// sets a Content-Security-Policy that lets only its own script run, named
+// by the script's hash.
+func TestHTMLHostileLinks(t *testing.T) {
+	dir := t.TempDir()
+	fr2 := readExampleRuns(t)[1]
+	a := plannedSchema(t, fr2, dir)
+	lines := rawLines(t, a)
+	hostile := []string{"javascript:alert(document.domain)", " JavaScript:alert(1)", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "vbscript:x"}
+	var ctxs []map[string]any
+	json.Unmarshal(lines[2]["contexts"], &ctxs)
+	for i := range ctxs {
+		if i < len(hostile) {
+			ctxs[i]["link"] = hostile[i]
+		} else {
+			ctxs[i]["link"] = "https://en.wikipedia.org/wiki/Ada_Lovelace"
+		}
+	}
+	lines[2]["contexts"] = rawJSON(t, ctxs)
+	b := filepath.Join(dir, "links.jsonl")
+	writeLines(t, b, lines)
+	run, err := report.ReadRun(context.Background(), b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.New([]*report.Run{run}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	data := regexp.MustCompile(`(?s)<script type="application/json" id="fr-data">(.*?)</script>`).FindStringSubmatch(page)[1]
+	for _, h := range []string{"javascript", "JavaScript", "data:text", "file:", "vbscript"} {
+		if strings.Contains(data, h) {
+			t.Errorf("the page keeps a %s link", h)
+		}
+	}
+	if !strings.Contains(data, "https://en.wikipedia.org/wiki/Ada_Lovelace") {
+		t.Error("the https link is gone")
+	}
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(page)
+	if csp == nil {
+		t.Fatal("no Content-Security-Policy")
+	}
+	script := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(page)[1]
+	sum := sha256.Sum256([]byte(script))
+	directives := map[string]string{}
+	for _, d := range strings.Split(csp[1], ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		directives[name] = value
+	}
+	want := map[string]string{
+		"default-src": "'none'",
+		"script-src":  "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'", // that script alone
+		"base-uri":    "'none'",
+		"form-action": "'none'",
+	}
+	for name, value := range want {
+		if directives[name] != value {
+			t.Errorf("policy %q: %s is %q, want %q", csp[1], name, directives[name], value)
+		}
+	}
+	if strings.Index(page, "Content-Security-Policy") > strings.Index(page, "<style>") {
+		t.Error("the policy comes after the style it governs")
 	}
 }

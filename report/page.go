@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 )
 
 // The page's data: what the script of the HTML file renders, as JSON.
@@ -171,7 +172,11 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			t := shownText(c)
 			k := addText(excerpt(t, rep.Options.ExcerptRunes))
 			w.texts[c.ID], w.heads[c.ID] = t, k
-			pr.Contexts = append(pr.Contexts, pageContext{c.ID, c.Title, k, c.Link})
+			link := c.Link
+			if !endpoint.WebLink(link) {
+				link = "" // javascript:, data: and the like are not links to follow
+			}
+			pr.Contexts = append(pr.Contexts, pageContext{c.ID, c.Title, k, link})
 			node[c.ID] = len(base.Atoms) + i
 		}
 		for _, run := range rep.Runs {

@@ -238,7 +238,7 @@ func (rep *Report) WritePlots(dir string, overwrite bool) ([]string, error) {
 			}
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	var paths []string

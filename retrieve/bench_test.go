@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func BenchmarkBM25Index(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("passages=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				NewBM25Okapi(docs)
+				bm25.NewOkapi(docs)
 			}
 		})
 	}
@@ -75,11 +76,11 @@ func BenchmarkBM25Query(b *testing.B) {
 		for i, p := range zipfPassages(n) {
 			docs[i] = pystr.Fields(p)
 		}
-		m := NewBM25Okapi(docs)
+		m := bm25.NewOkapi(docs)
 		b.Run(fmt.Sprintf("passages=%d", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				TopK(m.Scores(pystr.Fields(qs[i%len(qs)])), 5)
+				bm25.TopK(m.Scores(pystr.Fields(qs[i%len(qs)])), 5)
 				i++
 			}
 		})

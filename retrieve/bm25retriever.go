@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"strings"
 	"sync"
 
@@ -28,7 +29,7 @@ const topicIndexes = 8
 
 type topicIndex struct {
 	passages []string
-	bm25     *BM25
+	bm25     *bm25.Index
 }
 
 // NewBM25Retriever returns a retriever over db.
@@ -53,7 +54,7 @@ func (r *BM25Retriever) Retrieve(ctx context.Context, topic, atom string, k int)
 		return nil, err
 	}
 	query := Query(topic, atom)
-	best := TopK(idx.bm25.Scores(pystr.Fields(query)), k)
+	best := bm25.TopK(idx.bm25.Scores(pystr.Fields(query)), k)
 	out := make([]Passage, len(best))
 	for i, j := range best {
 		out[i] = Passage{Title: topic, Text: idx.passages[j], Source: "db"}
@@ -80,7 +81,7 @@ func (r *BM25Retriever) index(ctx context.Context, topic string) (*topicIndex, e
 	for i, p := range passages {
 		docs[i] = pystr.Fields(p)
 	}
-	idx = &topicIndex{passages: passages, bm25: NewBM25Okapi(docs)}
+	idx = &topicIndex{passages: passages, bm25: bm25.NewOkapi(docs)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.indexes[topic]; !ok {

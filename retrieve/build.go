@@ -360,11 +360,8 @@ func (b *Builder) finish(ctx context.Context) error {
 	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
 		return errors.New("file appeared while building; not overwritten")
 	}
-	// The staging file was made private (CreateTemp); the knowledge base is
-	// an ordinary file that others may read.
-	if err := os.Chmod(b.tmp, 0o644); err != nil {
-		return err
-	}
+	// The staging file was made private (CreateTemp, 0600), as every file
+	// the tool writes: the documents may not be everyone's to read.
 	return os.Rename(b.tmp, b.path)
 }
 

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Separator joins the passages of a document in a DocDB's text column.
@@ -40,12 +41,10 @@ type DocDB struct {
 func OpenDocDB(path string) (*DocDB, error) {
 	// sqlite3 would report a missing file only at the first query, and
 	// vaguely; check first.
-	fi, err := os.Stat(path)
+	// A named pipe would block SQLite forever; a device is no database.
+	fi, err := safefile.Check(path, "knowledge base", -1)
 	if err != nil {
-		return nil, fmt.Errorf("knowledge base: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("knowledge base %s: is a directory", path)
+		return nil, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

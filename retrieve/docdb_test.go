@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 )
 
 // writeFActScoreDB writes a knowledge base the way FActScore's builder
@@ -119,7 +121,7 @@ func TestBM25Retriever(t *testing.T) {
 		docs[i] = strings.Fields(p)
 	}
 	query := strings.Fields("Ada Lovelace Lovelace died in 1852.")
-	want := TopK(NewBM25Okapi(docs).Scores(query), 3)
+	want := bm25.TopK(bm25.NewOkapi(docs).Scores(query), 3)
 	ps, err = r.Retrieve(ctx, "Ada Lovelace", "  Lovelace died in 1852.\n", 3)
 	if err != nil {
 		t.Fatal(err)
@@ -317,5 +319,25 @@ func TestFillQuery(t *testing.T) {
 	in2 := &instance.Instance{Input: "Q?", Output: "x", Topic: "T", Atoms: []instance.Atom{{ID: "a0", Text: "x"}}}
 	if _, err := FillQuery(context.Background(), &countingRetriever{err: ErrTopicNotFound}, in2, 3); !errors.Is(err, ErrTopicNotFound) || !strings.Contains(err.Error(), "the question") || len(in2.Contexts) != 0 {
 		t.Errorf("error case: %v, %d contexts", err, len(in2.Contexts))
+	}
+}
+
+// TestOpenDocDBFileKinds: a knowledge base that is a named pipe (SQLite
+// would block on it), a device or a directory is refused, saying what it
+// is.
+func TestOpenDocDBFileKinds(t *testing.T) {
+	for _, kind := range safefiletest.Kinds {
+		p := filepath.Join(t.TempDir(), "kb.db")
+		safefiletest.Make(t, p, kind)
+		err := safefiletest.Within(t, func() error {
+			db, err := OpenDocDB(p)
+			if err == nil {
+				db.Close()
+			}
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), kind) {
+			t.Errorf("%s: error %v", kind, err)
+		}
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/bm25"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
-func ExampleNewBM25Okapi() {
+// FActScore ranks a topic's passages with BM25 Okapi for the query
+// topic + " " + atom.
+func ExampleQuery() {
 	passages := []string{
 		"Ada Lovelace was an English mathematician.",
 		"She was born on 10 December 1815 in London.",
@@ -17,11 +20,11 @@ func ExampleNewBM25Okapi() {
 	for i, p := range passages {
 		docs[i] = strings.Fields(p)
 	}
-	m := retrieve.NewBM25Okapi(docs)
+	m := bm25.NewOkapi(docs)
 	// FActScore's query: topic + " " + atom, split on whitespace.
 	query := strings.Fields(retrieve.Query("Ada Lovelace", "Ada Lovelace was born in 1815."))
 	scores := m.Scores(query)
-	for _, i := range retrieve.TopK(scores, 2) {
+	for _, i := range bm25.TopK(scores, 2) {
 		fmt.Printf("%.4f %s\n", scores[i], passages[i])
 	}
 	// Output:

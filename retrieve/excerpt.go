@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/factreasoner/factreasoner-go/bm25"
 )
 
 // Excerpt returns text with whitespace runs collapsed to single spaces, cut
@@ -32,7 +34,7 @@ func Excerpt(text, query string, maxChars int) string {
 	for i, p := range pieces {
 		docs[i] = words(p)
 	}
-	best := TopK(NewBM25Lucene(docs, DefaultK1, DefaultB).Scores(words(query)), 1)[0]
+	best := bm25.TopK(bm25.NewLucene(docs, bm25.DefaultK1, bm25.DefaultB).Scores(words(query)), 1)[0]
 	lo, hi := best, best+1 // pieces[lo:hi]
 	size := utf8.RuneCountInString(pieces[best])
 	for grew := true; grew; {

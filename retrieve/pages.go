@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strings"
@@ -19,8 +20,11 @@ import (
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/temoto/robotstxt"
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/net/http/httpproxy"
 
+	"github.com/factreasoner/factreasoner-go/internal/netguard"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -45,7 +49,15 @@ const (
 	maxRobotsBytes  = 500 << 10 // what Google reads of a robots.txt
 	robotsMemory    = 1024      // hosts whose robots.txt is remembered
 	webPageMemory   = 64        // pages whose text is remembered
+	pageMemoryBytes = 16 << 20  // the most bytes of text remembered
 	maxPageElements = 200000    // HTML elements readability will look at
+	// pageParsers is how many pages are parsed at once, by all the
+	// searches of a run: readability takes about 25 times a page's bytes
+	// while it parses (BENCHMARKS.md), so that a run holds at most that
+	// for one page, and its fetched bodies, however many pages and
+	// records are in flight. Parsing is CPU work: more at once would not
+	// finish sooner on a few cores.
+	pageParsers = 1
 )
 
 // PageFailure says why a page's text could not be used.
@@ -88,8 +100,14 @@ func (e *PageError) Unwrap() error { return e.Err }
 //   - robots.txt is honoured for the User-Agent's product token
 //     (factreasoner-go), at the page and at every redirect;
 //   - only http and https, at most MaxRedirects redirects, and (unless
-//     AllowPrivate) no loopback, private or link-local addresses, so that a
-//     search result cannot make the tool read the local network;
+//     AllowPrivate) only public addresses (internal/netguard: no loopback,
+//     private, link-local, carrier-grade NAT or cloud metadata address, in
+//     IPv4 or in an IPv6 form that embeds one), so that a search result
+//     cannot make the tool read the local network. Every connection is
+//     checked at connect time, after name resolution, for the page, each
+//     redirect and robots.txt; with a proxy (HTTP_PROXY, HTTPS_PROXY, read
+//     when the fetcher is made) the target is resolved and checked before
+//     the request goes to the proxy;
 //   - at most MaxBytes of body, Timeout per page, media types text/html
 //     and text/plain only, and a body whose bytes are not text (a PDF or
 //     an image served as text/html) is refused;
@@ -101,9 +119,12 @@ func (e *PageError) Unwrap() error { return e.Err }
 // kept whole (whitespace collapsed); longer text is cut to MaxChars around
 // the passage that best matches the atom (Excerpt).
 //
-// The last 64 pages' texts (and permanent failures) are remembered, so
-// that the atoms of one response, which often share results, fetch each
-// page once.
+// Every page's text (or failure) is remembered for the run, so that each
+// page is fetched once, however many atoms find it; an atom that finds a
+// page being fetched waits for that fetch. The texts of the last 64 pages
+// (16 MiB at most) stay in memory, older ones in a temporary file that
+// Close removes. A context that carries WithPageEvents is told of each
+// fetch as it starts and ends (a run's progress).
 //
 // A PageFetcher is safe for concurrent use. Create one with NewPageFetcher.
 type PageFetcher struct {
@@ -117,28 +138,30 @@ type PageFetcher struct {
 	// link-local addresses (tests, intranets).
 	AllowPrivate bool
 	Retry        *retry.Policy
+	// Resolver resolves the target hosts of requests through a proxy, to
+	// check their addresses; nil is net.DefaultResolver.
+	Resolver *net.Resolver
 
-	client *http.Client // pages: redirects checked against robots.txt
-	plain  *http.Client // robots.txt files
+	proxyFor func(*url.URL) (*url.URL, error) // the environment's proxy settings
+	client   *http.Client                     // pages: redirects checked against robots.txt
+	plain    *http.Client                     // robots.txt files
 
 	mu          sync.Mutex
+	parsing     chan struct{}           // one token per page being parsed
+	proxies     map[string]bool         // host:port of the proxies used
 	robots      map[string]*robotsEntry // by scheme://host
 	robotsOrder []string
-	pages       map[string]pageText // by link: the atoms of a response often share results
-	pageOrder   []string
+	store       pageStore // the run's pages: each fetched once, for every atom that finds it
 	stats       PageStats
-}
-
-// pageText is a page's whole main text, or why there is none.
-type pageText struct {
-	text string
-	err  *PageError
 }
 
 // PageStats count what a PageFetcher did.
 type PageStats struct {
-	Fetched   int                 // pages whose text was used
+	Fetched   int                 // pages whose text was used (by an atom: a page found by several counts for each)
 	Fallbacks map[PageFailure]int // pages that fell back to the snippet, by reason
+	// Downloads is how many pages were fetched from the network: each
+	// page of a run at most once, whatever the atoms that found it.
+	Downloads int
 }
 
 // Failed is the number of pages that fell back.
@@ -150,18 +173,19 @@ func (s PageStats) Failed() int {
 	return n
 }
 
-// String is "N pages fetched, M fell back to the snippet (2 timed out, …)".
+// String is "N pages fetched, M fell back to the snippet (2 timed out, …);
+// K requested, each page once for all the atoms that found it".
 func (s PageStats) String() string {
 	msg := fmt.Sprintf("%d pages fetched, %d fell back to the snippet", s.Fetched, s.Failed())
-	if len(s.Fallbacks) == 0 {
-		return msg
+	if len(s.Fallbacks) > 0 {
+		var parts []string
+		for r, n := range s.Fallbacks {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+		sort.Strings(parts)
+		msg += " (" + strings.Join(parts, ", ") + ")"
 	}
-	var parts []string
-	for r, n := range s.Fallbacks {
-		parts = append(parts, fmt.Sprintf("%d %s", n, r))
-	}
-	sort.Strings(parts)
-	return msg + " (" + strings.Join(parts, ", ") + ")"
+	return msg + fmt.Sprintf("; %d requested, each page once for all the atoms that found it", s.Downloads)
 }
 
 type robotsEntry struct {
@@ -178,11 +202,12 @@ func NewPageFetcher() *PageFetcher {
 		MaxRedirects: DefaultMaxRedirects,
 		MaxChars:     MaxContextChars,
 		robots:       make(map[string]*robotsEntry),
+		parsing:      make(chan struct{}, pageParsers),
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: f.checkAddress}
+	f.proxyFor = httpproxy.FromEnvironment().ProxyFunc()
 	transport := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         f.dialContext(dialer),
+		Proxy:               f.proxy,
+		DialContext:         f.dial,
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: 2,
 		IdleConnTimeout:     30 * time.Second,
@@ -211,7 +236,7 @@ func (f *PageFetcher) Settings() string {
 func (f *PageFetcher) Stats() PageStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := PageStats{Fetched: f.stats.Fetched, Fallbacks: make(map[PageFailure]int, len(f.stats.Fallbacks))}
+	s := PageStats{Fetched: f.stats.Fetched, Downloads: f.stats.Downloads, Fallbacks: make(map[PageFailure]int, len(f.stats.Fallbacks))}
 	for r, n := range f.stats.Fallbacks {
 		s.Fallbacks[r] = n
 	}
@@ -240,7 +265,6 @@ func (f *PageFetcher) userAgent() string {
 
 var (
 	errTooManyRedirects = errors.New("stopped after too many redirects")
-	errPrivateAddress   = errors.New("address is loopback, private or link-local")
 	errNotHTTP          = errors.New("only http and https are fetched")
 )
 
@@ -249,36 +273,114 @@ type robotsDisallowed struct{ err *PageError }
 
 func (e *robotsDisallowed) Error() string { return e.err.Error() }
 
-// viaProxy marks a request context whose connection goes to a proxy: the
-// proxy, not the dialer, decides what the page's address may be.
-type viaProxy struct{}
+// dialTimeout bounds the connection to a host or proxy.
+const dialTimeout = 10 * time.Second
 
-func (f *PageFetcher) dialContext(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if ctx.Value(viaProxy{}) != nil {
-			return (&net.Dialer{Timeout: d.Timeout}).DialContext(ctx, network, addr)
-		}
-		return d.DialContext(ctx, network, addr)
+// The guard: every connection the fetcher makes, for a page, a redirect or
+// a robots.txt file, goes through the transport's Proxy (proxy) and then
+// its DialContext (dial). A direct connection is checked by the dialer at
+// connect time, on the address it connects to after name resolution, so
+// that a name that resolves to a private address is caught whatever it
+// resolved to before. A connection to a proxy is to the proxy's own
+// address, which is allowed: there the request's target host is resolved
+// and checked by proxy, before the request is sent.
+
+// proxy is the transport's Proxy function: the environment's proxy for
+// the request (read when the fetcher was made), after checking the
+// request's target when the dialer will not see it.
+func (f *PageFetcher) proxy(req *http.Request) (*url.URL, error) {
+	p, err := f.proxyFor(req.URL)
+	if err != nil {
+		return nil, err
 	}
+	if p != nil {
+		f.mu.Lock()
+		if f.proxies == nil {
+			f.proxies = make(map[string]bool)
+		}
+		f.proxies[hostPort(p)] = true
+		f.mu.Unlock()
+	}
+	// A direct request to the proxy's own address is dialled unchecked
+	// (dial cannot tell it from the proxy), so it is checked here too.
+	if p != nil || f.isProxy(hostPort(req.URL)) {
+		if err := f.checkHost(req.Context(), req.URL.Hostname()); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
-// checkAddress refuses connections to loopback, private, link-local and
-// unspecified addresses unless AllowPrivate (the dialer's Control, so the
-// address checked is the one connected to, after name resolution).
+// isProxy reports whether addr (host:port) is the address of a proxy the
+// fetcher has used.
+func (f *PageFetcher) isProxy(addr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.proxies[addr]
+}
+
+// hostPort is u's host and port as the transport dials it, the scheme's
+// port when u names none.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// dial connects to addr: a proxy as it is, anything else only when the
+// address it resolves to passes the guard (checked at connect time, the
+// dialer's Control).
+func (f *PageFetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: dialTimeout}
+	if !f.isProxy(addr) {
+		d.Control = f.checkAddress
+	}
+	return d.DialContext(ctx, network, addr)
+}
+
+// checkAddress refuses a connection to an address that is not public
+// (netguard) unless AllowPrivate.
 func (f *PageFetcher) checkAddress(network, address string, _ syscall.RawConn) error {
 	if f.AllowPrivate {
 		return nil
 	}
-	host, _, err := net.SplitHostPort(address)
+	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
-		return errPrivateAddress
+	return netguard.Check(ap.Addr())
+}
+
+// checkHost resolves host and refuses it, unless AllowPrivate, when one of
+// its addresses is not public: the target of a request through a proxy,
+// which the proxy, not the dialer, connects to. A name that does not
+// resolve here is refused too: it cannot be checked.
+func (f *PageFetcher) checkHost(ctx context.Context, host string) error {
+	if f.AllowPrivate {
+		return nil
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return netguard.Check(a)
+	}
+	addrs, err := f.resolver().LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if err := netguard.Check(a); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+func (f *PageFetcher) resolver() *net.Resolver {
+	if f.Resolver != nil {
+		return f.Resolver
+	}
+	return net.DefaultResolver
 }
 
 // checkRedirect bounds the redirects of a page and checks each target
@@ -294,14 +396,6 @@ func (f *PageFetcher) checkRedirect(req *http.Request, via []*http.Request) erro
 		return &robotsDisallowed{perr}
 	}
 	return nil
-}
-
-// withProxyMark marks ctx when the request to u goes through a proxy.
-func withProxyMark(ctx context.Context, u *url.URL) context.Context {
-	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err == nil && p != nil {
-		return context.WithValue(ctx, viaProxy{}, true)
-	}
-	return ctx
 }
 
 // Text fetches the page at link and returns its main text, cut to MaxChars
@@ -320,43 +414,30 @@ func (f *PageFetcher) Text(ctx context.Context, link, query string) (string, err
 }
 
 func (f *PageFetcher) text(ctx context.Context, link, query string) (string, *PageError) {
-	key := link // the page, whatever fragment of it the result points to
-	if u, err := url.Parse(link); err == nil {
-		u.Fragment, u.RawFragment = "", ""
-		key = u.String()
-	}
-	f.mu.Lock()
-	pt, ok := f.pages[key]
-	f.mu.Unlock()
-	if !ok {
-		pt.text, pt.err = f.fetch(ctx, link)
-		if pt.err == nil || !pt.err.Temporary {
-			f.remember(key, pt)
+	text, shared, perr := f.store.get(ctx, link, func() (string, *PageError) {
+		events := pageEventsFrom(ctx)
+		if events != nil {
+			events(PageEvent{Link: redact.URL(link)})
 		}
+		text, perr := f.fetch(ctx, link)
+		if events != nil {
+			events(PageEvent{Link: redact.URL(link), Done: true, Failed: perr != nil})
+		}
+		return text, perr
+	})
+	if !shared && !(perr != nil && ctx.Err() != nil) {
+		f.mu.Lock()
+		f.stats.Downloads++
+		f.mu.Unlock()
 	}
-	if pt.err != nil {
-		return "", pt.err
+	if perr != nil {
+		return "", perr
 	}
-	return Excerpt(pt.text, query, f.MaxChars), nil
+	return Excerpt(text, query, f.MaxChars), nil
 }
 
-// remember keeps a page's text (or permanent failure) for the next atoms.
-func (f *PageFetcher) remember(link string, pt pageText) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.pages == nil {
-		f.pages = make(map[string]pageText)
-	}
-	if _, ok := f.pages[link]; ok {
-		return
-	}
-	if len(f.pageOrder) == webPageMemory {
-		delete(f.pages, f.pageOrder[0])
-		f.pageOrder = f.pageOrder[1:]
-	}
-	f.pages[link] = pt
-	f.pageOrder = append(f.pageOrder, link)
-}
+// Close removes what the fetcher kept of the run's pages on disk.
+func (f *PageFetcher) Close() error { return f.store.close() }
 
 // fetch fetches a page and returns its whole main text.
 func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageError) {
@@ -367,7 +448,6 @@ func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageErro
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
 	defer cancel()
-	ctx = withProxyMark(ctx, u)
 	if perr := f.robotsAllow(ctx, u); perr != nil {
 		return "", perr
 	}
@@ -382,6 +462,12 @@ func (f *PageFetcher) fetch(ctx context.Context, link string) (string, *PageErro
 		}
 		return "", &PageError{URL: shown, Reason: FailNetwork, Err: err, Temporary: true}
 	}
+	select {
+	case f.parsing <- struct{}{}:
+	case <-ctx.Done():
+		return "", &PageError{URL: shown, Reason: FailTimeout, Err: errors.New("waiting to parse the page"), Temporary: true}
+	}
+	defer func() { <-f.parsing }()
 	return f.extract(pg, shown)
 }
 
@@ -404,14 +490,21 @@ func (f *PageFetcher) attempt(ctx context.Context, u *url.URL, shown string) (*p
 	req.Header.Set("Accept", "text/html, text/plain;q=0.9")
 	resp, err := f.client.Do(req)
 	if err != nil {
-		var rd *robotsDisallowed
+		var (
+			rd *robotsDisallowed
+			ge *netguard.Error
+		)
 		switch {
 		case errors.As(err, &rd):
-			return nil, retry.Permanent(&PageError{URL: shown, Reason: rd.err.Reason, Err: fmt.Errorf("redirected to %s", rd.err.URL), Temporary: rd.err.Temporary})
+			why := fmt.Errorf("redirected to %s", rd.err.URL)
+			if errors.As(rd.err, &ge) {
+				why = fmt.Errorf("redirected to %s: %w", rd.err.URL, ge)
+			}
+			return nil, retry.Permanent(&PageError{URL: shown, Reason: rd.err.Reason, Err: why, Temporary: rd.err.Temporary})
 		case errors.Is(err, errTooManyRedirects):
 			return nil, retry.Permanent(&PageError{URL: shown, Reason: FailRedirects, Err: fmt.Errorf("more than %d", f.MaxRedirects)})
-		case errors.Is(err, errPrivateAddress):
-			return nil, retry.Permanent(&PageError{URL: shown, Reason: FailAddress})
+		case errors.As(err, &ge):
+			return nil, retry.Permanent(&PageError{URL: shown, Reason: FailAddress, Err: ge})
 		case errors.Is(err, errNotHTTP):
 			return nil, retry.Permanent(&PageError{URL: shown, Reason: FailURL, Err: errors.New("redirected away from http(s)")})
 		}
@@ -469,6 +562,11 @@ func (f *PageFetcher) extract(pg *page, shown string) (text string, perr *PageEr
 	}()
 	switch pg.mediaType {
 	case "text/html":
+		// The parser builds the whole document before it counts its
+		// elements: count them first, on the bytes.
+		if n := htmlElements(pg.body, maxPageElements); n > maxPageElements {
+			return "", &PageError{URL: shown, Reason: FailSize, Err: fmt.Errorf("more than %d HTML elements", maxPageElements)}
+		}
 		p := readability.NewParser()
 		p.MaxElemsToParse = maxPageElements
 		article, err := p.Parse(bytes.NewReader(pg.body), pg.url)
@@ -505,6 +603,22 @@ func (f *PageFetcher) extract(pg *page, shown string) (text string, perr *PageEr
 		return "", &PageError{URL: shown, Reason: FailType, Err: errors.New("the text is garbled (undecodable bytes)")}
 	}
 	return text, nil
+}
+
+// htmlElements counts the elements of an HTML document, up to limit+1,
+// with a tokenizer that holds one token at a time.
+func htmlElements(body []byte, limit int) int {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	n := 0
+	for n <= limit {
+		switch z.Next() {
+		case html.ErrorToken:
+			return n
+		case html.StartTagToken, html.SelfClosingTagToken:
+			n++
+		}
+	}
+	return n
 }
 
 // robotsAllow reports, as a *PageError, whether the host's robots.txt
@@ -566,6 +680,7 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 		status int
 		body   []byte
 	}
+	var ge *netguard.Error
 	ans, err := retry.Do(ctx, f.Retry, func(int) (answer, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
 		if err != nil {
@@ -573,7 +688,7 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 		}
 		req.Header.Set("User-Agent", f.userAgent())
 		resp, err := f.plain.Do(req)
-		if errors.Is(err, errTooManyRedirects) || errors.Is(err, errPrivateAddress) {
+		if errors.Is(err, errTooManyRedirects) || errors.As(err, new(*netguard.Error)) {
 			return answer{}, retry.Permanent(err)
 		}
 		if err != nil {
@@ -595,8 +710,8 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 		return nil, &PageError{URL: shown, Reason: FailRobots, Err: err, Temporary: true}
 	case ctx.Err() != nil:
 		return nil, &PageError{URL: shown, Reason: FailTimeout, Err: errors.New("reading robots.txt"), Temporary: true}
-	case errors.Is(err, errPrivateAddress):
-		return nil, &PageError{URL: shown, Reason: FailAddress}
+	case errors.As(err, &ge):
+		return nil, &PageError{URL: shown, Reason: FailAddress, Err: ge}
 	case errors.Is(err, errTooManyRedirects):
 		ans.body = nil // as Google: no robots.txt after five redirects means no rules
 	default:

@@ -3,8 +3,10 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,7 +142,7 @@ func TestPageFetcherHostilePages(t *testing.T) {
 	if s.Fetched != 3 || s.Failed() != 12 || s.Fallbacks[FailRobots] != 2 || s.Fallbacks[FailType] != 2 || s.Fallbacks[FailSize] != 2 || s.Fallbacks[FailStatus] != 3 {
 		t.Errorf("stats %+v", s)
 	}
-	if msg := s.String(); !strings.HasPrefix(msg, "3 pages fetched, 12 fell back to the snippet (") || !strings.Contains(msg, "2 disallowed by robots.txt") {
+	if msg := s.String(); !strings.HasPrefix(msg, "3 pages fetched, 12 fell back to the snippet (") || !strings.Contains(msg, "2 disallowed by robots.txt") || !strings.HasSuffix(msg, "; 15 requested, each page once for all the atoms that found it") {
 		t.Errorf("stats line %q", msg)
 	}
 }
@@ -174,8 +176,16 @@ func TestPageFetcherRobotsWildcard(t *testing.T) {
 			t.Errorf("robots.txt 500: %v", err)
 		}
 	}
+	if n := down.Hits("/robots.txt"); n != 3 {
+		t.Errorf("robots.txt requested %d times, want 3 (the attempts of the first fetch; the page's failure is the run's)", n)
+	}
+	// Another page of the host asks again: a failure that may pass is not
+	// remembered for the host.
+	if _, err := f.Text(ctx, down.URL+"/other", ""); !errors.As(err, &pe) || pe.Reason != FailRobots {
+		t.Errorf("robots.txt 500, another page: %v", err)
+	}
 	if n := down.Hits("/robots.txt"); n != 6 {
-		t.Errorf("robots.txt requested %d times, want 3 per page (not remembered)", n)
+		t.Errorf("robots.txt requested %d times, want 3 more for another page", n)
 	}
 	if down.Hits("/page") != 0 {
 		t.Error("a page was requested while its robots.txt failed")
@@ -361,5 +371,115 @@ func TestRobotsPath(t *testing.T) {
 		if got := robotsPath(in); got != want {
 			t.Errorf("robotsPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPageFetcherElementBomb: a page of more elements than readability may
+// look at is refused as too large from its bytes, before a document is
+// built; one just under the bound is parsed.
+func TestPageFetcherElementBomb(t *testing.T) {
+	site := searchtest.NewSite(t)
+	site.SetRobots("")
+	bomb := "<html><body>" + strings.Repeat("<div><p>a</p></div>", maxPageElements/2+1) + "</body></html>"
+	site.Page("/bomb", "text/html", bomb)
+	f := testFetcher()
+	f.MaxBytes = int64(len(bomb)) + 1
+	_, err := f.Text(context.Background(), site.URL+"/bomb", "a")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Reason != FailSize || !strings.Contains(err.Error(), "HTML elements") {
+		t.Errorf("error %v, want %q for the elements", err, FailSize)
+	}
+	if n := htmlElements([]byte(bomb), maxPageElements); n != maxPageElements+1 {
+		t.Errorf("htmlElements = %d, want the count to stop at %d", n, maxPageElements+1)
+	}
+	if n := htmlElements([]byte("<p>a<br/><img src=x></p><!-- <b> --><script>'<i>'</script>"), 100); n != 4 {
+		t.Errorf("htmlElements = %d, want 4 (p, br, img, script)", n)
+	}
+}
+
+// TestPageFetcherOnce: within a run each page is fetched once, however
+// many atoms find it: at once (the others wait for the one fetch), after
+// more pages than stay in memory (the text comes back from the spill
+// file), with another fragment, and when it timed out; Close removes
+// what was spilled.
+func TestPageFetcherOnce(t *testing.T) {
+	site := searchtest.NewSite(t)
+	site.SetRobots("")
+	site.Handle("/slow-article", searchtest.Slow(300*time.Millisecond, searchtest.BoilerplatePage("Flaherty", article...)))
+	site.Handle("/too-slow", searchtest.Slow(time.Minute, "<p>late</p>"))
+	for i := range webPageMemory + 6 {
+		site.Page(fmt.Sprintf("/p%d", i), "text/plain", fmt.Sprintf("Page %d says Lanny Flaherty was born in 1942. %s", i, strings.Repeat("x", i)))
+	}
+	f := testFetcher()
+	f.Timeout = time.Second
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	texts := make([]string, 8)
+	for i := range texts {
+		wg.Go(func() {
+			texts[i], _ = f.Text(ctx, fmt.Sprintf("%s/slow-article#part%d", site.URL, i), "born")
+		})
+	}
+	wg.Wait()
+	for i, text := range texts {
+		if !strings.Contains(text, "1942") {
+			t.Errorf("atom %d got %q", i, text)
+		}
+	}
+	if n := site.Hits("/slow-article"); n != 1 {
+		t.Errorf("8 atoms at once: the page was requested %d times, want once", n)
+	}
+	for round := range 2 {
+		for i := range webPageMemory + 6 {
+			text, err := f.Text(ctx, fmt.Sprintf("%s/p%d", site.URL, i), "born")
+			if want := fmt.Sprintf("Page %d says", i); err != nil || !strings.Contains(text, want) {
+				t.Fatalf("round %d, page %d: %q, %v", round, i, text, err)
+			}
+		}
+	}
+	for i := range webPageMemory + 6 {
+		if n := site.Hits(fmt.Sprintf("/p%d", i)); n != 1 {
+			t.Errorf("page %d requested %d times, want once", i, n)
+		}
+	}
+	if f.store.spill == nil {
+		t.Error("nothing was spilled: the memory bound did not apply")
+	}
+	for range 2 {
+		var pe *PageError
+		if _, err := f.Text(ctx, site.URL+"/too-slow", ""); !errors.As(err, &pe) || pe.Reason != FailTimeout {
+			t.Errorf("too slow: %v", err)
+		}
+	}
+	if n := site.Hits("/too-slow"); n != 1 {
+		t.Errorf("a page that timed out was requested %d times, want once", n)
+	}
+	if s := f.Stats(); s.Downloads != 1+webPageMemory+6+1 {
+		t.Errorf("%d downloads, want %d", s.Downloads, 1+webPageMemory+6+1)
+	}
+	if err := f.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPageEvents: a context with WithPageEvents is told of each page
+// fetch as it starts and ends, failed or not, and of none for a page the
+// run already has.
+func TestPageEvents(t *testing.T) {
+	site := hostileSite(t)
+	f := testFetcher()
+	var mu sync.Mutex
+	var got []string
+	ctx := WithPageEvents(context.Background(), func(e PageEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprintf("%s done=%v failed=%v", strings.TrimPrefix(e.Link, site.URL), e.Done, e.Failed))
+	})
+	for _, p := range []string{"/article", "/gone", "/article"} {
+		f.Text(ctx, site.URL+p, "born")
+	}
+	want := []string{"/article done=false failed=false", "/article done=true failed=false", "/gone done=false failed=false", "/gone done=true failed=true"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -35,7 +35,8 @@ type SearXNG struct {
 	Retry    *retry.Policy
 	Client   *http.Client
 
-	searches atomic.Int64
+	searches   atomic.Int64
+	linkFilter // drops links that are not http(s); DroppedLinks counts them
 }
 
 // NewSearXNG returns a client for the instance at base, its root URL (as
@@ -97,7 +98,7 @@ func (s *SearXNG) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pa
 		if len(out) == k {
 			break
 		}
-		out = append(out, Passage{Title: r.Title, Snippet: r.Content, Link: r.URL, Source: "searxng"})
+		out = append(out, Passage{Title: r.Title, Snippet: r.Content, Link: s.keep(r.URL), Source: "searxng"})
 	}
 	return out, nil
 }
@@ -127,11 +128,11 @@ func (s *SearXNG) attempt(ctx context.Context, u string) (*searxngAnswer, error)
 		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP 429 Too Many Requests: the instance's limiter refused the request "+
 			"(on your own instance, set server.limiter: false in settings.yml, or list this address under pass_ip in limiter.toml)", shown), resp)
 	case resp.StatusCode != http.StatusOK:
-		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP %s: %s", shown, resp.Status, abbreviate(redact.String(string(data)))), resp)
+		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP %s: %s", shown, resp.Status, redact.String(abbreviate(string(data)))), resp)
 	}
 	var ans searxngAnswer
 	if err := json.Unmarshal(data, &ans); err != nil {
-		return nil, retry.Permanent(fmt.Errorf("%s: the answer is not SearXNG's JSON (is this a SearXNG instance?): %v (%s)", shown, err, abbreviate(redact.String(string(data)))))
+		return nil, retry.Permanent(fmt.Errorf("%s: the answer is not SearXNG's JSON (is this a SearXNG instance?): %v (%s)", shown, err, redact.String(abbreviate(string(data)))))
 	}
 	if len(ans.Results) == 0 && len(ans.Unresponsive) > 0 {
 		var failed []string

@@ -55,8 +55,9 @@ type Serper struct {
 	Retry  *retry.Policy
 	Client *http.Client
 
-	key      string
-	searches atomic.Int64
+	key        string
+	searches   atomic.Int64
+	linkFilter // drops links that are not http(s); DroppedLinks counts them
 }
 
 // NewSerper returns a Serper client for the endpoint ("" for
@@ -107,7 +108,7 @@ func (s *Serper) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pas
 		if len(out) == k {
 			break
 		}
-		out = append(out, Passage{Title: h.Title, Snippet: h.Snippet, Link: h.Link, Source: "serper"})
+		out = append(out, Passage{Title: h.Title, Snippet: h.Snippet, Link: s.keep(h.Link), Source: "serper"})
 	}
 	return out, nil
 }
@@ -218,20 +219,8 @@ func netError(shown string, err error, secrets ...string) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	msg := redact.String(err.Error(), secrets...)
-	if shown != "" {
-		msg = shown + ": " + msg
-	}
-	return &redactedError{msg: msg, err: err}
+	return redact.Wrap(shown, err, secrets...)
 }
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
 
 // checkHTTPURL checks that raw is an absolute http or https URL.
 func checkHTTPURL(raw string) error {

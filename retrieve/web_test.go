@@ -251,19 +251,85 @@ func TestFetchPages(t *testing.T) {
 		t.Errorf("%d searches, want 4: a timed-out page is not cached", n)
 	}
 
-	// A budget smaller than the page's limit ends the fetching too.
+	// The page that timed out is not fetched again in this run: each page
+	// is fetched once, for every atom that finds it.
+	if n := site.Hits("/slow"); n != 1 {
+		t.Errorf("the slow page was requested %d times in the run, want once", n)
+	}
+
+	// A budget smaller than the page's limit ends the fetching too (a
+	// page the run has not fetched yet).
+	site.Handle("/slow-too", searchtest.Slow(time.Minute, "<p>too late</p>"))
+	slowToo := "slow too"
+	fake.Add(slowToo, searchtest.Result{Title: "Slow", Link: site.URL + "/slow-too", Snippet: "Slow snippet."})
 	f.Timeout = time.Minute
 	fp.Budget = 200 * time.Millisecond
 	start := time.Now()
-	ps, err = fp.Retrieve(ctx, "", slowAtom, 1)
+	ps, err = fp.Retrieve(ctx, "", slowToo, 1)
 	if err != nil || ps[0].Text != "" || !ps[0].transient || time.Since(start) > 20*time.Second {
 		t.Errorf("budget: %+v %v after %v", ps, err, time.Since(start))
 	}
-	// A caller that stops gets an error, not fallbacks.
+	// A caller that stops gets an error, not fallbacks; a page cut short
+	// by the budget or the caller is not remembered, and fetched again.
 	cctx, cancel := context.WithCancel(ctx)
 	fp.Budget = time.Minute
 	time.AfterFunc(100*time.Millisecond, cancel)
-	if _, err := fp.Retrieve(cctx, "", slowAtom, 1); !errors.Is(err, context.Canceled) {
+	if _, err := fp.Retrieve(cctx, "", slowToo, 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
+	}
+	if n := site.Hits("/slow-too"); n != 2 {
+		t.Errorf("the page cut short was requested %d times, want 2", n)
+	}
+}
+
+// TestNonWebLinksDropped: a search result whose link is not an http(s)
+// URL keeps its title and snippet but not the link, and is counted, at
+// Serper and at SearXNG; FetchPages then fetches nothing for it.
+func TestNonWebLinksDropped(t *testing.T) {
+	atom := "Lanny Flaherty was an actor."
+	hits := []searchtest.Result{
+		{Title: "A", Link: "javascript:alert(document.cookie)", Snippet: "born 1942"},
+		{Title: "B", Link: "data:text/html;base64,PHNjcmlwdD4=", Snippet: "an actor"},
+		{Title: "C", Link: "file:///etc/passwd", Snippet: "root"},
+		{Title: "D", Link: " JAVASCRIPT:x", Snippet: "upper case"},
+		{Title: "E", Link: "https://example.org/flaherty", Snippet: "kept"},
+	}
+	fake, s := newTestSerper(t)
+	fake.Add(atom, hits...)
+	sx := searchtest.NewSearXNG(t)
+	sx.Add(atom, hits...)
+	x, err := NewSearXNG(sx.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Retry = fastRetry()
+	for _, src := range []interface {
+		Retriever
+		DroppedLinks() int
+	}{s, x} {
+		ps, err := src.Retrieve(context.Background(), "", atom, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) != 5 {
+			t.Fatalf("%T: %d passages, want the 5 results", src, len(ps))
+		}
+		for i, p := range ps[:4] {
+			if p.Link != "" || p.Snippet != hits[i].Snippet {
+				t.Errorf("%T: passage %d: link %q snippet %q", src, i, p.Link, p.Snippet)
+			}
+		}
+		if ps[4].Link != "https://example.org/flaherty" {
+			t.Errorf("%T: the https link is %q", src, ps[4].Link)
+		}
+		if n := src.DroppedLinks(); n != 4 {
+			t.Errorf("%T: %d links dropped, want 4", src, n)
+		}
+	}
+	for link, want := range map[string]bool{"https://x.org/a": true, "http://x": true, "HTTP://X.ORG": true, "https://": false, "//x.org/a": false,
+		"javascript:alert(1)": false, "java\tscript:alert(1)": false, "ftp://x.org": false, "mailto:a@b": false, "": false} {
+		if WebLink(link) != want {
+			t.Errorf("WebLink(%q) = %v", link, !want)
+		}
 	}
 }

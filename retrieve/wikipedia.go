@@ -274,7 +274,7 @@ func (w *Wikipedia) attempt(ctx context.Context, u, shown string) ([]byte, error
 		return nil, fmt.Errorf("%s: reading the answer: %w", shown, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP %s: %s", shown, resp.Status, abbreviate(redact.String(string(body)))), resp)
+		return nil, retry.ForStatus(fmt.Errorf("%s: HTTP %s: %s", shown, resp.Status, redact.String(abbreviate(string(body)))), resp)
 	}
 	// The API reports its own errors (bad parameters, maxlag) in a 200.
 	var apiErr struct {
@@ -284,7 +284,7 @@ func (w *Wikipedia) attempt(ctx context.Context, u, shown string) ([]byte, error
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &apiErr); err != nil {
-		return nil, retry.Permanent(fmt.Errorf("%s: answer is not JSON: %w (%s)", shown, err, abbreviate(redact.String(string(body)))))
+		return nil, retry.Permanent(fmt.Errorf("%s: answer is not JSON: %w (%s)", shown, err, redact.String(abbreviate(string(body)))))
 	}
 	if e := apiErr.Error; e != nil {
 		err := fmt.Errorf("%s: API error %s: %s", shown, e.Code, redact.String(e.Info))

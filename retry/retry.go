@@ -12,9 +12,20 @@
 // ForStatus makes from a Retry-After or retry-after-ms header), that wait
 // is used instead, capped at MaxServerWait.
 //
+// A request has a total deadline across its attempts, MaxElapsed: no wait
+// (a server's Retry-After included) runs past it, and no attempt starts
+// after it; a wait that would end past it ends the retries at once, with
+// the last error and a note saying so. An attempt bounds its own time
+// (each client's per-attempt timeout), so a request takes at most
+// MaxElapsed and one attempt.
+//
 // The HTTP rules: 408, 425, 429 and 5xx answers (except 501) are repeated,
-// other statuses are not; network errors and timeouts are repeated; TLS
-// certificate errors are not.
+// other statuses are not; timeouts and network errors on the way are
+// repeated; TLS certificate errors are not, and neither is an endpoint
+// that is not there: a refused connection, a host or network that cannot
+// be reached, a name that does not resolve. Those fail at the first
+// attempt, so that a wrong URL says so at once instead of after the
+// back-off.
 package retry
 
 import (
@@ -24,9 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -38,6 +51,7 @@ const (
 	DefaultMinWait       = time.Second
 	DefaultMaxWait       = time.Minute
 	DefaultMaxServerWait = 5 * time.Minute
+	DefaultMaxElapsed    = 10 * time.Minute
 )
 
 // Policy says how failed requests are repeated. Share one *Policy between
@@ -54,6 +68,9 @@ type Policy struct {
 	// DefaultMaxServerWait): a server asking for an hour gets
 	// MaxServerWait, then the next attempt.
 	MaxServerWait time.Duration
+	// MaxElapsed is a request's deadline across its attempts and waits
+	// (default DefaultMaxElapsed): see the package comment.
+	MaxElapsed time.Duration
 	// Notify, when set, is told of every failed attempt that will be
 	// repeated: its error, its number (1 for the first attempt) and the
 	// wait before the next. Calls are serialised: Notify is never called
@@ -93,6 +110,13 @@ func (p *Policy) maxWait() time.Duration {
 	return max(w, p.minWait())
 }
 
+func (p *Policy) maxElapsed() time.Duration {
+	if p.MaxElapsed > 0 {
+		return p.MaxElapsed
+	}
+	return DefaultMaxElapsed
+}
+
 func (p *Policy) maxServerWait() time.Duration {
 	if p.MaxServerWait > 0 {
 		return p.MaxServerWait
@@ -114,20 +138,25 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		p = Default()
 	}
 	attempt := 0
+	deadline := time.Now().Add(p.maxElapsed())
 	wrapped := func() (T, error) {
 		attempt++
 		v, err := op(attempt)
 		switch {
 		case err == nil:
 			return v, nil
-		case IsPermanent(err) || certificateError(err):
+		case IsPermanent(err) || certificateError(err) || Unreachable(err):
 			return v, backoff.Permanent(err)
 		}
 		var se *serverWait
 		if errors.As(err, &se) && se.wait > 0 {
+			wait := min(se.wait, p.maxServerWait())
+			if wait > time.Until(deadline) {
+				return v, backoff.Permanent(&pastDeadline{err: err, asked: se.wait, deadline: p.maxElapsed()})
+			}
 			// backoff waits as the RetryAfterError says; the error itself
 			// is what the caller sees.
-			return v, &withRetryAfter{err: err, after: &backoff.RetryAfterError{Duration: min(se.wait, p.maxServerWait())}}
+			return v, &withRetryAfter{err: err, after: &backoff.RetryAfterError{Duration: wait}}
 		}
 		return v, err
 	}
@@ -140,7 +169,8 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 	opts := []backoff.RetryOption{
 		backoff.WithBackOff(exp),
 		backoff.WithMaxTries(uint(max(p.Retries, 0)) + 1),
-		backoff.WithMaxElapsedTime(0), // bounded by Retries and the waits, not by the time the attempts take
+		// A wait that would end past the deadline ends the retries.
+		backoff.WithMaxElapsedTime(p.maxElapsed()),
 		backoff.WithNotify(func(err error, wait time.Duration) {
 			if p.Notify == nil {
 				return
@@ -158,11 +188,31 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		return v, err
 	}
 	err = unwrapMarks(err)
+	if !IsPermanent(err) && !certificateError(err) && !Unreachable(err) && !errors.As(err, new(*pastDeadline)) && attempt <= max(p.Retries, 0) {
+		// Retries were left, but no time for the next wait.
+		err = &pastDeadline{err: err, deadline: p.maxElapsed()}
+	}
 	if attempt > 1 {
 		err = &gaveUp{err: err, attempts: attempt}
 	}
 	return v, err
 }
+
+// pastDeadline is the error of a request whose next wait would have ended
+// past its deadline: asked is the server's wait, if it asked for one.
+type pastDeadline struct {
+	err      error
+	asked    time.Duration
+	deadline time.Duration
+}
+
+func (e *pastDeadline) Error() string {
+	if e.asked > 0 {
+		return fmt.Sprintf("%v; the server asked to wait %v, past the %v a request may take with its retries", e.err, e.asked.Round(time.Millisecond), e.deadline)
+	}
+	return fmt.Sprintf("%v; no time was left for another attempt within the %v a request may take with its retries", e.err, e.deadline)
+}
+func (e *pastDeadline) Unwrap() error { return e.err }
 
 // unwrapMarks removes the wrappers Do adds for backoff.
 func unwrapMarks(err error) error {
@@ -277,6 +327,21 @@ func ServerWait(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return max(d, 0)
+}
+
+// Unreachable reports an error that says the endpoint is not there: a
+// refused connection, an unreachable host or network, a name that does
+// not resolve (a DNS answer that it does not exist, not a DNS time-out).
+func Unreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.IsNotFound
+	}
+	var addr *net.AddrError // a malformed address: no attempt will do better
+	return errors.As(err, &addr)
 }
 
 // certificateError reports a TLS failure that no repeat will cure.

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -225,10 +229,11 @@ func TestHTTP(t *testing.T) {
 		t.Errorf("404: %v, %d retries", err, len(*events))
 	}
 
+	// A server that is not there fails at once: no attempt would find it.
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	p, events, _ = fastPolicy(2)
-	if _, err = Do(context.Background(), p, get(gone.URL)); err == nil || !strings.Contains(err.Error(), "after 3 attempts") || len(*events) != 2 {
+	if _, err = Do(context.Background(), p, get(gone.URL)); err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "attempts") || len(*events) != 0 {
 		t.Errorf("server gone: %v, %d retries", err, len(*events))
 	}
 
@@ -242,7 +247,7 @@ func TestHTTP(t *testing.T) {
 
 // TestCancel: a canceled context ends the wait at once, with its error.
 func TestCancel(t *testing.T) {
-	p := &Policy{Retries: 3, MinWait: time.Hour}
+	p := &Policy{Retries: 3, MinWait: time.Hour, MaxElapsed: 3 * time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -289,5 +294,76 @@ func TestDefault(t *testing.T) {
 	}
 	if (&Policy{MinWait: 2 * time.Minute}).maxWait() != 2*time.Minute {
 		t.Error("MaxWait below MinWait is not raised to it")
+	}
+}
+
+// TestDeadline: a request's waits end at its deadline: a server's wait
+// that would pass it ends the retries at once, saying so, as does a
+// back-off wait that would; the error is still the last attempt's (its
+// type seen through the note).
+func TestDeadline(t *testing.T) {
+	serverWait := func(d time.Duration) func(int) (int, error) {
+		return func(int) (int, error) { return 0, After(errFlaky, d) }
+	}
+	tests := []struct {
+		name     string
+		p        *Policy
+		op       func(int) (int, error)
+		attempts int
+		note     string
+	}{
+		{"Retry-After past the deadline", &Policy{Retries: 5, MaxElapsed: time.Minute}, serverWait(time.Hour), 1, "the server asked to wait 1h0m0s, past the 1m0s"},
+		{"Retry-After capped, still past", &Policy{Retries: 5, MaxElapsed: time.Minute, MaxServerWait: 2 * time.Minute}, serverWait(time.Hour), 1, "past the 1m0s"},
+		// However slow the machine, 50 retries of 100 ms do not fit in 350 ms.
+		{"server waits until the deadline", &Policy{Retries: 50, MaxElapsed: 350 * time.Millisecond}, serverWait(100 * time.Millisecond), -1, "past the 350ms"},
+		{"back-off past the deadline", &Policy{Retries: 5, MinWait: time.Hour, MaxElapsed: time.Minute}, func(int) (int, error) { return 0, errFlaky }, 1, "no time was left"},
+		{"retries spent first", &Policy{Retries: 2, MinWait: time.Millisecond, MaxWait: time.Millisecond}, func(int) (int, error) { return 0, errFlaky }, 3, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			_, err := Do(context.Background(), tt.p, func(a int) (int, error) { n++; return tt.op(a) })
+			if (tt.attempts > 0 && n != tt.attempts) || (tt.attempts < 0 && (n < 2 || n > 4)) || !errors.Is(err, errFlaky) {
+				t.Errorf("%d attempts, error %v; want %d attempts ending in errFlaky", n, err, tt.attempts)
+			}
+			if msg := fmt.Sprint(err); tt.note != "" && !strings.Contains(msg, tt.note) || tt.note == "" && strings.Contains(msg, "past the") {
+				t.Errorf("error %q, want the note %q", msg, tt.note)
+			}
+		})
+	}
+}
+
+// TestUnreachable: an endpoint that is not there (refused, unreachable, a
+// name that does not exist, a malformed address) is not tried again; a
+// time-out, a reset connection or a DNS time-out are.
+func TestUnreachable(t *testing.T) {
+	dial := func(err error) error {
+		return &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: err}}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"refused", dial(os.NewSyscallError("connect", syscall.ECONNREFUSED)), true},
+		{"host unreachable", dial(os.NewSyscallError("connect", syscall.EHOSTUNREACH)), true},
+		{"network unreachable", dial(os.NewSyscallError("connect", syscall.ENETUNREACH)), true},
+		{"no such host", dial(&net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}), true},
+		{"malformed address", dial(&net.AddrError{Err: "missing port in address", Addr: "x"}), true},
+		{"DNS time-out", dial(&net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}), false},
+		{"reset", dial(os.NewSyscallError("read", syscall.ECONNRESET)), false},
+		{"time-out", context.DeadlineExceeded, false},
+		{"other", errFlaky, false},
+	}
+	for _, tt := range tests {
+		if got := Unreachable(tt.err); got != tt.want {
+			t.Errorf("%s: Unreachable = %v", tt.name, got)
+		}
+		n := 0
+		p := &Policy{Retries: 3, MinWait: time.Millisecond, MaxWait: time.Millisecond}
+		Do(context.Background(), p, func(int) (int, error) { n++; return 0, tt.err })
+		if want := map[bool]int{true: 1, false: 4}[tt.want]; n != want {
+			t.Errorf("%s: %d attempts, want %d", tt.name, n, want)
+		}
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Kind names what a cache holds. A file holds one kind; opening it as
@@ -114,7 +115,15 @@ func (c *Cache) open() error {
 	if err := checkHeader(c.path); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return err
+	}
+	// Created here, private: SQLite would make it 0644, and its journal
+	// and write-ahead log take the database's mode. An existing file keeps
+	// its own.
+	if f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	// A file: URI lets any path through (go-sqlite3 would cut a plain path
@@ -166,6 +175,10 @@ func setWAL(db *sql.DB) error {
 
 // checkHeader refuses a non-empty file that is not an SQLite database.
 func checkHeader(path string) error {
+	// A named pipe would block the open forever, a device is no cache.
+	if err := safefile.CheckIfExists(path, "cache", -1); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -139,6 +139,59 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	return path, nil
 }
 
+// writeOutput writes a command's whole result, as write makes it, where
+// the command of outputFlags writes: stdout; or the -o file (refused as
+// openOutput refuses it) through a temporary file renamed when complete,
+// so that a failed, killed or disk-full run leaves no partial file that
+// looks complete; or a device or pipe as it is.
+func writeOutput(c *cli.Context, write func(io.Writer) error, inputs ...string) error {
+	path := c.String("output")
+	if path == "" {
+		return write(c.App.Writer)
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		w, closeOut, err := openOutput(c, inputs...)
+		if err != nil {
+			return err
+		}
+		return errors.Join(write(w), closeOut())
+	}
+	if err := notAnInput("-o", path, inputs...); err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err == nil && !c.Bool("force") {
+		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
+	}
+	err := jsonl.WriteFile(path, c.Bool("force"), 0o600, func(f *os.File) error { return write(f) })
+	if errors.Is(err, os.ErrExist) {
+		return usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
+	}
+	return err
+}
+
+// notAnInput refuses an output path that names one of the inputs: the
+// same file, by its name, a symbolic link or a hard link (writing it would
+// empty the input before it is read). An output that does not exist yet
+// names no input.
+func notAnInput(flag, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	so, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
+			if in == out {
+				return usagef("%s %s is an input of the command: give another %s", flag, out, flag)
+			}
+			return usagef("%s %s is the input %s (the same file): give another %s", flag, out, in, flag)
+		}
+	}
+	return nil
+}
+
 // outputFlags are -o and --force of the commands that write a new output
 // file (fr score's -o resumes instead; see its flags).
 func outputFlags() []cli.Flag {
@@ -150,11 +203,15 @@ func outputFlags() []cli.Flag {
 
 // openOutput returns where a command of outputFlags writes: stdout, or the
 // -o file, which must not exist unless --force is given (a device or pipe,
-// such as /dev/stdout, is written as it is). close closes the file.
-func openOutput(c *cli.Context) (w io.Writer, close func() error, err error) {
+// such as /dev/stdout, is written as it is) and must not be one of the
+// command's inputs. close closes the file.
+func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func() error, err error) {
 	path := c.String("output")
 	if path == "" {
 		return c.App.Writer, func() error { return nil }, nil
+	}
+	if err := notAnInput("-o", path, inputs...); err != nil {
+		return nil, nil, err
 	}
 	f, err := jsonl.CreateOutput(path, c.Bool("force"))
 	if errors.Is(err, os.ErrExist) {

@@ -48,8 +48,9 @@ func runAtomize(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.Close()) }()
-	out, closeOut, err := openOutput(c)
+	atOnce := false
+	defer func() { err = errors.Join(err, closeRun(c, p, atOnce)) }()
+	out, closeOut, err := openOutput(c, input)
 	if err != nil {
 		return err
 	}
@@ -58,9 +59,10 @@ func runAtomize(c *cli.Context) (err error) {
 	st, err := p.AtomizeFile(c.Context, input, out, fileOptions(c, prog), func(err error) {
 		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)
 	})
-	prog.Finish(fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
+	atOnce = endedAtOnce(err, st.Atomized)
+	finishRun(prog, fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
 		st.Records-st.Failed, st.Atomized, st.Records-st.Atomized-st.NoAtoms-st.Failed, st.NoAtoms,
-		skippedSummary(pipeline.ScoreStats{Invalid: st.Invalid, Failed: st.Failed})) + stopped(err))
+		skippedSummary(pipeline.ScoreStats{Invalid: st.Invalid, Failed: st.Failed})), err, atOnce)
 	if err != nil {
 		return err
 	}

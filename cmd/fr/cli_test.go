@@ -24,7 +24,7 @@ func run(t *testing.T, ctx context.Context, args ...string) (string, string, err
 	var out, errw bytes.Buffer
 	app := newApp()
 	app.Writer, app.ErrWriter = &out, &errw
-	err := app.RunContext(ctx, append([]string{"fr"}, args...))
+	err := execute(ctx, app, append([]string{"fr"}, args...))
 	return out.String(), errw.String(), err
 }
 

@@ -31,7 +31,7 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(c)
+	out, closeOut, err := openOutput(c, path)
 	if err != nil {
 		return err
 	}

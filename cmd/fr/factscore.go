@@ -79,13 +79,15 @@ func runFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	atOnce := false
+	defer func() { closeRun(c, p, atOnce) }()
 	w := jsonl.NewWriter(c.App.Writer)
 	prog := progress.New(c.App.ErrWriter, "fr factscore")
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
-	prog.Finish(fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)) + stopped(err))
+	atOnce = endedAtOnce(err, st.Scored)
+	finishRun(prog, fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)), err, atOnce)
 	if err != nil {
 		return err
 	}

@@ -14,14 +14,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 )
 
-// TestMain keeps the tests off the user's own Hugging Face cache, where a
-// model downloaded with Hugging Face's tools would change what --nli auto
-// does; tests that want one set HF_HUB_CACHE themselves.
-func TestMain(m *testing.M) {
-	os.Setenv(hub.EnvHubCache, filepath.Join(os.TempDir(), "fr-test-no-hf-cache", "absent"))
-	os.Exit(m.Run())
-}
-
 // copyToHFCache lays a model directory out in a Hugging Face cache as
 // huggingface_hub does: blobs/<sha256> with the content, and
 // snapshots/COMMIT/<name> relative links to them; refs/main names COMMIT.

@@ -82,7 +82,10 @@ func runInspect(c *cli.Context) error {
 		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
 	if path := c.String("dot"); path != "" && last != nil {
-		f, err := os.Create(path)
+		if err := notAnInput("--dot", path, input); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return err
 		}

@@ -67,6 +67,9 @@ func runKBBuild(c *cli.Context) error {
 		return err
 	}
 	out := c.String("output")
+	if err := notAnInput("-o", out, files...); err != nil {
+		return err
+	}
 	b, err := retrieve.NewBuilder(out, opts)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {

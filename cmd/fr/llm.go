@@ -25,7 +25,7 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-model", Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
 		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Usage: "most LLM requests in flight at once"},
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
-		&cli.IntFlag{Name: "retries", Aliases: []string{"llm-retries"}, Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error, for every HTTP client of the run (LLM endpoint, remote NLI server, Wikipedia, search engines, web pages)"},
+		&cli.IntFlag{Name: "retries", Aliases: []string{"llm-retries"}, Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or dropped connection (not a refused one, nor a name that does not resolve: those fail at once), for every HTTP client of the run (LLM endpoint, remote NLI server, Wikipedia, search engines, web pages)"},
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
 		&cli.IntFlag{Name: "llm-reask", Value: 2, Usage: "times an answer that cannot be read is asked again, with a reminder of the format, before the record fails"},
 		&cli.StringFlag{Name: "llm-cache", Value: "auto",

@@ -7,23 +7,28 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 )
 
 func main() {
-	err := newApp().Run(os.Args)
+	err := execute(context.Background(), newApp(), os.Args)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fr:", err)
+		fmt.Fprintln(os.Stderr, "fr:", err) // redacted by execute
 	}
 	os.Exit(exitStatus(err))
 }
 
+// newApp returns the command line; run it with execute, which redacts its
+// stderr and its error.
 func newApp() *cli.App {
+	red := newRedactor()
 	app := &cli.App{
 		Name:    "fr",
 		Usage:   "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
@@ -34,22 +39,28 @@ func newApp() *cli.App {
 		Action:       unknownCommand(cli.ShowAppHelp),
 		// main reports errors and sets the exit status.
 		ExitErrHandler: func(*cli.Context, error) {},
+		Metadata:       map[string]any{redactorKey: red},
 	}
-	setup(app.Commands)
+	setup(app.Commands, red)
 	renamingActions(app.Commands)
 	return app
 }
 
 // setup gives every command the common behaviour: a bad flag is a usage
-// error, and temporary files (standard input) are removed at the end.
-func setup(cmds []*cli.Command) {
+// error, the secrets given as flags are known to the redactor, and
+// temporary files (standard input) are removed at the end.
+func setup(cmds []*cli.Command, red *redact.Redactor) {
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
-		c.Before, c.After = withTemp, removeTemp
+		c.Before = func(c *cli.Context) error {
+			addFlagSecrets(c, red)
+			return withTemp(c)
+		}
+		c.After = removeTemp
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = unknownCommand(cli.ShowSubcommandHelp)
 		}
-		setup(c.Subcommands)
+		setup(c.Subcommands, red)
 	}
 }
 

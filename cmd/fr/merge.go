@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,33 +44,17 @@ func runMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if out := c.String("output"); out != "" {
-		for _, p := range paths {
-			if sameFile(p, out) {
-				return usagef("-o %s is one of the outputs to merge: give another -o", out)
-			}
-		}
+	if err := notAnInput("-o", c.String("output"), append(paths, o.Input)...); err != nil {
+		return err
 	}
 	// The outputs are checked before the output file is created.
 	m, err := pipeline.PlanMerge(paths, o)
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(c)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if _, err := m.WriteTo(out); err != nil {
+	if err := writeOutput(c, func(w io.Writer) error { _, err := m.WriteTo(w); return err }, append(paths, o.Input)...); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr merge: %d lines from %d outputs\n", m.Lines(), len(paths))
 	return nil
-}
-
-// sameFile reports whether two paths name the same existing file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }

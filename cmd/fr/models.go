@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -57,7 +58,9 @@ func modelsPull(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	client.Retry = &retry.Policy{Retries: retry.DefaultRetries, Notify: retry.Printer(c.App.ErrWriter, "fr: ")}
+	// A download's attempts resume where the last one stopped, and a large
+	// model takes a while: its deadline is hours, not a request's minutes.
+	client.Retry = &retry.Policy{Retries: retry.DefaultRetries, MaxElapsed: 6 * time.Hour, Notify: retry.Printer(c.App.ErrWriter, "fr: ")}
 	last := ""
 	client.Progress = func(file string, done, total int64) {
 		pct := ""

@@ -53,6 +53,9 @@ func runReport(c *cli.Context) error {
 		return usagef("--excerpt %d: want at least 1", c.Int("excerpt"))
 	}
 	out, force := c.String("output"), c.Bool("force")
+	if err := notAnInput("-o", out, append(c.Args().Slice(), c.String("input"))...); err != nil {
+		return err
+	}
 	if out == "" && c.App.Writer == os.Stdout {
 		// A terminal, not any character device: > /dev/null is a
 		// redirection too.

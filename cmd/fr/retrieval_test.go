@@ -276,8 +276,8 @@ func TestKBBuildErrors(t *testing.T) {
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(kb); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("knowledge base mode %v, want 0644 (%v)", st.Mode(), err)
+	if st, err := os.Stat(kb); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("knowledge base mode %v, want 0600 (%v)", st.Mode(), err)
 	}
 	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, good); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("existing output: %v", err)

@@ -32,7 +32,7 @@ func retrieveCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),
-			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or network error, for every HTTP client of the run (Wikipedia, search engines, web pages)"},
+			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or dropped connection (not a refused one, nor a name that does not resolve: those fail at once), for every HTTP client of the run (Wikipedia, search engines, web pages)"},
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
@@ -133,15 +133,19 @@ func runRetrieve(c *cli.Context) error {
 		return err
 	}
 	o.Caches.Retrieval = c.String("retrieval-cache")
+	if err := notAnInput("-o", c.String("output"), input); err != nil {
+		return err // before the retriever's caches are opened
+	}
 	p, err := pipeline.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	atOnce := false
+	defer func() { closeRun(c, p, atOnce) }()
 	if p.Retriever == nil {
 		return usagef("retrieve: no knowledge source (give --db KB.db, or --source wikipedia, serper or searxng)")
 	}
-	out, closeOut, err := openOutput(c)
+	out, closeOut, err := openOutput(c, input)
 	if err != nil {
 		return err
 	}
@@ -155,6 +159,7 @@ func runRetrieve(c *cli.Context) error {
 	if st.MissingTopics > 0 {
 		msg += fmt.Sprintf("; %d records' topics not found, left without contexts", st.MissingTopics)
 	}
-	prog.Finish(msg)
+	atOnce = endedAtOnce(err, st.Atoms)
+	finishRun(prog, msg, nil, atOnce)
 	return err
 }

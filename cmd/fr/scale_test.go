@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -85,7 +87,7 @@ func TestScoreJobsAndShards(t *testing.T) {
 		t.Errorf("merge without shard 1/3: %v", err)
 	}
 	_, _, err = run(t, context.Background(), "merge", "-o", shards[1], "--force", shards[0], shards[1])
-	if err == nil || !strings.Contains(err.Error(), "is one of the outputs to merge") {
+	if err == nil || !strings.Contains(err.Error(), "is an input of the command") {
 		t.Errorf("merge -o into an output: %v", err)
 	}
 
@@ -230,4 +232,48 @@ func atoi(s string) int {
 		panic(err)
 	}
 	return n
+}
+
+// TestMergeDiskFull: fr merge that cannot write its whole output (a file
+// size limit, as a full disk) fails and leaves no partial output: an
+// existing -o file keeps its content, a new one is not created, and no
+// temporary file is left.
+func TestMergeDiskFull(t *testing.T) {
+	input := scaleInput(t)
+	dir := t.TempDir()
+	var shards []string
+	size := 0
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i))
+		if _, stderr, err := run(t, context.Background(), "score", "--nli", "lexical", "--shard", fmt.Sprintf("%d/2", i), "-o", out, input); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		st, _ := os.Stat(out)
+		size += int(st.Size())
+		shards = append(shards, out)
+	}
+	existing := filepath.Join(dir, "merged.jsonl")
+	if err := os.WriteFile(existing, []byte("the previous output\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	for _, out := range []string{existing, fresh} {
+		cmd := exec.Command(os.Args[0], append([]string{"merge", "-o", out, "--force"}, shards...)...)
+		cmd.Env = append(os.Environ(), childEnv+"=1", fmt.Sprintf("FR_TEST_FSIZE=%d", size/2))
+		msg, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("merge into %s with room for half of it succeeded:\n%s", out, msg)
+		}
+		got, err := os.ReadFile(out)
+		switch {
+		case out == existing && string(got) != "the previous output\n":
+			t.Errorf("the existing output became %d bytes (%v)\n%s", len(got), err, msg)
+		case out == fresh && err == nil:
+			t.Errorf("a partial output of %d bytes was left\n%s", len(got), msg)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }

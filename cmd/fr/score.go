@@ -56,6 +56,9 @@ func runScore(c *cli.Context) error {
 			return usagef("--shard: %w", err)
 		}
 	}
+	if err := notAnInput("-o", c.String("output"), input); err != nil {
+		return err
+	}
 	// Everything written to stderr from here on goes through the progress
 	// display, so that a message is not written into the bar.
 	prog := progress.New(c.App.ErrWriter, "fr score").WithBar()
@@ -64,7 +67,8 @@ func runScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	atOnce := false
+	defer func() { closeRun(c, p, atOnce) }()
 	var out io.Writer = c.App.Writer
 	var done jsonl.Done
 	if path := c.String("output"); path != "" {
@@ -91,7 +95,8 @@ func runScore(c *cli.Context) error {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
 	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, c.String("pairs-per-atom"))
-	prog.Finish(summary + stopped(err))
+	atOnce = endedAtOnce(err, st.Scored+st.Done)
+	finishRun(prog, summary, err, atOnce)
 	if err != nil {
 		return err
 	}

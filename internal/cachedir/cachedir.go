@@ -26,14 +26,15 @@ func Dir() (string, error) {
 }
 
 // Path returns a path under the cache directory, creating its parent
-// directories.
+// directories, private to the user (0700: the caches hold model answers and
+// retrieved pages); directories that exist are left as they are.
 func Path(elem ...string) (string, error) {
 	d, err := Dir()
 	if err != nil {
 		return "", err
 	}
 	p := filepath.Join(append([]string{d}, elem...)...)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", fmt.Errorf("cache directory: %w", err)
 	}
 	return p, nil

@@ -4,7 +4,10 @@
 // user put a key into a URL.
 //
 // It removes, wherever they appear in the text:
-//   - the secrets the caller knows (an API key, a hub token);
+//   - the secrets the caller knows (an API key, a hub token), also
+//     URL-encoded or JSON-escaped, and their parts: a word that holds
+//     PartLen bytes of a secret in a row, and a word at either end of the
+//     text (where a message was cut) that is the start or the end of one;
 //   - bearer credentials in running text (`Bearer sk-…`);
 //   - the values of Authorization, Proxy-Authorization, X-API-Key and
 //     api-key headers, as a server echoes them in an error body, in header
@@ -15,9 +18,11 @@
 package redact
 
 import (
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask replaces each secret.
@@ -39,18 +44,212 @@ var (
 
 // String returns s with every secret replaced by Mask: the given secrets
 // (empty ones and ones shorter than 4 bytes are ignored: they would match
-// too much) and the patterns of the package comment.
+// too much), their parts, and the patterns of the package comment.
 func String(s string, secrets ...string) string {
+	return New(secrets...).String(s)
+}
+
+// PartLen is the length of a run of a secret's bytes that marks a word as
+// holding part of it.
+const PartLen = 8
+
+// Redactor removes a set of secrets, and the patterns of the package
+// comment, from text. A program makes one, gives it every secret it holds
+// (Add), and passes every message through it before it is printed: the
+// text may carry a server's answer, cut anywhere. It is safe for
+// concurrent use.
+type Redactor struct {
+	mu    sync.RWMutex
+	forms []string            // the secrets as they may appear, longest first
+	parts map[string]struct{} // every PartLen-byte run of a form
+}
+
+// New returns a redactor that knows secrets.
+func New(secrets ...string) *Redactor {
+	r := &Redactor{parts: make(map[string]struct{})}
+	r.Add(secrets...)
+	return r
+}
+
+// Add makes r know more secrets; empty ones and ones shorter than 4 bytes
+// are ignored.
+func (r *Redactor) Add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, k := range secrets {
-		if len(k) >= 4 {
-			s = strings.ReplaceAll(s, k, Mask)
+		k = strings.TrimSpace(k)
+		if len(k) < 4 {
+			continue
+		}
+		for _, f := range []string{k, url.QueryEscape(k), url.PathEscape(k), strings.ReplaceAll(k, "/", `\/`)} {
+			if containsString(r.forms, f) {
+				continue
+			}
+			r.forms = append(r.forms, f)
+			for i := 0; i+PartLen <= len(f); i++ {
+				r.parts[f[i:i+PartLen]] = struct{}{}
+			}
 		}
 	}
+	// Longest first, so that a form that holds another is replaced whole.
+	for i := 1; i < len(r.forms); i++ {
+		for j := i; j > 0 && len(r.forms[j]) > len(r.forms[j-1]); j-- {
+			r.forms[j], r.forms[j-1] = r.forms[j-1], r.forms[j]
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// String returns s with every secret r knows, its parts, and the patterns
+// of the package comment replaced by Mask.
+func (r *Redactor) String(s string) string {
+	r.mu.RLock()
+	for _, f := range r.forms {
+		s = strings.ReplaceAll(s, f, Mask)
+	}
+	if len(r.forms) > 0 {
+		s = r.maskParts(s)
+	}
+	r.mu.RUnlock()
 	s = header.ReplaceAllString(s, "${1}${2}"+Mask)
 	s = scheme.ReplaceAllString(s, "${1}${2}"+Mask)
 	s = userinfo.ReplaceAllString(s, "${1}"+Mask+"@")
 	s = query.ReplaceAllString(s, "${1}"+Mask)
 	return s
+}
+
+// wordByte reports whether c may be part of a secret's word: what keys,
+// tokens and their URL and JSON escapes are made of.
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~+/%\\", c) >= 0
+}
+
+// maskParts replaces each word of s that holds PartLen bytes of a secret
+// in a row, and a word at either end of s that a secret starts or ends
+// with (4 bytes at least: a message cut inside the secret), by Mask.
+func (r *Redactor) maskParts(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is in b
+	for i := 0; i < len(s); {
+		if !wordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && wordByte(s[j]) {
+			j++
+		}
+		if r.secretWord(s[i:j], i == 0, j == len(s) || strings.HasPrefix(s[j:], "…")) {
+			b.WriteString(s[last:i])
+			b.WriteString(Mask)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// secretWord reports whether w holds part of a secret; atStart and atEnd
+// say that w begins or ends the text, where a cut secret may show only
+// its end or its start.
+func (r *Redactor) secretWord(w string, atStart, atEnd bool) bool {
+	for i := 0; i+PartLen <= len(w); i++ {
+		if _, ok := r.parts[w[i:i+PartLen]]; ok {
+			return true
+		}
+	}
+	cut := strings.TrimRight(w, ".") // "sk-ab..." cut by hand
+	if len(cut) < 4 || len(cut) >= PartLen || (!atStart && !atEnd) {
+		return false
+	}
+	for _, f := range r.forms {
+		if atEnd && strings.HasPrefix(f, cut) || atStart && strings.HasSuffix(f, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Writer returns a writer that writes what it is given to w, each write
+// redacted (a secret split between two writes is caught by its parts).
+func (r *Redactor) Writer(w io.Writer) io.Writer { return &writer{r: r, w: w} }
+
+type writer struct {
+	r *Redactor
+	w io.Writer
+}
+
+// Fd is the file descriptor of the writer written to, so that a
+// redacted terminal is still known as one; ^uintptr(0) when it has none.
+func (w *writer) Fd() uintptr {
+	if f, ok := w.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.w, w.r.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Wrap returns err with the message prefix + ": " + err's message,
+// redacted as String redacts it; the result still wraps err, so that
+// errors.Is and errors.As see through it (a refused connection, a
+// certificate error), while its message shows no secret.
+func Wrap(prefix string, err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := String(err.Error(), secrets...)
+	if prefix != "" {
+		msg = prefix + ": " + msg
+	}
+	return &wrapped{msg: msg, err: err}
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }
+
+// Secrets returns the secrets a URL carries: the userinfo (a user name may
+// be a key) and the values of key-carrying query parameters.
+func Secrets(raw string) []string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		out = append(out, u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+	}
+	for name, vs := range u.Query() {
+		if query.MatchString("?" + name + "=x") {
+			out = append(out, vs...)
+		}
+	}
+	return out
 }
 
 // URL returns a URL fit to print: without userinfo and with the values of

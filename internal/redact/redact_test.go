@@ -55,3 +55,83 @@ func TestURL(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactor: a known secret is removed in every form a server may echo
+// it in, whole or cut, and text without it is left alone.
+func TestRedactor(t *testing.T) {
+	const (
+		openai = "sk-proj-Abc123Def456Ghi789"
+		hf     = "hf_QwErTyUiOpAsDfGhJkL"
+		serper = "0123456789abcdef0123456789abcdef"
+		slash  = "ab/cd+ef=gh/ij+kl"
+	)
+	r := New(openai, hf)
+	r.Add(serper, slash, "", "abc")
+	tests := []struct{ name, in, want string }{
+		{"whole", "invalid key " + openai + ".", "invalid key REDACTED."},
+		{"in JSON", `{"error": {"message": "Incorrect API key provided: ` + openai + `"}}`, `{"error": {"message": "Incorrect API key provided: REDACTED"}}`},
+		{"url-encoded", "GET /x?k=" + "ab%2Fcd%2Bef%3Dgh%2Fij%2Bkl" + " failed", "GET /x?k=REDACTED failed"},
+		{"json-escaped slashes", `"key": "ab\/cd+ef=gh\/ij+kl"`, `"key": "REDACTED"`},
+		{"cut with an ellipsis", `body starts "your key sk-proj-Ab…"`, `body starts "your key REDACTED…"`},
+		{"cut at the end", "your key is sk-pr", "your key is REDACTED"},
+		{"cut by hand", "your key is sk-pro...", "your key is REDACTED"},
+		{"end of a key at the start", "Ghi789 was refused", "REDACTED was refused"},
+		{"part inside", "token=xxhf_QwErTyUiOpyy", "token=REDACTED"},
+		{"part of serper's key", "key 89abcdef0123 is not valid", "key REDACTED is not valid"},
+		{"short words stay", "sk is a prefix; hf_ too; 0123 a number", "sk is a prefix; hf_ too; 0123 a number"},
+		{"a short start in the middle stays", "see sk-p here", "see sk-p here"},
+		{"harmless", "503 Service Unavailable: model overloaded", "503 Service Unavailable: model overloaded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.String(tt.in); got != tt.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	var b strings.Builder
+	w := r.Writer(&b)
+	if n, err := w.Write([]byte("key " + hf + "\n")); err != nil || n != len(hf)+5 {
+		t.Errorf("Write: %d, %v", n, err)
+	}
+	if b.String() != "key REDACTED\n" {
+		t.Errorf("Writer wrote %q", b.String())
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	got := Secrets("https://user:pa55word@host/v1?api-key=k3y&q=1")
+	want := []string{"user", "pa55word", "k3y"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("Secrets = %v, want %v", got, want)
+	}
+	if s := Secrets("http://localhost:8000/v1"); len(s) != 0 {
+		t.Errorf("Secrets of a plain URL = %v", s)
+	}
+}
+
+// FuzzRedactor: whatever text a secret is planted in, and wherever the
+// text is then cut, no PartLen bytes of the secret in a row survive.
+func FuzzRedactor(f *testing.F) {
+	f.Add("sk-proj-Abc123Def456Ghi789", "error: ", " was refused", uint16(20))
+	f.Add("0123456789abcdef0123456789abcdef", `{"message": "`, `"}`, uint16(5))
+	f.Add("hf_QwErTyUiOpAsDfGhJkL", "", "", uint16(0))
+	f.Fuzz(func(t *testing.T, key, before, after string, cut uint16) {
+		if len(key) < PartLen || strings.Contains(Mask, key[:PartLen]) {
+			return
+		}
+		for i := 0; i < len(key); i++ {
+			if !wordByte(key[i]) {
+				return // keys are words
+			}
+		}
+		text := before + key + after
+		text = text[:int(cut)%(len(text)+1)]
+		got := New(key).String(text)
+		for i := 0; i+PartLen <= len(key); i++ {
+			if strings.Contains(got, key[i:i+PartLen]) && !strings.Contains(before+after, key[i:i+PartLen]) {
+				t.Fatalf("%q survives in %q (from %q)", key[i:i+PartLen], got, text)
+			}
+		}
+	})
+}

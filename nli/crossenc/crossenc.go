@@ -25,11 +25,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/hftokenizer"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -67,6 +69,39 @@ type config struct {
 	MaxPositionEmbeddings int               `json:"max_position_embeddings"`
 	PadTokenID            *int              `json:"pad_token_id"`
 	TypeVocabSize         *int              `json:"type_vocab_size"`
+	VocabSize             *int              `json:"vocab_size"`
+}
+
+// Bounds of config.json's values: beyond them a value is a mistake, and
+// would give wrong answers rather than errors (a negative padding id
+// widens the window past the position table).
+const (
+	MaxPositions  = 1 << 17 // max_position_embeddings
+	MaxVocabulary = 1 << 24 // vocab_size, and so every token id
+	maxTypes      = 1 << 10 // type_vocab_size
+)
+
+// check range-checks the values the encoder uses.
+func (c *config) check() error {
+	if c.MaxPositionEmbeddings < 0 || c.MaxPositionEmbeddings > MaxPositions {
+		return fmt.Errorf("max_position_embeddings %d: want 1 to %d", c.MaxPositionEmbeddings, MaxPositions)
+	}
+	if c.VocabSize != nil && (*c.VocabSize < 1 || *c.VocabSize > MaxVocabulary) {
+		return fmt.Errorf("vocab_size %d: want 1 to %d", *c.VocabSize, MaxVocabulary)
+	}
+	if c.PadTokenID != nil {
+		limit := MaxVocabulary
+		if c.VocabSize != nil {
+			limit = *c.VocabSize
+		}
+		if *c.PadTokenID < 0 || *c.PadTokenID >= limit {
+			return fmt.Errorf("pad_token_id %d: want a token id, 0 to %d", *c.PadTokenID, limit-1)
+		}
+	}
+	if c.TypeVocabSize != nil && (*c.TypeVocabSize < 0 || *c.TypeVocabSize > maxTypes) {
+		return fmt.Errorf("type_vocab_size %d: want 0 to %d", *c.TypeVocabSize, maxTypes)
+	}
+	return nil
 }
 
 // LoadEncoder reads the tokenizer.json and config.json of the model
@@ -85,6 +120,9 @@ func LoadEncoder(dir string, o EncoderOptions) (*Encoder, error) {
 	cfg, err := readConfig(cfgFile)
 	if err != nil {
 		return nil, err
+	}
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgFile, err)
 	}
 	e := &Encoder{texts: o.Texts}
 	if e.labels, err = labelOrder(cfg.ID2Label); err != nil {
@@ -106,6 +144,12 @@ func LoadEncoder(dir string, o EncoderOptions) (*Encoder, error) {
 	if e.tok, err = hftokenizer.Load(tokFile); err != nil {
 		return nil, err
 	}
+	if cfg.VocabSize != nil && e.tok.MaxID() >= *cfg.VocabSize {
+		return nil, fmt.Errorf("NLI model %s: %s names token id %d, outside the model's vocabulary of %d (vocab_size in %s)", dir, tokFile, e.tok.MaxID(), *cfg.VocabSize, cfgFile)
+	}
+	if e.padID > e.tok.MaxID() {
+		return nil, fmt.Errorf("NLI model %s: pad_token_id %d in %s is no token of %s (its ids go to %d)", dir, e.padID, cfgFile, tokFile, e.tok.MaxID())
+	}
 	if !e.tok.JoinsPairs() {
 		return nil, fmt.Errorf("NLI model %s: %s has no post_processor: it does not say how to join a premise and a hypothesis", dir, tokFile)
 	}
@@ -115,8 +159,12 @@ func LoadEncoder(dir string, o EncoderOptions) (*Encoder, error) {
 	return e, nil
 }
 
+// maxConfigBytes bounds config.json and tokenizer_config.json: a few
+// kilobytes each.
+const maxConfigBytes = 4 << 20
+
 func readConfig(path string) (*config, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, "model config", maxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +219,12 @@ func window(cfg *config, tokConfig string) (int, error) {
 		}
 		n -= pad + 1
 	}
-	if data, err := os.ReadFile(tokConfig); err == nil {
+	data, err := safefile.ReadFile(tokConfig, "tokenizer config", maxConfigBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // optional
+	case err != nil:
+		return 0, err
+	default:
 		var tc struct {
 			ModelMaxLength float64 `json:"model_max_length"`
 		}

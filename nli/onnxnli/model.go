@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -54,6 +56,10 @@ type Options struct {
 	// model.onnx, else onnx/model.onnx).
 	Graph string
 }
+
+// MaxGraphBytes bounds an ONNX graph file: protobuf caps a model at 2 GiB
+// (larger weights go to external data files, which ONNX Runtime reads).
+const MaxGraphBytes = 2 << 30
 
 // Defaults of the batching options.
 const (
@@ -110,6 +116,11 @@ func Files(dir, graph string) (model, tokenizer, config string, err error) {
 	if len(missing) > 0 {
 		return "", "", "", fmt.Errorf("NLI model %s: missing %s (a model directory is laid out as on the Hugging Face hub; "+
 			"export one with `optimum-cli export onnx --task text-classification --model REPO DIR`)", dir, strings.Join(missing, ", "))
+	}
+	// ONNX Runtime would block on a named pipe and fail obscurely on a
+	// directory; the tokenizer and config are checked as they are read.
+	if _, err := safefile.Check(model, "NLI model graph", MaxGraphBytes); err != nil {
+		return "", "", "", err
 	}
 	return model, tokenizer, config, nil
 }
@@ -193,10 +204,10 @@ func checkONNX(path string) error {
 		return err
 	}
 	head := make([]byte, 64)
-	n, _ := f.Read(head)
+	n, _ := io.ReadFull(f, head)
 	head = head[:n]
 	switch {
-	case st.Size() < 16:
+	case st.Size() < 16 || n < 16:
 		return fmt.Errorf("NLI model %s: %d bytes is not an ONNX model", path, st.Size())
 	case strings.HasPrefix(string(head), "version https://git-lfs"):
 		return fmt.Errorf("NLI model %s: a Git LFS pointer, not the model (fetch the file itself, e.g. with fr models pull or git lfs pull)", path)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/internal/safefile/safefiletest"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -202,5 +203,34 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	if _, err := m.Classify(ctx, []nli.Pair{{Premise: "a", Hypothesis: "b"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
+	}
+}
+
+// TestGraphFileKinds: a model.onnx that is a directory (which made the
+// loader index an empty header), a named pipe (which would block ONNX
+// Runtime) or a device is refused at load, naming the file and what it is.
+func TestGraphFileKinds(t *testing.T) {
+	for _, kind := range safefiletest.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			dir := copyModel(t, "tiny-roberta", map[string][]byte{"model.onnx": nil})
+			p := filepath.Join(dir, "model.onnx")
+			safefiletest.Make(t, p, kind)
+			err := safefiletest.Within(t, func() error {
+				m, err := Load(dir, Options{})
+				if err == nil {
+					m.Close()
+				}
+				return err
+			})
+			if err == nil || !strings.Contains(err.Error(), kind) || !strings.Contains(err.Error(), p) {
+				t.Errorf("error %v, want one naming %s as a %s", err, p, kind)
+			}
+		})
+	}
+	// A graph file shorter than its header is not read past its end.
+	short := filepath.Join(t.TempDir(), "model.onnx")
+	os.WriteFile(short, []byte{0x08, 0x07}, 0o600)
+	if err := checkONNX(short); err == nil || !strings.Contains(err.Error(), "not an ONNX model") {
+		t.Errorf("a 2-byte graph: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -64,7 +65,7 @@ func do[T any](ctx context.Context, c *client, method, u string, body []byte, re
 		}
 		v, err := read(raw)
 		if err != nil {
-			return zero, fmt.Errorf("%s %s: unreadable answer: %w; body starts %s", method, u, err, snippet(raw))
+			return zero, fmt.Errorf("%s %s: unreadable answer: %w; body starts %s", method, redact.URL(u), err, redact.String(snippet(raw), redact.Secrets(u)...))
 		}
 		return v, nil
 	})
@@ -73,6 +74,9 @@ func do[T any](ctx context.Context, c *client, method, u string, body []byte, re
 // attempt sends one request and returns the body of a 2xx answer. Errors
 // that another attempt would not cure are marked permanent.
 func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]byte, error) {
+	// Messages show the URL without its credentials, and the server's
+	// words without them either (a server may echo them).
+	shown, secrets := redact.URL(u), redact.Secrets(u)
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var rd io.Reader
@@ -98,21 +102,21 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 			if resp.StatusCode/100 == 2 {
 				return raw, nil
 			}
-			se := &StatusError{Method: method, URL: u, StatusCode: resp.StatusCode, Status: resp.Status, Message: errorMessage(raw)}
+			se := &StatusError{Method: method, URL: shown, StatusCode: resp.StatusCode, Status: resp.Status, Message: redact.String(errorMessage(raw), secrets...)}
 			return nil, retry.ForStatus(se, resp)
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, retry.Permanent(fmt.Errorf("%s %s: %w", method, u, ctx.Err()))
+		return nil, retry.Permanent(fmt.Errorf("%s %s: %w", method, shown, ctx.Err()))
 	}
 	if actx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("%s %s: no answer within %v (the timeout of one request)", method, u, c.timeout)
+		return nil, fmt.Errorf("%s %s: no answer within %v (the timeout of one request)", method, shown, c.timeout)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, fmt.Errorf("%s %s: %w", method, u, err)
+	return nil, redact.Wrap(method+" "+shown, err, secrets...)
 }
 
 // errorMessage reads the message of an error body: {"error": "..."} as the

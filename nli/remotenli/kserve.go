@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
@@ -56,11 +58,12 @@ type kserveRunner struct {
 // openKServe checks that the model is ready and takes what an NLI
 // cross-encoder takes and gives, and returns its runner and the model's
 // name with its version (when the server names one).
-func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveRunner, string, error) {
+func openKServe(ctx context.Context, c *client, server *url.URL, name string) (*kserveRunner, string, error) {
 	if name == "" {
 		return nil, "", errors.New("the model's name at the server is required with the kserve protocol: its name in the server's model repository (remotenli.Options.Model)")
 	}
-	base := endpoint + "/v2/models/" + url.PathEscape(name)
+	model := endpoint.Join(server, "v2/models", url.PathEscape(name))
+	base, shownServer, shownBase := model.String(), strings.TrimRight(redact.URL(server.String()), "/"), redact.URL(model.String())
 	meta, metaErr := do(ctx, c, http.MethodGet, base, nil, func(raw []byte) (*modelMeta, error) {
 		var m modelMeta
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -79,7 +82,7 @@ func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveR
 		if se.StatusCode == http.StatusNotFound {
 			hint = "; is it an Open Inference Protocol server (Triton's HTTP port, KServe, MLServer)?"
 		}
-		return nil, "", fmt.Errorf("%w: the server at %s does not serve a model named %q (GET %s: %s: %s)%s", ErrUnknownModel, endpoint, name, base, se.Status, se.Message, hint)
+		return nil, "", fmt.Errorf("%w: the server at %s does not serve a model named %q (GET %s: %s: %s)%s", ErrUnknownModel, shownServer, name, shownBase, se.Status, se.Message, hint)
 	}
 	if metaErr != nil {
 		return nil, "", fmt.Errorf("model metadata: %w", metaErr)
@@ -88,19 +91,19 @@ func openKServe(ctx context.Context, c *client, endpoint, name string) (*kserveR
 	// KServe's Python server: 503 while the model loads, asked again
 	// first); the body, where there is one, is {"name", "ready"}, and a
 	// server may answer 200 with "ready": false.
-	ready, err := do(ctx, c, http.MethodGet, base+"/ready", nil, readyAnswer)
+	ready, err := do(ctx, c, http.MethodGet, endpoint.Join(model, "ready").String(), nil, readyAnswer)
 	if err != nil {
 		if errors.As(err, &se) && (se.StatusCode/100 == 4 || se.StatusCode == http.StatusServiceUnavailable) {
-			return nil, "", fmt.Errorf("%w: model %q at %s (GET %s/ready: %s: %s)", ErrNotReady, name, endpoint, base, se.Status, se.Message)
+			return nil, "", fmt.Errorf("%w: model %q at %s (GET %s/ready: %s: %s)", ErrNotReady, name, shownServer, shownBase, se.Status, se.Message)
 		}
 		return nil, "", fmt.Errorf("model readiness: %w", err)
 	}
 	if !ready {
-		return nil, "", fmt.Errorf(`%w: model %q at %s (GET %s/ready: 200 OK with "ready": false)`, ErrNotReady, name, endpoint, base)
+		return nil, "", fmt.Errorf(`%w: model %q at %s (GET %s/ready: 200 OK with "ready": false)`, ErrNotReady, name, shownServer, shownBase)
 	}
-	r := &kserveRunner{c: c, infer: base + "/infer"}
+	r := &kserveRunner{c: c, infer: endpoint.Join(model, "infer").String()}
 	if err := r.check(meta); err != nil {
-		return nil, "", fmt.Errorf("model %q at %s: %w", name, endpoint, err)
+		return nil, "", fmt.Errorf("model %q at %s: %w", name, shownServer, err)
 	}
 	if len(meta.Versions) == 1 {
 		name += "@" + meta.Versions[0]

@@ -34,10 +34,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -117,11 +117,11 @@ var _ nli.Classifier = (*Classifier)(nil)
 // Open reads the tokenizer, window and labels of the model directory dir,
 // checks the server as o describes it, and returns the classifier.
 func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
-	endpoint := strings.TrimRight(strings.TrimSpace(o.Endpoint), "/")
-	if u, err := url.Parse(endpoint); endpoint == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("endpoint %q: want the server's http:// or https:// base URL, e.g. http://localhost:8000 (remotenli.Options.Endpoint)", o.Endpoint)
+	server, err := endpoint.Parse(o.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: %w: want the server's base URL, e.g. http://localhost:8000 (remotenli.Options.Endpoint)", err)
 	}
-	c := &Classifier{protocol: o.Protocol, endpoint: endpoint, client: &client{timeout: o.Timeout, http: o.HTTPClient}}
+	c := &Classifier{protocol: o.Protocol, endpoint: strings.TrimRight(server.String(), "/"), client: &client{timeout: o.Timeout, http: o.HTTPClient}}
 	if c.client.timeout <= 0 {
 		c.client.timeout = DefaultTimeout
 	}
@@ -156,13 +156,13 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 	var runner crossenc.Runner
 	switch o.Protocol {
 	case KServe:
-		r, model, err := openKServe(ctx, c.client, endpoint, o.Model)
+		r, model, err := openKServe(ctx, c.client, server, o.Model)
 		if err != nil {
 			return nil, fmt.Errorf("kserve: %w", err)
 		}
 		runner, c.model = r, model
 	case TEI:
-		r, maxBatch, model, err := openTEI(ctx, c.client, endpoint, o.Model, enc)
+		r, maxBatch, model, err := openTEI(ctx, c.client, server, o.Model, enc)
 		if err != nil {
 			return nil, fmt.Errorf("tei: %w", err)
 		}

@@ -235,7 +235,9 @@ func TestOpenErrors(t *testing.T) {
 				return &remotenlitest.Fault{Body: "<html>proxy login</html>"}
 			}
 		}), nil, []string{"unreadable answer", "proxy login", "after 3 attempts"}},
-		{"no server", kserve(func(s *setup) { s.endpoint = closed.URL }), nil, []string{"connection refused", "after 3 attempts"}},
+		// No server: the first attempt says so (not retried).
+		{"no server", kserve(func(s *setup) { s.endpoint = closed.URL }), nil, []string{"connection refused"}},
+		{"empty port", kserve(func(s *setup) { s.endpoint = "http://localhost:" }), nil, []string{"remotenli.Options.Endpoint", "empty port"}},
 		{"not a URL", kserve(func(s *setup) { s.endpoint = "localhost:8000" }), nil, []string{"remotenli.Options.Endpoint", "http://"}},
 		{"unknown protocol", kserve(func(s *setup) { s.protocol = "grpc" }), nil, []string{`unknown protocol "grpc"`}},
 		{"tokenizer directory missing", kserve(func(s *setup) { s.dir = "/nonexistent" }), nil, []string{"missing tokenizer.json, config.json"}},
@@ -297,6 +299,9 @@ func TestOpenErrors(t *testing.T) {
 				t.Fatal("opened")
 			}
 			t.Log(err)
+			if c.name == "no server" && strings.Contains(err.Error(), "attempts") {
+				t.Errorf("a server that is not there was asked again: %v", err)
+			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error does not say %q", w)

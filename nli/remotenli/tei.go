@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -48,19 +51,20 @@ type teiRunner struct {
 // classifier that takes the encoder's sequences, and returns its runner,
 // the most pairs a request may carry, and the model's name with its
 // commit.
-func openTEI(ctx context.Context, c *client, endpoint, name string, enc *crossenc.Encoder) (*teiRunner, int, string, error) {
-	_, err := do(ctx, c, http.MethodGet, endpoint+"/health", nil, func([]byte) (struct{}, error) { return struct{}{}, nil })
+func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *crossenc.Encoder) (*teiRunner, int, string, error) {
+	shown := strings.TrimRight(redact.URL(server.String()), "/")
+	_, err := do(ctx, c, http.MethodGet, endpoint.Join(server, "health").String(), nil, func([]byte) (struct{}, error) { return struct{}{}, nil })
 	var se *StatusError
 	if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
-		return nil, 0, "", fmt.Errorf("no text-embeddings-inference server at %s (GET %s/health: %s: %s)", endpoint, endpoint, se.Status, se.Message)
+		return nil, 0, "", fmt.Errorf("no text-embeddings-inference server at %s (GET %s/health: %s: %s)", shown, shown, se.Status, se.Message)
 	}
 	if errors.As(err, &se) {
-		return nil, 0, "", fmt.Errorf("%w: %s (GET %s/health: %s: %s)", ErrNotReady, endpoint, endpoint, se.Status, se.Message)
+		return nil, 0, "", fmt.Errorf("%w: %s (GET %s/health: %s: %s)", ErrNotReady, shown, shown, se.Status, se.Message)
 	}
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("health: %w", err)
 	}
-	info, err := do(ctx, c, http.MethodGet, endpoint+"/info", nil, func(raw []byte) (*teiInfo, error) {
+	info, err := do(ctx, c, http.MethodGet, endpoint.Join(server, "info").String(), nil, func(raw []byte) (*teiInfo, error) {
 		var in teiInfo
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, err
@@ -74,7 +78,7 @@ func openTEI(ctx context.Context, c *client, endpoint, name string, enc *crossen
 		return nil, 0, "", fmt.Errorf("model info: %w", err)
 	}
 	if name != "" && name != info.ModelID && name != info.ServedModelName {
-		return nil, 0, "", fmt.Errorf("%w: the server at %s serves %s, not %s", ErrUnknownModel, endpoint, info.ModelID, name)
+		return nil, 0, "", fmt.Errorf("%w: the server at %s serves %s, not %s", ErrUnknownModel, shown, info.ModelID, name)
 	}
 	raw, ok := info.ModelType["classifier"]
 	if !ok {
@@ -83,34 +87,34 @@ func openTEI(ctx context.Context, c *client, endpoint, name string, enc *crossen
 			kinds = append(kinds, k)
 		}
 		slices.Sort(kinds)
-		return nil, 0, "", fmt.Errorf("%w: %s at %s is a %s model, not a sequence classifier", crossenc.ErrNotMNLI, info.ModelID, endpoint, strings.Join(kinds, "/"))
+		return nil, 0, "", fmt.Errorf("%w: %s at %s is a %s model, not a sequence classifier", crossenc.ErrNotMNLI, info.ModelID, shown, strings.Join(kinds, "/"))
 	}
 	var cls struct {
 		ID2Label map[string]string `json:"id2label"`
 	}
 	if err := json.Unmarshal(raw, &cls); err != nil {
-		return nil, 0, "", fmt.Errorf("model info from %s/info: model_type.classifier: %w", endpoint, err)
+		return nil, 0, "", fmt.Errorf("model info from %s/info: model_type.classifier: %w", shown, err)
 	}
 	if len(cls.ID2Label) != 3 {
-		return nil, 0, "", fmt.Errorf("%w: %s at %s has %d labels %v; config.json's id2label has 3", crossenc.ErrNotMNLI, info.ModelID, endpoint, len(cls.ID2Label), cls.ID2Label)
+		return nil, 0, "", fmt.Errorf("%w: %s at %s has %d labels %v; config.json's id2label has 3", crossenc.ErrNotMNLI, info.ModelID, shown, len(cls.ID2Label), cls.ID2Label)
 	}
 	seen := map[nli.Label]bool{}
 	for _, n := range cls.ID2Label {
 		l, err := crossenc.ParseLabel(n)
 		if err != nil || seen[l] {
-			return nil, 0, "", fmt.Errorf("%w: %s at %s has labels %v (want entailment, neutral and contradiction)", crossenc.ErrNotMNLI, info.ModelID, endpoint, cls.ID2Label)
+			return nil, 0, "", fmt.Errorf("%w: %s at %s has labels %v (want entailment, neutral and contradiction)", crossenc.ErrNotMNLI, info.ModelID, shown, cls.ID2Label)
 		}
 		seen[l] = true
 	}
 	if info.MaxInputLength > 0 && info.MaxInputLength < enc.MaxLength() {
 		return nil, 0, "", fmt.Errorf("%s at %s takes at most %d tokens a pair, less than the %d of the model directory's window: set the window to %d (remotenli.Options.MaxLength)",
-			info.ModelID, endpoint, info.MaxInputLength, enc.MaxLength(), info.MaxInputLength)
+			info.ModelID, shown, info.MaxInputLength, enc.MaxLength(), info.MaxInputLength)
 	}
 	id := info.ModelID
 	if len(info.ModelSHA) >= 12 {
 		id += "@" + info.ModelSHA[:12]
 	}
-	return &teiRunner{c: c, predict: endpoint + "/predict", labels: enc.Labels()}, info.MaxClientBatch, id, nil
+	return &teiRunner{c: c, predict: endpoint.Join(server, "predict").String(), labels: enc.Labels()}, info.MaxClientBatch, id, nil
 }
 
 // teiRequest is the body of a predict request.

@@ -313,7 +313,7 @@
     if (n.atom) box.push(el('div', { 'class': 'body' }, n.text));
     else {
       if (n.title) box.push(el('div', null, el('b', null, n.title)));
-      if (n.link) box.push(el('div', null, el('a', { href: n.link, target: '_blank', rel: 'noopener noreferrer' }, n.link)));
+      if (n.link && /^https?:\/\//i.test(n.link)) box.push(el('div', null, el('a', { href: n.link, target: '_blank', rel: 'noopener noreferrer' }, n.link)));
       box.push(el('div', { 'class': 'body excerpt' }, n.text));
     }
     if (v !== i) box.push(el('p', { 'class': 'note' }, 'Merged into ' + nodeOf(r, v).id + ', which has the same text: its evidence is shown.'));

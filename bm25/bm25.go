@@ -1,4 +1,9 @@
-package retrieve
+// Package bm25 ranks tokenized documents for a query with BM25: Okapi
+// with the rank_bm25 library's semantics (FActScore's retrieval), or with
+// Lucene's idf. Retrieval, pair pruning and the evidence sentences of a
+// relation rank with it; it depends on nothing of this module, so that
+// presentation code (the report) can rank without the retrieval stack.
+package bm25
 
 import (
 	"math"
@@ -12,7 +17,7 @@ const (
 	DefaultEpsilon = 0.25
 )
 
-// BM25 is an Okapi BM25 index over a fixed corpus of tokenized documents,
+// Index is an Okapi BM25 index over a fixed corpus of tokenized documents,
 // with the semantics of the rank_bm25 library's BM25Okapi, which FActScore
 // uses:
 //
@@ -25,7 +30,7 @@ const (
 // such idf is replaced by epsilon times the mean idf of all the corpus's
 // terms (taken before the replacement). Query terms are counted as often
 // as they occur in the query; a term absent from the corpus adds nothing.
-type BM25 struct {
+type Index struct {
 	k1, b    float64
 	n        int            // number of documents
 	docLen   []float64      // |d|
@@ -40,10 +45,10 @@ type posting struct {
 	freq float64
 }
 
-// NewBM25 indexes docs (each a list of tokens) with parameters k1, b and
+// New indexes docs (each a list of tokens) with parameters k1, b and
 // epsilon (DefaultK1, DefaultB and DefaultEpsilon for FActScore's setting).
-func NewBM25(docs [][]string, k1, b, epsilon float64) *BM25 {
-	m := &BM25{
+func New(docs [][]string, k1, b, epsilon float64) *Index {
+	m := &Index{
 		k1:     k1,
 		b:      b,
 		n:      len(docs),
@@ -105,17 +110,17 @@ func NewBM25(docs [][]string, k1, b, epsilon float64) *BM25 {
 	return m
 }
 
-// NewBM25Okapi indexes docs with FActScore's parameters.
-func NewBM25Okapi(docs [][]string) *BM25 {
-	return NewBM25(docs, DefaultK1, DefaultB, DefaultEpsilon)
+// NewOkapi indexes docs with FActScore's parameters.
+func NewOkapi(docs [][]string) *Index {
+	return New(docs, DefaultK1, DefaultB, DefaultEpsilon)
 }
 
 // Len is the number of documents.
-func (m *BM25) Len() int { return m.n }
+func (m *Index) Len() int { return m.n }
 
 // IDF returns the (floored) idf of a term, and 0 for a term not in the
 // corpus.
-func (m *BM25) IDF(term string) float64 {
+func (m *Index) IDF(term string) float64 {
 	if id, ok := m.terms[term]; ok {
 		return m.idf[id]
 	}
@@ -123,7 +128,7 @@ func (m *BM25) IDF(term string) float64 {
 }
 
 // Scores returns the score of every document for a tokenized query.
-func (m *BM25) Scores(query []string) []float64 {
+func (m *Index) Scores(query []string) []float64 {
 	scores := make([]float64, m.n)
 	if m.avgdl == 0 {
 		// Only empty documents: nothing can match (rank_bm25 would divide
@@ -179,14 +184,14 @@ func TopK(scores []float64, k int) []int {
 	return top
 }
 
-// NewBM25Lucene indexes docs like NewBM25 but with the idf of Lucene and
+// NewLucene indexes docs like New but with the idf of Lucene and
 // Elasticsearch, ln(1 + (N − n(t) + 0.5)/(n(t) + 0.5)), which is never
 // negative: a term found in most documents adds little instead of
 // lowering their scores below those of documents without it (with
 // rank_bm25's floor a mean idf below zero, as in a page whose pieces share
 // most of their words, ranks the pieces that match nothing first).
-func NewBM25Lucene(docs [][]string, k1, b float64) *BM25 {
-	m := NewBM25(docs, k1, b, 0)
+func NewLucene(docs [][]string, k1, b float64) *Index {
+	m := New(docs, k1, b, 0)
 	for id, ps := range m.postings {
 		df := float64(len(ps))
 		m.idf[id] = math.Log(1 + (float64(m.n)-df+0.5)/(df+0.5))

@@ -1,4 +1,4 @@
-package retrieve
+package bm25
 
 import (
 	"math"
@@ -100,7 +100,7 @@ func TestBM25AgainstHandComputation(t *testing.T) {
 		for i, s := range c.corpus {
 			docs[i] = strings.Fields(s)
 		}
-		m := NewBM25Okapi(docs)
+		m := NewOkapi(docs)
 		for _, q := range c.queries {
 			got := m.Scores(strings.Fields(q))
 			want := handBM25(c.corpus, q)
@@ -121,7 +121,7 @@ func TestBM25ReferenceValues(t *testing.T) {
 		strings.Fields("the cat sat on the mat"), strings.Fields("the dog sat on the log"),
 		strings.Fields("the cat chased the dog"), strings.Fields("a bird sang"),
 	}
-	m := NewBM25Okapi(docs)
+	m := NewOkapi(docs)
 	idfs := map[string]float64{"the": 0.09628384777127313, "cat": 0, "sat": 0, "mat": 0.8472978603872037, "nothere": 0}
 	for w, want := range idfs {
 		if got := m.IDF(w); math.Abs(got-want) > 1e-12 {
@@ -144,7 +144,7 @@ func TestBM25ReferenceValues(t *testing.T) {
 	// Negative floor: corpus {a b, a b, a c}; idf(a) = ln(0.5/3.5),
 	// idf(b) = ln(1.5/2.5), idf(c) = ln(2.5/1.5); mean −0.6486367163517711,
 	// floor −0.16215917908794278 for a and b.
-	neg := NewBM25Okapi([][]string{{"a", "b"}, {"a", "b"}, {"a", "c"}})
+	neg := NewOkapi([][]string{{"a", "b"}, {"a", "b"}, {"a", "c"}})
 	for w, want := range map[string]float64{"a": -0.16215917908794278, "b": -0.16215917908794278, "c": 0.5108256237659907} {
 		if got := neg.IDF(w); math.Abs(got-want) > 1e-12 {
 			t.Errorf("negative floor: idf(%q) = %.17g, want %.17g", w, got, want)
@@ -153,10 +153,10 @@ func TestBM25ReferenceValues(t *testing.T) {
 }
 
 func TestBM25Degenerate(t *testing.T) {
-	if got := NewBM25Okapi(nil).Scores([]string{"x"}); len(got) != 0 {
+	if got := NewOkapi(nil).Scores([]string{"x"}); len(got) != 0 {
 		t.Errorf("empty corpus: %v", got)
 	}
-	got := NewBM25Okapi([][]string{{}, {}}).Scores([]string{"x"})
+	got := NewOkapi([][]string{{}, {}}).Scores([]string{"x"})
 	if !reflect.DeepEqual(got, []float64{0, 0}) {
 		t.Errorf("empty documents: %v", got)
 	}

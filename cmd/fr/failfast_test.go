@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestUnreachableEndpoint: an endpoint that is not there (a refused
+// connection) or a malformed endpoint URL (an empty port) fails at the
+// first request with one line, the error: no retry notices, no summaries
+// of work that did not happen.
+func TestUnreachableEndpoint(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	raw := writeFile(t, "raw.jsonl", rawRecord+"\n")
+	addr := closedPort(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"llm refused", []string{"score", "--nli", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", "http://" + addr + "/v1", raw}, "connection refused"},
+		{"atomizer refused", []string{"atomize", "--atomizer", "llm", "--llm-model", "m", "--llm-base-url", "http://" + addr + "/v1", raw}, "connection refused"},
+		{"llm empty port", []string{"score", "--nli", "llm", "--atomizer", "sentences", "--llm-model", "m", "--llm-base-url", "http://localhost:/v1", raw}, "empty port"},
+		{"remote nli refused", []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--nli-remote-model", "m", "--nli-endpoint", "http://" + addr, exampleFile}, "connection refused"},
+		{"remote nli empty port", []string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--nli-remote-model", "m", "--nli-endpoint", "http://localhost:", exampleFile}, "empty port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := run(t, context.Background(), tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one saying %q\n%s", err, tt.want, stderr)
+			}
+			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "attempts") {
+				t.Errorf("the error is not one line of one attempt: %q", err)
+			}
+			if stderr != "" {
+				t.Errorf("stderr holds more than the error:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestFetchPrivateHint: pages refused for their address are counted, and
+// fr says which flag allows them.
+func TestFetchPrivateHint(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	serper, _ := webFakes(t)
+	in := writeTemp(t, "in.jsonl", bornRecord)
+	_, stderr, err := run(t, context.Background(), "retrieve", "--source", "serper", "--serper-endpoint", serper.URL, "--fetch-pages", "--retrieval-cache", "off", in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "private or local address") || !strings.Contains(stderr, "--fetch-private allows them") {
+		t.Errorf("stderr does not name --fetch-private for the refused pages:\n%s", stderr)
+	}
+}

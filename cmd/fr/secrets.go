@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/retrieve"
+)
+
+// Every message fr prints on stderr, and the error it ends with, goes
+// through one redactor that knows every secret the process holds: the
+// keys in the environment and the token file, the key flags, and the
+// credentials in endpoint URLs. A server may echo a key in any answer, and
+// a message may cut it anywhere; the library redacts what it knows too,
+// but only here are all the secrets known at once.
+
+// secretEnv are the environment variables that hold secrets.
+var secretEnv = []string{"OPENAI_API_KEY", retrieve.SerperKeyEnv, hub.EnvToken, "HUGGING_FACE_HUB_TOKEN"}
+
+// urlEnv are the environment variables that hold endpoint URLs, which may
+// carry credentials.
+var urlEnv = []string{"OPENAI_BASE_URL", hub.EnvEndpoint}
+
+// secretFlags hold secrets; urlFlags hold endpoint URLs.
+var (
+	secretFlags = []string{"llm-api-key"}
+	urlFlags    = []string{"llm-base-url", "nli-endpoint", "searxng-url", "serper-endpoint", "wikipedia-endpoint"}
+)
+
+// newRedactor returns a redactor that knows the secrets of the
+// environment and of the token file.
+func newRedactor() *redact.Redactor {
+	r := redact.New()
+	for _, name := range secretEnv {
+		r.Add(os.Getenv(name))
+	}
+	for _, name := range urlEnv {
+		r.Add(redact.Secrets(os.Getenv(name))...)
+	}
+	if tok, _, err := hub.Token(); err == nil {
+		r.Add(tok)
+	}
+	return r
+}
+
+// addFlagSecrets makes r know the secrets given as flags of c's command.
+func addFlagSecrets(c *cli.Context, r *redact.Redactor) {
+	for _, name := range secretFlags {
+		r.Add(c.String(name))
+	}
+	for _, name := range urlFlags {
+		r.Add(redact.Secrets(c.String(name))...)
+	}
+}
+
+// redactorKey keys the app's redactor in its Metadata.
+const redactorKey = "redactor"
+
+// execute runs app with args, its stderr and its error redacted.
+func execute(ctx context.Context, app *cli.App, args []string) error {
+	r, _ := app.Metadata[redactorKey].(*redact.Redactor)
+	if r == nil {
+		r = newRedactor()
+	}
+	errw := app.ErrWriter
+	if errw == nil {
+		errw = os.Stderr
+	}
+	app.ErrWriter = r.Writer(errw)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return nil
+	}
+	return &redactedError{msg: r.String(err.Error()), err: err}
+}
+
+// redactedError is an error whose message is redacted; it still wraps the
+// error, for the exit status.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
