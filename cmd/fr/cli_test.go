@@ -261,8 +261,9 @@ func TestCompareCSV(t *testing.T) {
 					continue
 				}
 				want, isNum := rows[i][columns[col]].(float64)
-				// FActScore decides every atom: no entropy, no undecided atoms.
-				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U")
+				// FActScore decides every atom without a P(true): no
+				// entropy, no undecided atoms, no Brier score.
+				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U" || col == "Brier")
 				if slices.Contains(tc.empty, col) || notApplicable {
 					if cell != "" {
 						t.Errorf("%s %s %s: %q, want an empty cell", tc.name, rec[0], col, cell)

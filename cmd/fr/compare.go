@@ -8,9 +8,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 func compareCommand() *cli.Command {
@@ -59,9 +61,17 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	input := paths[0]
-	recorded, err := pipeline.IsOutputFile(input)
+	// Another system's run (a FactReasoner result file, an fr factscore
+	// output) is compared as it was recorded, as an output of fr score is.
+	other, err := foreign.Detect(input)
 	if err != nil {
 		return err
+	}
+	recorded := other != 0
+	if !recorded {
+		if recorded, err = pipeline.IsOutputFile(input); err != nil {
+			return err
+		}
 	}
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
@@ -69,8 +79,14 @@ func runCompare(c *cli.Context) error {
 				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
 			}
 		}
+		// --k is the K of the runs that do not record theirs (FactReasoner
+		// result files, fr factscore outputs).
+		k, err := score.ParseK(c.String("k"))
+		if err != nil {
+			return usagef("--k: %w", err)
+		}
 		prog := progress.New(c.App.ErrWriter, "fr compare")
-		rows, st, err := pipeline.CompareRecorded(paths, fileOptions(c, prog))
+		rows, st, err := pipeline.CompareRecorded(paths, k, fileOptions(c, prog))
 		if err != nil {
 			return err
 		}
