@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/foreign"
-	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -78,20 +77,27 @@ func (r *Result) complete(rec *foreign.Record, inputs *Inputs) error {
 	if rec.HasAtomText {
 		return nil
 	}
-	byID := make(map[string]instance.Atom, len(in.Atoms))
-	for _, a := range in.Atoms {
-		byID[a.ID] = a
+	// The atoms in the input's order, as the other runs have them; the
+	// gold labels of the results, else the input's.
+	label := make(map[string]string, len(rec.Atoms))
+	for _, a := range rec.Atoms {
+		label[a.ID] = a.Label
 	}
-	r.Atoms = slices.Clone(rec.Atoms)
-	for i, a := range r.Atoms {
-		ia, ok := byID[a.ID]
+	r.Atoms = nil
+	for _, a := range in.Atoms {
+		l, ok := label[a.ID]
 		if !ok {
-			return fmt.Errorf("atoms: %q is in the results but no atom of %s:%d (is it the file that was scored?)", a.ID, inputs.Path, in.Line)
+			continue // FactReasoner dropped it as a duplicate
 		}
-		r.Atoms[i].Text, r.Atoms[i].Original, r.Atoms[i].Contexts = ia.Text, ia.Original, ia.Contexts
-		if a.Label == "" {
-			r.Atoms[i].Label = ia.Label
+		delete(label, a.ID)
+		if l != "" {
+			a.Label = l
 		}
+		r.Atoms = append(r.Atoms, a)
+	}
+	if len(label) > 0 {
+		ids := slices.Sorted(maps.Keys(label))
+		return fmt.Errorf("atoms: %q is in the results but no atom of %s:%d (is it the file that was scored?)", ids[0], inputs.Path, in.Line)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/report"
@@ -51,19 +53,7 @@ func otherSystemsReport(t *testing.T) *report.Report {
 	paths := []string{filepath.Join(dir, "fr2.jsonl"), foreigntest.FlahertyFactReasoner(t, dir), filepath.Join(dir, "factscore.jsonl")}
 	os.WriteFile(paths[0], fr2.Bytes(), 0o644)
 	os.WriteFile(paths[2], fs.Bytes(), 0o644)
-	var runs []*report.Run
-	for _, path := range paths {
-		run, err := report.ReadRun(ctx, path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, run)
-	}
-	rep, err := report.New(runs, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return readReport(t, nil, paths...)
 }
 
 // TestOtherSystemsStats: the runs of other systems read as runs: named by
@@ -154,4 +144,58 @@ func TestBrowserOtherSystems(t *testing.T) {
 	}
 	screenshot(t, b, filepath.Join(shots, "report-other-systems.png"))
 	b.checkQuiet(t, page)
+}
+
+// TestOtherWithInput: FactReasoner's results alone (one per line, as its
+// evaluation scripts write them: IBM's recorded FR2 run on the Flaherty
+// record) record no atom texts: the input file gives them, in its order,
+// and the run then goes beside fr score's; without it, the error says
+// what to give. fr factscore's output gets its response from the input.
+func TestOtherWithInput(t *testing.T) {
+	dir := t.TempDir()
+	input, gold := foreigntest.FlahertyInput(t, dir)
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(gold["results"], &res); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(res)
+	alone := filepath.Join(dir, "eval_factreasoner-v2_wikipedia_flaherty_llama3.jsonl")
+	os.WriteFile(alone, append(line, '\n'), 0o644)
+	if _, err := report.ReadRun(context.Background(), alone, nil); err == nil || !strings.Contains(err.Error(), alone+":1: atoms: missing") {
+		t.Errorf("without the input: %v", err)
+	}
+	inputs, err := report.ReadInputs(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := report.ReadRun(context.Background(), alone, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := instance.ReadFile(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ins[0]
+	r := run.Results[0]
+	if len(r.Atoms) != 26 || r.NoOutput || r.Output != in.Output || len(r.Contexts) != len(in.Contexts) {
+		t.Fatalf("%d atoms, output %q", len(r.Atoms), r.Output)
+	}
+	for i, a := range r.Atoms {
+		if a.ID != in.Atoms[i].ID || a.Text != in.Atoms[i].Text || a.Label != in.Atoms[i].Label {
+			t.Errorf("atom %d: %+v, the input's %+v", i, a, in.Atoms[i])
+		}
+	}
+	rep := otherSystemsReport(t)
+	mixed, err := report.New(append(rep.Runs, run), report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mixed.Stats[3].Confusion; got != (report.Confusion{{7, 0, 0}, {2, 1, 16}}) {
+		t.Errorf("confusion %v", got)
+	}
+	fs, err := report.ReadRun(context.Background(), rep.Runs[2].Path, inputs)
+	if err != nil || fs.Results[0].NoOutput || fs.Results[0].Output != in.Output {
+		t.Errorf("fr factscore with the input: %v", err)
+	}
 }

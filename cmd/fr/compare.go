@@ -19,7 +19,7 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "run several FactReasoner versions on the same input and compare them",
-		ArgsUsage: "INPUT | OUTPUT...",
+		ArgsUsage: "INPUT | RUN...",
 		Description: "NLI for each distinct pair is computed once and shared by the versions.\n" +
 			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
@@ -34,7 +34,10 @@ func compareCommand() *cli.Command {
 			"input) is null in json, n/a in markdown and an empty cell in csv.\n\n" +
 			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
 			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
-			"run (version and NLI backend) found in them.",
+			"run (version and NLI backend) found in them. A FactReasoner result file or an output\n" +
+			"of fr factscore among them (told by content) is one row more, named by where it came\n" +
+			"from, with this project's measures of its marginals or decisions (K: --k) and, as\n" +
+			"\"its NAME\" columns, the values it records under names defined otherwise here.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},

@@ -22,7 +22,8 @@ func reportCommand() *cli.Command {
 		Description: "Writes one HTML file (to stdout or -o FILE) that opens offline in a browser: per response the\n" +
 			"text with its atoms coloured by P(true), the evidence of each atom and context, and the network;\n" +
 			"a summary with precision, F1@K and entropy and, with gold labels, a reliability diagram, ECE,\n" +
-			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side.\n" +
+			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side,\n" +
+			"a FactReasoner result file or an fr factscore output among them (told by content).\n" +
 			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
 			"that was scored.",
 		Flags: []cli.Flag{
