@@ -25,7 +25,7 @@ func write(t *testing.T, name, data string) string {
 	return path
 }
 
-func close(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
 
 // results reads the "results" object of a reference file.
 func results(t *testing.T, path string) map[string]json.RawMessage {
@@ -97,7 +97,7 @@ func TestReadReference(t *testing.T) {
 				{"recall_k", s.RecallK, num(t, res, "recall_k")},
 				{"num_true_atoms", float64(s.NumTrueAtoms), num(t, res, "num_true_atoms")},
 			} {
-				if !close(f.got, f.want) {
+				if !near(f.got, f.want) {
 					t.Errorf("%s = %v, the file's %v", f.name, f.got, f.want)
 				}
 			}
@@ -113,11 +113,11 @@ func TestReadReference(t *testing.T) {
 				}
 				return
 			}
-			if !ok || e != num(t, res, "avg_entropy") || !close(s.FRAvgEntropy, e) {
+			if !ok || e != num(t, res, "avg_entropy") || !near(s.FRAvgEntropy, e) {
 				t.Errorf("avg_entropy: recorded %v, FactReasoner's definition from its marginals %v, file %v", e, s.FRAvgEntropy, num(t, res, "avg_entropy"))
 			}
 			// Ours: log10, and the undecided atom (a8, at 0.5) apart.
-			if !close(s.AvgEntropy, e/math.Ln10) || s.NumUniformAtoms != 1 || s.NumFalseAtoms != 1 || rec.PTrue["a8"] != 0.5 {
+			if !near(s.AvgEntropy, e/math.Ln10) || s.NumUniformAtoms != 1 || s.NumFalseAtoms != 1 || rec.PTrue["a8"] != 0.5 {
 				t.Errorf("E %v (want %v), #U %d, #C %d", s.AvgEntropy, e/math.Ln10, s.NumUniformAtoms, s.NumFalseAtoms)
 			}
 		})
@@ -179,7 +179,7 @@ func TestResultsAlone(t *testing.T) {
 		{"avg_brier", g.AvgBrier, num(t, golden, "avg_brier")},
 		{"factuality_score", s.Precision, num(t, golden, "factuality_score")},
 	} {
-		if !close(f.got, f.want) {
+		if !near(f.got, f.want) {
 			t.Errorf("%s = %v, the run's %v", f.name, f.got, f.want)
 		}
 	}
@@ -357,7 +357,7 @@ func TestFActScoreOutput(t *testing.T) {
 		t.Errorf("second record on line %d at %d", r.Line, r.At)
 	}
 	means := run.RecordedMeans()
-	if m, _ := means.Get("factscore"); !close(m, (recs[0].Score+recs[2].Score)/2) {
+	if m, _ := means.Get("factscore"); !near(m, (recs[0].Score+recs[2].Score)/2) {
 		t.Errorf("mean factscore %v", means)
 	}
 	if gold := fsOutput(t, "gold", recs[0]); true {
