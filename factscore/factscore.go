@@ -119,6 +119,20 @@ type Result struct {
 	Score     float64 `json:"score"` // InitScore × Penalty
 }
 
+// Record is FActScore's result for one input record, as fr factscore
+// writes it, one JSON line each: the record's input line, topic and
+// question, its score and the decision on each of its facts.
+type Record struct {
+	Line  int    `json:"line"`
+	Topic string `json:"topic,omitempty"`
+	Input string `json:"input,omitempty"`
+	// Abstained marks a response that declined to answer (by the
+	// Abstention rule): it did not respond.
+	Abstained bool `json:"abstained,omitempty"`
+	Result
+	Decisions []Decision `json:"decisions"`
+}
+
 // Scored reports whether the response counts in the mean scores: it
 // responded and has at least one fact.
 func (r Result) Scored() bool { return r.Responded && r.Facts > 0 }

@@ -83,6 +83,13 @@ func pathAt(data []byte, off int) (path string, ok bool) {
 	return path, ok
 }
 
+// Locate returns the offset where the value at a field path such as
+// "results.marginals[3].probabilities" starts in the JSON text data (for
+// readers of other record formats that name a field and its line); for a
+// path that is not there, where its nearest enclosing value that is there
+// starts; -1 when data cannot be read.
+func Locate(data []byte, path string) int { return locate(data, path) }
+
 // locate returns the offset where the value at path starts in data; for a
 // path that is not there, where its nearest enclosing value that is there
 // starts; -1 when data cannot be read.

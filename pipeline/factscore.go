@@ -12,17 +12,9 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 )
 
-// FActScoreRecord is classic FActScore's result for one record.
-type FActScoreRecord struct {
-	Line  int    `json:"line"`
-	Topic string `json:"topic,omitempty"`
-	Input string `json:"input,omitempty"`
-	// Abstained marks a response that declined to answer (by the
-	// Abstention rule): it did not respond.
-	Abstained bool `json:"abstained,omitempty"`
-	factscore.Result
-	Decisions []factscore.Decision `json:"decisions"`
-}
+// FActScoreRecord is classic FActScore's result for one record: a line of
+// fr factscore's output (package foreign reads them back).
+type FActScoreRecord = factscore.Record
 
 // FActScoreOf verifies the atoms of a record and scores the response with
 // length-penalty γ = gamma. A record without atoms is a raw response: one

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -147,21 +148,51 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	return a, nil
 }
 
-// CompareRecorded summarizes the results recorded in output files of
-// ScoreFile, without scoring anything again: one row per run (version and
-// NLI backend) in the order they first appear. Rows are named by version,
-// and by NLI backend, then file, where that is needed to tell them apart.
-func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, error) {
+// CompareRecorded summarizes the runs recorded in files, scoring nothing
+// again: output files of ScoreFile, one row per run (version and NLI
+// backend) found in them, and the runs of other systems that package
+// foreign reads (a FactReasoner result file, an output of fr factscore),
+// one row per file, in the order they first appear. fr score's rows are
+// named by version, and by NLI backend, then file, where that is needed to
+// tell them apart; its lines keep the K they record. Another system's row
+// is named by where it came from (foreign.Run.Label) and the K of its
+// F1@K, k (its median rule takes the median atom count of the file): its
+// measures are computed here from its marginals, or from its decisions
+// (without the measures of a probability), and the values its file records
+// under names this project defines otherwise are its row's Recorded.
+func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, ScoreStats, error) {
 	type run struct {
 		version, nli, file string
 		scores             []score.Scores
 		reports            []inference.Report
+		other              *foreign.Run // a run of another system
+		k                  score.K      // its K
 	}
 	var runs []*run
 	index := make(map[[3]string]*run)
 	var st ScoreStats
 	for _, path := range paths {
-		err := instance.Scan(path, o.skip(&st.Invalid), func(in *instance.Instance) error {
+		kind, err := foreign.Detect(path)
+		if err != nil {
+			return nil, st, err
+		}
+		if kind != 0 {
+			fr, err := foreign.Read(path, o.skip(&st.Invalid))
+			if err != nil {
+				return nil, st, err
+			}
+			ru := &run{file: path, other: fr, k: fr.K(k)}
+			for _, rec := range fr.Records {
+				ru.scores = append(ru.scores, rec.Scores(ru.k))
+				st.Scored++
+				if o.Progress != nil {
+					o.Progress(Progress{Records: st.Scored, Line: rec.Line})
+				}
+			}
+			runs = append(runs, ru)
+			continue
+		}
+		err = instance.Scan(path, o.skip(&st.Invalid), func(in *instance.Instance) error {
 			r, err := ReadRecorded(in)
 			if err != nil {
 				var fe *instance.FieldError
@@ -193,7 +224,7 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	count := func(name func(*run) string, n string) int {
 		c := 0
 		for _, r := range runs {
-			if name(r) == n {
+			if r.other == nil && name(r) == n {
 				c++
 			}
 		}
@@ -201,8 +232,20 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	}
 	byVersion := func(r *run) string { return r.version }
 	byNLI := func(r *run) string { return r.version + " · " + r.nli }
+	labels := make(map[string]int)
+	for _, r := range runs {
+		if r.other != nil {
+			labels[r.other.Label()]++
+		}
+	}
 	for i, r := range runs {
 		switch {
+		case r.other != nil:
+			names[i] = r.other.Label()
+			if labels[names[i]] > 1 {
+				names[i] += " · " + filepath.Base(r.file)
+			}
+			names[i] += " · K " + kName(r.k)
 		case count(byVersion, r.version) == 1:
 			names[i] = r.version
 		case count(byNLI, byNLI(r)) == 1:
@@ -213,11 +256,26 @@ func CompareRecorded(paths []string, o FileOptions) ([]Comparison, ScoreStats, e
 	}
 	rows := make([]Comparison, len(runs))
 	for i, r := range runs {
-		rows[i] = summarize(names[i], r.scores)
-		if len(r.reports) > 0 { // none for a FActScore run
+		rows[i] = summarize(names[i], r.scores, r.other != nil && r.other.Decided)
+		if r.other != nil {
+			rows[i].K, rows[i].Recorded = kName(r.k), r.other.RecordedMeans()
+		}
+		if len(r.reports) > 0 { // none for a FActScore run or another system's
 			sum := InferenceSummary(r.reports)
 			rows[i].Inference = &sum
 		}
 	}
 	return rows, st, nil
+}
+
+// kName names a resolved rule for K: "half", the number, or "median N".
+func kName(k score.K) string {
+	if k.Half {
+		return "half"
+	}
+	v := result.KName(k)
+	if k.Name == "median" {
+		return "median " + v
+	}
+	return v
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -502,8 +503,18 @@ type Comparison struct {
 	GoldMean      *float64 `json:"mean_gold"`
 	// Inference says how the responses' marginals were computed (see
 	// InferenceSummary); nil (null) for FActScore's row, which has no
-	// inference.
+	// inference, and for the runs of other systems, which do not record it.
 	Inference *string `json:"inference"`
+	// K is F1@K's K of a run of another system (CompareRecorded), which
+	// does not record one: "half", a number, or "median N"; absent for
+	// fr's runs, whose K is that of their lines.
+	K string `json:"k,omitempty"`
+	// Recorded are the means over a run of another system of the values
+	// its own file records under names this project defines otherwise
+	// (foreign.Record.Recorded: FactReasoner's avg_entropy in natural log
+	// and num_false_atoms with the undecided atoms, fr factscore's
+	// factscore); absent for fr's runs.
+	Recorded foreign.Values `json:"recorded,omitempty"`
 }
 
 // InferenceSummary says in one line how a run's responses were solved:
@@ -605,7 +616,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	tr.done()
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
-		rows[i] = summarize(name, perVersion[i])
+		rows[i] = summarize(name, perVersion[i], name == FActScoreBaselineName)
 		if i < len(reports) {
 			sum := InferenceSummary(reports[i])
 			rows[i].Inference = &sum
@@ -614,14 +625,16 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	return rows, st, nil
 }
 
-// summarize is the comparison row of one run's scores.
-func summarize(name string, all []score.Scores) Comparison {
+// summarize is the comparison row of one run's scores. decided marks a
+// run that decides each atom, true or false, without a P(true) (FActScore):
+// its scores were computed with P(true) 1 or 0, and the measures of a
+// probability, the entropy measure, undecided atoms and Brier score, do
+// not apply (its E would be that of P = 0 or 1, a meaningless 0.0000, and
+// its Brier score only its error rate again).
+func summarize(name string, all []score.Scores, decided bool) Comparison {
 	c := Comparison{Version: name, Summary: score.Summarize(all)}
-	if name == FActScoreBaselineName {
-		// FActScore decides each atom, true or false: the entropy measure
-		// and undecided atoms do not apply (its E would be that of P = 0
-		// or 1, a meaningless 0.0000).
-		c.MeanEntropy, c.MeanUniform = math.NaN(), math.NaN()
+	if decided {
+		c.MeanEntropy, c.MeanUniform, c.Summary.Brier = math.NaN(), math.NaN(), math.NaN()
 	}
 	s := c.Summary
 	c.Pearson, c.Spearman = finite(s.Pearson), finite(s.Spearman)

@@ -42,6 +42,25 @@ func readExampleRuns(t testing.TB) []*report.Run {
 	return runs
 }
 
+// readReport reads the runs of paths (with inputs, which may be nil) and
+// reports them.
+func readReport(t testing.TB, inputs *report.Inputs, paths ...string) *report.Report {
+	t.Helper()
+	var runs []*report.Run
+	for _, p := range paths {
+		run, err := report.ReadRun(context.Background(), p, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	rep, err := report.New(runs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 func exampleReport(t testing.TB) *report.Report {
 	t.Helper()
 	rep, err := report.New(readExampleRuns(t), report.Options{})

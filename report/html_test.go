@@ -219,19 +219,7 @@ func moreContextsReport(t *testing.T) *report.Report {
 	l["context_marginals"] = rawJSON(t, cm)
 	b := filepath.Join(dir, "more.jsonl")
 	writeLines(t, b, lines)
-	var runs []*report.Run
-	for _, p := range []string{a, b} {
-		run, err := report.ReadRun(context.Background(), p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, run)
-	}
-	rep, err := report.New(runs, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return readReport(t, nil, a, b)
 }
 
 // TestHTMLMoreContexts: when one run of a record has a context the other

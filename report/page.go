@@ -24,6 +24,10 @@ type pageRun struct {
 	Name      string `json:"name"`
 	File      string `json:"file"`
 	Relations bool   `json:"relations"` // every result records its relations
+	// Other marks another system's run (Run.Other), Decided one that
+	// decides each atom without a P(true) (Run.Decided).
+	Other   bool `json:"other,omitempty"`
+	Decided bool `json:"decided,omitempty"`
 }
 
 type pageResponse struct {
@@ -47,11 +51,18 @@ type pageResult struct {
 	Pr     prob    `json:"pr"`
 	F1K    prob    `json:"f1"`
 	K      float64 `json:"k"`
-	E      prob    `json:"e"` // avg_entropy
+	E      *prob   `json:"e"` // avg_entropy; null in a run that decides without a P(true)
 	GoldPr *prob   `json:"gold,omitempty"`
 	// P is P(true) of each node: the atoms, then the contexts, in record
-	// order; null for a node merged into another (see Alias).
-	P     []*prob     `json:"p"`
+	// order; null for a node merged into another (see Alias), and for one
+	// the run has no P(true) of.
+	P []*prob `json:"p"`
+	// D is the decision on each atom ("S" or "NS") of a run that decides
+	// without a P(true); absent otherwise.
+	D []string `json:"d,omitempty"`
+	// Own are the values another system's file records under its own
+	// names: [name, value or null].
+	Own   [][2]any    `json:"own,omitempty"`
 	Alias map[int]int `json:"al,omitempty"` // node → the node it was merged into
 	Rel   [][4]any    `json:"rel"`          // [source node, target node, type, probability]
 	Why   [][]int     `json:"w"`            // per relation, what it rests on (why.relation)
@@ -117,16 +128,17 @@ func excerpt(s string, n int) string {
 func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 	d := &pageData{Title: rep.Options.Title, PageSize: rep.Options.PageSize}
 	for i, run := range rep.Runs {
-		d.Runs = append(d.Runs, pageRun{Name: names[i], File: run.Path, Relations: run.Relations})
+		d.Runs = append(d.Runs, pageRun{Name: names[i], File: run.Path, Relations: run.Relations, Other: run.Other != nil, Decided: run.Decided})
 	}
 	var graphs []Graph
 	var slots []*pageGraph
 	for _, line := range rep.Lines {
+		// The record as the first run that has it records it, and that
+		// knows the response (fr factscore's output does not).
 		var base *Result
 		for _, run := range rep.Runs {
-			if r, ok := run.Result(line); ok {
+			if r, ok := run.Result(line); ok && (base == nil || base.NoOutput && !r.NoOutput) {
 				base = r
-				break
 			}
 		}
 		pr := pageResponse{Line: line, Input: base.Input, Topic: base.Topic}
@@ -185,13 +197,34 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				pr.Results = append(pr.Results, nil)
 				continue
 			}
-			x := &pageResult{Pr: prob(res.Scores.Precision), F1K: prob(res.Scores.F1K), K: res.Scores.K, E: prob(res.Scores.AvgEntropy),
+			x := &pageResult{Pr: prob(res.Scores.Precision), F1K: prob(res.Scores.F1K), K: res.Scores.K,
 				Known: res.RelationsKnown, Rel: [][4]any{}, Why: [][]int{}}
+			if !run.Decided {
+				x.E = ptr(res.Scores.AvgEntropy)
+			}
+			for _, v := range res.Recorded {
+				var val any // null
+				if v.Value != nil {
+					val = prob(*v.Value)
+				}
+				x.Own = append(x.Own, [2]any{v.Name, val})
+			}
 			if g := res.Scores.Gold; g != nil {
 				x.GoldPr = ptr(g.FactualityScore)
 			}
 			n := len(base.Atoms) + len(contexts)
 			x.P = make([]*prob, n)
+			if run.Decided {
+				x.D = make([]string, len(base.Atoms))
+				for i, a := range base.Atoms {
+					if s, ok := res.Supported[a.ID]; ok {
+						x.D[i] = instance.NotSupported
+						if s {
+							x.D[i] = instance.Supported
+						}
+					}
+				}
+			}
 			ids := make([]string, n)
 			for id, i := range node {
 				ids[i] = id

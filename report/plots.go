@@ -40,7 +40,10 @@ const plotSize = 4.5 * vg.Inch
 // gold labels the reliability diagram and Pr against gold Pr.
 func (rep *Report) Plots() []Plot {
 	names := rep.Names()
-	out := []Plot{rep.histogramPlot(names)}
+	var out []Plot
+	if p := rep.histogramPlot(names); p != nil {
+		out = append(out, Plot{"p-true", "P(true) of the atoms", p})
+	}
 	if p := rep.reliabilityPlot(names); p != nil {
 		out = append(out, Plot{"reliability", "Reliability diagram", p})
 	}
@@ -75,11 +78,13 @@ func unitSquare(p *plot.Plot, runs int) {
 	p.X.Tick.Marker = p.Y.Tick.Marker
 }
 
-// histogramPlot: how many atoms get each P(true), per run.
-func (rep *Report) histogramPlot(names []string) Plot {
+// histogramPlot: how many atoms get each P(true), per run; nil when no
+// run has a P(true) (every one decides without).
+func (rep *Report) histogramPlot(names []string) *plot.Plot {
 	p := newPlot("P(true) of the atoms", "P(true)", "share of atoms")
 	const bins = 20
 	top := 0.0
+	found := false
 	for i, run := range rep.Runs {
 		count := make([]float64, bins)
 		n := 0
@@ -93,6 +98,10 @@ func (rep *Report) histogramPlot(names []string) Plot {
 				n++
 			}
 		}
+		if n == 0 {
+			continue // a run that decides without a P(true)
+		}
+		found = true
 		xys := make(plotter.XYs, 0, 2*bins)
 		for b, c := range count {
 			share := 0.0
@@ -108,9 +117,12 @@ func (rep *Report) histogramPlot(names []string) Plot {
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (%d atoms)", names[i], n), l)
 	}
+	if !found {
+		return nil
+	}
 	p.Legend.Left = false
 	p.Y.Max = top * (1 + 0.1*float64(len(rep.Runs)))
-	return Plot{"p-true", "P(true) of the atoms", p}
+	return p
 }
 
 // reliabilityPlot: P(true) binned against the fraction true, per run; nil

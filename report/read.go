@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
@@ -30,6 +31,17 @@ type Run struct {
 	Results   []*Result
 	byLine    map[int]*Result
 	Relations bool // every result records its relations
+	// Other is the run of another system (package foreign), nil for fr
+	// score's: a FactReasoner result file (the atoms' marginals, no
+	// relations or context marginals) or an fr factscore output (a
+	// decision per atom). Its results' Scores are this project's measures
+	// of its marginals or decisions, with K half (FactReasoner's rule).
+	Other *foreign.Run
+	// Decided: the run decides each atom without a P(true) (FactReasoner's
+	// baselines, fr factscore): its results' Supported hold the decisions
+	// and PTrue is empty; its entropy measure, undecided atoms, Brier score
+	// and calibration do not exist.
+	Decided bool
 }
 
 // Result is what a run says about one response.
@@ -55,6 +67,15 @@ type Result struct {
 	// variable it was merged into.
 	Alias  map[string]string
 	Scores score.Scores // as recorded, Gold included when labeled
+	// Supported is each atom's decision, by id, in a run that decides
+	// without a P(true) (Run.Decided).
+	Supported map[string]bool
+	// Recorded are the values another system's file records under its own
+	// names where this project defines them otherwise (foreign.Record).
+	Recorded foreign.Values
+	// NoOutput: the run does not record the response text (fr factscore),
+	// and no input file gave it.
+	NoOutput bool
 }
 
 // Inputs are the records of a scored input file by the line they start on.
@@ -82,9 +103,21 @@ func ReadInputs(path string) (*Inputs, error) {
 // atoms, contexts and relations, or inputs (which may be nil) must hold the
 // record it was scored from, matched by the line field. The context is
 // checked between lines.
+//
+// A FactReasoner result file or an output of fr factscore (told from its
+// content by foreign.Detect) is read as the run of another system (see
+// Run.Other); inputs completes what it does not record (the atoms' texts
+// of FactReasoner's results alone, the response of fr factscore's).
 func ReadRun(ctx context.Context, path string, inputs *Inputs) (*Run, error) {
+	kind, err := foreign.Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind != 0 {
+		return readOther(ctx, path, inputs)
+	}
 	run := &Run{Path: path, byLine: make(map[int]*Result), Relations: true}
-	err := jsonl.ReadLines(path, func(n int, raw []byte) error {
+	err = jsonl.ReadLines(path, func(n int, raw []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -215,17 +248,27 @@ func (in *Inputs) record(o *result.Line) (*instance.Instance, error) {
 		return nil, errors.New("atoms: missing: this output does not record what was scored; " +
 			"give the input file it was scored from (report.Inputs)")
 	}
-	rec, ok := in.records[o.Line]
-	if !ok {
-		return nil, fmt.Errorf("line: %d, but no record of %s starts on that line (is it the file that was scored?)", o.Line, in.Path)
-	}
-	if rec.Input != o.Input || rec.Topic != o.Topic {
-		return nil, fmt.Errorf("input: %s, but the record of %s:%d asks %s (is it the file that was scored?)",
-			quoteShort(o.Input), in.Path, rec.Line, quoteShort(rec.Input))
+	rec, err := in.at(o.Line, o.Input, o.Topic)
+	if err != nil {
+		return nil, err
 	}
 	if len(rec.Atoms) == 0 || len(rec.Contexts) == 0 {
 		return nil, fmt.Errorf("atoms: missing, and the record of %s:%d has no atoms or no contexts "+
 			"(they were made while scoring and only an output that records them can be reported)", in.Path, rec.Line)
+	}
+	return rec, nil
+}
+
+// at returns the input record that starts on line, which must ask input
+// (and have topic, unless topic is unknown: "*").
+func (in *Inputs) at(line int, input, topic string) (*instance.Instance, error) {
+	rec, ok := in.records[line]
+	if !ok {
+		return nil, fmt.Errorf("line: %d, but no record of %s starts on that line (is it the file that was scored?)", line, in.Path)
+	}
+	if rec.Input != input || topic != "*" && rec.Topic != topic {
+		return nil, fmt.Errorf("input: %s, but the record of %s:%d asks %s (is it the file that was scored?)",
+			quoteShort(input), in.Path, rec.Line, quoteShort(rec.Input))
 	}
 	return rec, nil
 }

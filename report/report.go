@@ -118,7 +118,7 @@ func sameRecord(a, b *Result) error {
 	switch {
 	case a.Input != b.Input:
 		return fmt.Errorf("input %s and %s", quoteShort(a.Input), quoteShort(b.Input))
-	case a.Output != b.Output:
+	case a.Output != b.Output && !a.NoOutput && !b.NoOutput:
 		return fmt.Errorf("output %s and %s", quoteShort(a.Output), quoteShort(b.Output))
 	case len(a.Atoms) != len(b.Atoms):
 		return fmt.Errorf("%d and %d atoms", len(a.Atoms), len(b.Atoms))
@@ -133,11 +133,19 @@ func sameRecord(a, b *Result) error {
 		ctx[c.ID] = c
 	}
 	for _, c := range b.Contexts {
-		if prev, ok := ctx[c.ID]; ok && prev != c {
+		if prev, ok := ctx[c.ID]; ok && !sameContext(prev, c) {
 			return fmt.Errorf("context %s differs", c.ID)
 		}
 	}
 	return nil
+}
+
+// sameContext reports whether two contexts are the same, their priors
+// compared by value.
+func sameContext(a, b instance.Context) bool {
+	pa, pb := a.Probability, b.Probability
+	a.Probability, b.Probability = nil, nil
+	return a == b && (pa == nil) == (pb == nil) && (pa == nil || *pa == *pb)
 }
 
 func (rep *Report) stats(run *Run) RunStats {
@@ -148,13 +156,24 @@ func (rep *Report) stats(run *Run) RunStats {
 	for i, res := range run.Results {
 		all[i] = res.Scores
 		for _, a := range res.Atoms {
-			pt, ok := res.PTrue[a.ID]
-			if !ok || a.Label == "" {
-				continue // a merged duplicate, or unlabeled
+			if a.Label == "" {
+				continue
 			}
 			row := GoldNS
 			if a.Label == instance.Supported {
 				row = GoldS
+			}
+			if run.Decided {
+				col := PredictedNS
+				if res.Supported[a.ID] {
+					col = PredictedS
+				}
+				st.Confusion[row][col]++
+				continue
+			}
+			pt, ok := res.PTrue[a.ID]
+			if !ok {
+				continue // a merged duplicate
 			}
 			st.Confusion[row][predicted(pt)]++
 			p = append(p, pt)
@@ -163,6 +182,11 @@ func (rep *Report) stats(run *Run) RunStats {
 	}
 	st.Summary = score.Summarize(all)
 	st.Calibration = Calibrate(p, y, rep.Options.Bins)
+	if run.Decided {
+		// Decisions without a P(true): no entropy measure, no undecided
+		// atoms, no Brier score (nor calibration: no P(true) was binned).
+		st.Summary.MeanEntropy, st.Summary.MeanUniform, st.Summary.Brier = math.NaN(), math.NaN(), math.NaN()
+	}
 	return st
 }
 
@@ -179,8 +203,12 @@ func predicted(p float64) int {
 }
 
 // Name is a short name of the run for tables and legends: its version and
-// NLI (backend and model).
+// NLI (backend and model); for another system's run, where it came from
+// (foreign.Run.Label).
 func (r *Run) Name() string {
+	if r.Other != nil {
+		return r.Other.Label()
+	}
 	return r.Version + " · " + r.NLI
 }
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -33,18 +33,7 @@ func run(t *testing.T, ctx context.Context, args ...string) (string, string, err
 // and the golden file's contents.
 func flahertyWithRelations(t *testing.T) (string, map[string]json.RawMessage) {
 	t.Helper()
-	inst := readJSON(t, refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
-	gold := readJSON(t, refdata.Path(t, "factreasoner", "flaherty_fr2_golden.json"))
-	inst["relations"] = gold["relations"]
-	line, err := json.Marshal(inst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "flaherty.jsonl")
-	if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, gold
+	return foreigntest.FlahertyInput(t, t.TempDir())
 }
 
 func readJSON(t *testing.T, path string) map[string]json.RawMessage {
@@ -261,8 +250,9 @@ func TestCompareCSV(t *testing.T) {
 					continue
 				}
 				want, isNum := rows[i][columns[col]].(float64)
-				// FActScore decides every atom: no entropy, no undecided atoms.
-				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U")
+				// FActScore decides every atom without a P(true): no
+				// entropy, no undecided atoms, no Brier score.
+				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U" || col == "Brier")
 				if slices.Contains(tc.empty, col) || notApplicable {
 					if cell != "" {
 						t.Errorf("%s %s %s: %q, want an empty cell", tc.name, rec[0], col, cell)

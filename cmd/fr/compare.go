@@ -8,16 +8,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "run several FactReasoner versions on the same input and compare them",
-		ArgsUsage: "INPUT | OUTPUT...",
+		ArgsUsage: "INPUT | RUN...",
 		Description: "NLI for each distinct pair is computed once and shared by the versions.\n" +
 			"One row per version: mean precision, atom-level F1 against gold labels, mean F1@K,\n" +
 			"MAE of precision against gold precision, mean E (entropy measure), Brier score,\n" +
@@ -32,7 +34,10 @@ func compareCommand() *cli.Command {
 			"input) is null in json, n/a in markdown and an empty cell in csv.\n\n" +
 			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
 			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
-			"run (version and NLI backend) found in them.",
+			"run (version and NLI backend) found in them. A FactReasoner result file or an output\n" +
+			"of fr factscore among them (told by content) is one row more, named by where it came\n" +
+			"from, with this project's measures of its marginals or decisions (K: --k) and, as\n" +
+			"\"its NAME\" columns, the values it records under names defined otherwise here.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
@@ -59,9 +64,17 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	input := paths[0]
-	recorded, err := pipeline.IsOutputFile(input)
+	// Another system's run (a FactReasoner result file, an fr factscore
+	// output) is compared as it was recorded, as an output of fr score is.
+	other, err := foreign.Detect(input)
 	if err != nil {
 		return err
+	}
+	recorded := other != 0
+	if !recorded {
+		if recorded, err = pipeline.IsOutputFile(input); err != nil {
+			return err
+		}
 	}
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
@@ -69,8 +82,14 @@ func runCompare(c *cli.Context) error {
 				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
 			}
 		}
+		// --k is the K of the runs that do not record theirs (FactReasoner
+		// result files, fr factscore outputs).
+		k, err := score.ParseK(c.String("k"))
+		if err != nil {
+			return usagef("--k: %w", err)
+		}
 		prog := progress.New(c.App.ErrWriter, "fr compare")
-		rows, st, err := pipeline.CompareRecorded(paths, fileOptions(c, prog))
+		rows, st, err := pipeline.CompareRecorded(paths, k, fileOptions(c, prog))
 		if err != nil {
 			return err
 		}

@@ -76,9 +76,10 @@ func TestCompareUndefinedCorrelation(t *testing.T) {
 	}
 }
 
-// TestCompareNotApplicable: the FActScore row has no entropy measure and
-// no undecided atoms (it decides each atom): n/a in markdown, an empty cell
-// in csv, null in json, where the versions' rows have numbers.
+// TestCompareNotApplicable: the FActScore row has no entropy measure, no
+// undecided atoms and no Brier score (it decides each atom without a
+// P(true)): n/a in markdown, an empty cell in csv, null in json, where the
+// versions' rows have numbers.
 func TestCompareNotApplicable(t *testing.T) {
 	in := "../../testdata/example.jsonl"
 	ctx := context.Background()
@@ -97,7 +98,7 @@ func TestCompareNotApplicable(t *testing.T) {
 		}
 	}
 	// Columns: version, responses, Pr, atom F1, F1@K, MAE, E, Brier, accuracy, #S, #C, #U, …
-	if len(fsRow) < 12 || fsRow[6] != "n/a" || fsRow[11] != "n/a" || fr2Row[6] == "n/a" || fr2Row[11] == "n/a" {
+	if len(fsRow) < 12 || fsRow[6] != "n/a" || fsRow[7] != "n/a" || fsRow[11] != "n/a" || fr2Row[6] == "n/a" || fr2Row[7] == "n/a" || fr2Row[11] == "n/a" {
 		t.Errorf("markdown rows:\n%q\n%q", fsRow, fr2Row)
 	}
 	js, _, err := run(t, ctx, "compare", "--nli", "lexical", "--versions", "2,factscore", "--format", "json", in)
@@ -108,7 +109,7 @@ func TestCompareNotApplicable(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 2 {
 		t.Fatalf("json: %v\n%s", err, js)
 	}
-	if rows[1]["mean_avg_entropy"] != nil || rows[1]["mean_uniform_atoms"] != nil || rows[0]["mean_avg_entropy"] == nil {
+	if rows[1]["mean_avg_entropy"] != nil || rows[1]["mean_uniform_atoms"] != nil || rows[1]["brier"] != nil || rows[0]["mean_avg_entropy"] == nil || rows[0]["brier"] == nil {
 		t.Errorf("json rows: %v", rows)
 	}
 	// FActScore has no inference: null, not a missing key.

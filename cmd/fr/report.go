@@ -22,7 +22,8 @@ func reportCommand() *cli.Command {
 		Description: "Writes one HTML file (to stdout or -o FILE) that opens offline in a browser: per response the\n" +
 			"text with its atoms coloured by P(true), the evidence of each atom and context, and the network;\n" +
 			"a summary with precision, F1@K and entropy and, with gold labels, a reliability diagram, ECE,\n" +
-			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side.\n" +
+			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side,\n" +
+			"a FactReasoner result file or an fr factscore output among them (told by content).\n" +
 			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
 			"that was scored.",
 		Flags: []cli.Flag{
@@ -98,7 +99,12 @@ func runReport(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr report: %d runs, %d responses read in %.1fs\n", len(runs), len(rep.Lines), time.Since(start).Seconds())
 	for i, run := range runs {
-		if !run.Relations {
+		switch {
+		case run.Decided:
+			fmt.Fprintf(c.App.ErrWriter, "fr report: note: %s decides each atom without a P(true): no entropy, Brier score, calibration or network\n", rep.Names()[i])
+		case run.Other != nil:
+			fmt.Fprintf(c.App.ErrWriter, "fr report: note: %s records the atoms' marginals, not the relations: no evidence or network\n", rep.Names()[i])
+		case !run.Relations:
 			fmt.Fprintf(c.App.ErrWriter, "fr report: warning: %s does not record the relations of every response (nli_backend %s): their evidence is not shown\n", rep.Names()[i], run.Backend)
 		}
 	}

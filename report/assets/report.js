@@ -60,6 +60,15 @@
   function predicted(p) { return p === null ? '–' : uniform(p) ? 'undecided' : (p > 0.5 ? 'S' : 'NS'); }
   function f3(p) { return p === null || p === undefined ? '–' : p.toFixed(3); }
   function f6(p) { return p === null || p === undefined ? '–' : p.toFixed(6); }
+  // A run that decides each atom without a P(true) (FactReasoner's
+  // baselines, fr factscore) has its decision on atom i, 'S' or 'NS'.
+  function dOf(x, i) { return x.d && i < x.d.length && x.d[i] ? x.d[i] : null; }
+  // A node's colour, ink and value in a run: by P(true), or by the decision
+  // (coloured as P(true) 1 or 0).
+  function colorOf(x, i) { var d = dOf(x, i); return d ? pColor(d === 'S' ? 1 : 0) : pColor(pOf(x, i)); }
+  function inkOf(x, i) { return dOf(x, i) ? '#fff' : inkFor(pOf(x, i)); }
+  function valueOf(x, i) { var d = dOf(x, i), p = pOf(x, i); return d ? d : f3(p) + (uniform(p) ? ' ?' : ''); }
+  function decidedTitle(d) { return 'decided ' + d + ' (this run has no P(true))'; }
   function runColor(i) { return RUN_COLORS[i % RUN_COLORS.length]; }
   function swatch(i) { return el('span', { 'class': 'swatch', style: 'background:' + runColor(i) }); }
 
@@ -167,12 +176,12 @@
       el('span', null, 'atoms: boxes, contexts: ellipses'));
   }
   function chip(ri, run, x, i) {
-    var r = D.responses[ri], n = nodeOf(r, i), p = pOf(x, i);
+    var r = D.responses[ri], n = nodeOf(r, i), p = pOf(x, i), d = dOf(x, i);
     var what = n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160);
-    var attrs = { 'class': 'chip' + (uniform(p) ? ' uniform' : '') + (n.atom ? '' : ' context'), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
-      style: 'background:' + pColor(p) + ';color:' + inkFor(p), title: n.id + ': ' + what + '\nP(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : ''),
+    var attrs = { 'class': 'chip' + (!d && uniform(p) ? ' uniform' : '') + (n.atom ? '' : ' context'), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
+      style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i), title: n.id + ': ' + what + '\n' + (d ? decidedTitle(d) : 'P(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : '')),
       onclick: function () { select(ri, run, i); } };
-    return el('button', attrs, n.id + ' ' + f3(p));
+    return el('button', attrs, n.id + ' ' + (d || f3(p)));
   }
   // pOf: P(true) of node i, through the node it was merged into.
   function pOf(x, i) {
@@ -201,7 +210,15 @@
       if (!x) { col.appendChild(el('p', { 'class': 'na' }, 'This run has no result for the record.')); cols.appendChild(col); return; }
       col.appendChild(el('div', { 'class': 'scores' }, 'Pr ' + f3(x.pr) + ' · F1@' + x.k + ' ' + f3(x.f1) + ' · E ' + f3(x.e) +
         (x.gold !== undefined ? ' · gold Pr ' + f3(x.gold) : '')));
-      if (!x.known) col.appendChild(el('p', { 'class': 'norel' }, 'This output does not record the relations that became factors: the network shows its variables only.'));
+      if (x.own) {
+        col.appendChild(el('div', { 'class': 'own', title: 'values this run\'s own file records under its names, defined otherwise than the measures above' },
+          'recorded by its file: ' + x.own.map(function (v) {
+            return v[0] + ' ' + (v[1] === null ? 'null' : Number.isInteger(v[1]) ? String(v[1]) : v[1].toFixed(4));
+          }).join(' · ')));
+      }
+      if (D.runs[run].decided) col.appendChild(el('p', { 'class': 'norel' }, 'This run decides each atom, supported or not, without a P(true): it has no network.'));
+      else if (D.runs[run].other) col.appendChild(el('p', { 'class': 'norel' }, 'This run\'s file records the atoms\' marginals, not the relations or the contexts\' marginals: it has no network to show.'));
+      else if (!x.known) col.appendChild(el('p', { 'class': 'norel' }, 'This output does not record the relations that became factors: the network shows its variables only.'));
       var text = el('div', { 'class': 'text' });
       var placed = {};
       r.s.forEach(function (s, k) {
@@ -226,6 +243,7 @@
     aside.replaceChildren(el('p', { 'class': 'hint' }, 'Click an atom (in the text, the network or the table) or a context to see its evidence.'));
   }
   function network(ri, run, x) {
+    if (D.runs[run].other) return el('div', { 'class': 'net', 'data-run': run }); // no network recorded
     var r = D.responses[ri], g = x.g;
     var svg = sv('svg', { width: g.w, height: g.h, viewBox: '0 0 ' + g.w + ' ' + g.h, role: 'img', 'aria-label': 'network of ' + D.runs[run].name });
     var pos = {};
@@ -270,11 +288,11 @@
         var tds = [el('td', null, n.id), el('td', { 'class': 'text' }, n.atom ? n.text : (n.title || '') + (n.title ? ': ' : '') + n.text.slice(0, 120)), el('td', null, n.atom ? (n.gold || '–') : '')];
         r.r.forEach(function (x, run) {
           if (!x) { tds.push(el('td', { 'class': 'na' }, '–')); return; }
-          var p = pOf(x, i);
+          var p = pOf(x, i), d = dOf(x, i);
           (function (i, run) {
-            tds.push(el('td', { 'class': 'cell', 'data-run': run, 'data-node': i, style: 'background:' + pColor(p) + ';color:' + inkFor(p),
-              title: p === null ? 'not in this run' : 'P(true) = ' + f6(p) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
-              f3(p) + (uniform(p) ? ' ?' : '')));
+            tds.push(el('td', { 'class': 'cell', 'data-run': run, 'data-node': i, style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i),
+              title: d ? decidedTitle(d) : p === null ? 'not in this run' : 'P(true) = ' + f6(p) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
+              valueOf(x, i)));
           })(i, run);
         });
         body.appendChild(el('tr', null, tds));
@@ -307,7 +325,7 @@
         e.classList.toggle('on', on && (+e.getAttribute('data-s') === v || +e.getAttribute('data-t') === v));
       });
     });
-    var p = x.p[v];
+    var p = x.p[v], d = dOf(x, i);
     var box = [];
     box.push(el('h3', null, swatch(run), (n.atom ? 'Atom ' : 'Context ') + n.id, el('span', { 'class': 'note' }, ' · ' + D.runs[run].name)));
     if (n.atom) box.push(el('div', { 'class': 'body' }, n.text));
@@ -317,11 +335,13 @@
       box.push(el('div', { 'class': 'body excerpt' }, n.text));
     }
     if (v !== i) box.push(el('p', { 'class': 'note' }, 'Merged into ' + nodeOf(r, v).id + ', which has the same text: its evidence is shown.'));
-    box.push(el('p', null, 'P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(p) + ';color:' + inkFor(p) }, f6(p)),
-      ' · predicted ', el('b', null, predicted(p)),
+    box.push(el('p', null, d ? ['decided ', el('span', { 'class': 'ptrue', style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i) }, d), ' (no P(true))'] :
+      ['P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(p) + ';color:' + inkFor(p) }, f6(p)), ' · predicted ', el('b', null, predicted(p))],
       n.atom ? [' · gold ', el('b', { 'class': 'gold' }, n.gold || 'unknown')] : null));
-    if (p === null || p === undefined) {
-      box.push(el('p', { 'class': 'note' }, 'Not a variable of this run\'s network.'));
+    if (D.runs[run].decided) {
+      box.push(el('p', { 'class': 'note' }, 'This run decides each atom without a P(true), and records no evidence.'));
+    } else if (p === null || p === undefined) {
+      box.push(el('p', { 'class': 'note' }, D.runs[run].other ? 'This run\'s file records no P(true) for it.' : 'Not a variable of this run\'s network.'));
     } else if (!x.known) {
       box.push(el('p', { 'class': 'norel' }, 'This output does not record its relations, so the evidence cannot be shown.'));
     } else {
@@ -342,8 +362,8 @@
     if (D.runs.length > 1) {
       var rows = r.r.map(function (y, k) {
         if (!y) return el('tr', null, el('td', null, swatch(k), D.runs[k].name), el('td', { 'class': 'na' }, '–'));
-        var q = pOf(y, i);
-        return el('tr', null, el('td', { style: 'text-align:left' }, swatch(k), D.runs[k].name), el('td', { style: 'background:' + pColor(q) + ';color:' + inkFor(q) }, f6(q)));
+        var q = pOf(y, i), dq = dOf(y, i);
+        return el('tr', null, el('td', { style: 'text-align:left' }, swatch(k), D.runs[k].name), el('td', { style: 'background:' + colorOf(y, i) + ';color:' + inkOf(y, i) }, dq || f6(q)));
       });
       box.push(el('h4', null, 'P(true) in each run'), el('table', null, el('tbody', null, rows)));
     }

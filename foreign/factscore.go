@@ -1,0 +1,122 @@
+package foreign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+)
+
+// fr factscore's output: one factscore.Record per line, each with the
+// decision on each of its facts (supported or not, and the fact's gold
+// label when known), then the summary, which names the verifier.
+
+// fsRecorded is the value of fr factscore's records kept under its name:
+// FActScore with its length penalty, which this project's measures do not
+// compute (their precision is its init_score).
+const fsRecorded = "factscore"
+
+func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
+	run := &Run{Path: path, Kind: FActScore, Decided: true}
+	summary := 0 // the line of the summary
+	lines := make(map[int]int)
+	err := jsonl.ReadLines(path, func(n int, raw []byte) error {
+		fail := func(err error) error {
+			e := recordError(path, n, raw, "", err)
+			if skip == nil {
+				return e
+			}
+			skip(e)
+			return nil
+		}
+		if summary > 0 {
+			return fail(fmt.Errorf("a record after the summary line (line %d): the summary is the last line of fr factscore's output", summary))
+		}
+		names, vals, err := orderedObject(raw)
+		if err != nil {
+			return fail(fmt.Errorf("invalid JSON: %w", err))
+		}
+		if indexOf(names, "decisions") < 0 {
+			i := indexOf(names, "verifier")
+			if i < 0 {
+				return fail(&instance.FieldError{Field: "decisions", Msg: "missing (neither a record nor the summary of fr factscore's output)"})
+			}
+			if err := json.Unmarshal(vals[i], &run.Verifier); err != nil {
+				return fail(&instance.FieldError{Field: "verifier", Msg: "expected a string"})
+			}
+			summary = n
+			return nil
+		}
+		rec, err := fsRecord(raw)
+		if err != nil {
+			return fail(err)
+		}
+		if rec == nil {
+			run.Skipped++
+			return nil
+		}
+		rec.At = n
+		if prev, dup := lines[rec.Line]; dup {
+			return fail(&instance.FieldError{Field: "line", Msg: fmt.Sprintf("input line %d is also on line %d", rec.Line, prev)})
+		}
+		lines[rec.Line] = n
+		run.Records = append(run.Records, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// fsRecord reads one record of fr factscore's output; nil for a response
+// without facts to score (it abstained, or has none).
+func fsRecord(raw []byte) (*Record, error) {
+	var r factscore.Record
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, instance.JSONError(bytes.TrimSpace(raw), err)
+	}
+	if r.Line <= 0 {
+		return nil, &instance.FieldError{Field: "line", Msg: fmt.Sprintf("%d is not an input line", r.Line)}
+	}
+	if len(r.Decisions) != r.Facts {
+		return nil, &instance.FieldError{Field: "decisions", Msg: fmt.Sprintf("%d of them but num_facts is %d", len(r.Decisions), r.Facts)}
+	}
+	if !r.Scored() {
+		return nil, nil
+	}
+	rec := &Record{Line: r.Line, Input: r.Input, Topic: r.Topic, HasAtomText: true, Supported: make(map[string]bool, len(r.Decisions))}
+	supported := 0
+	for i, d := range r.Decisions {
+		field := fmt.Sprintf("decisions[%d]", i)
+		switch {
+		case d.ID == "":
+			return nil, &instance.FieldError{Field: field + ".id", Msg: "missing"}
+		case d.Label != "" && d.Label != instance.Supported && d.Label != instance.NotSupported && d.Label != instance.Irrelevant:
+			return nil, &instance.FieldError{Field: field + ".label", Msg: fmt.Sprintf("label %q is not S, NS or IR", d.Label)}
+		}
+		if _, dup := rec.Supported[d.ID]; dup {
+			return nil, &instance.FieldError{Field: field + ".id", Msg: fmt.Sprintf("%q is listed twice", d.ID)}
+		}
+		rec.Supported[d.ID] = d.Supported
+		// An irrelevant fact (FActScore's labeled data, with --gold) is
+		// neither S nor NS: unlabeled for the gold measures.
+		label := d.Label
+		if label == instance.Irrelevant {
+			label = ""
+		}
+		rec.Atoms = append(rec.Atoms, instance.Atom{ID: d.ID, Text: d.Atom, Label: label})
+		if d.Supported {
+			supported++
+		}
+	}
+	if supported != r.Supported {
+		return nil, &instance.FieldError{Field: "num_supported", Msg: fmt.Sprintf("%d, but %d decisions say supported", r.Supported, supported)}
+	}
+	score := r.Score
+	rec.Recorded = Values{{Name: fsRecorded, Value: &score}}
+	return rec, nil
+}
