@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
@@ -72,10 +71,30 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 	return run, nil
 }
 
+// fsLine is what this package reads of a line of fr factscore's output
+// (factscore.Record, which is written by a package that carries the
+// verifiers and their LLM and retrieval clients: readers of runs, such as
+// the report, do without them).
+type fsLine struct {
+	Line      int     `json:"line"`
+	Topic     string  `json:"topic"`
+	Input     string  `json:"input"`
+	Responded bool    `json:"responded"`
+	Facts     int     `json:"num_facts"`
+	Supported int     `json:"num_supported"`
+	Score     float64 `json:"score"`
+	Decisions []struct {
+		ID        string `json:"id"`
+		Atom      string `json:"atom"`
+		Supported bool   `json:"supported"`
+		Label     string `json:"label"`
+	} `json:"decisions"`
+}
+
 // fsRecord reads one record of fr factscore's output; nil for a response
 // without facts to score (it abstained, or has none).
 func fsRecord(raw []byte) (*Record, error) {
-	var r factscore.Record
+	var r fsLine
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, instance.JSONError(bytes.TrimSpace(raw), err)
 	}
@@ -85,7 +104,7 @@ func fsRecord(raw []byte) (*Record, error) {
 	if len(r.Decisions) != r.Facts {
 		return nil, &instance.FieldError{Field: "decisions", Msg: fmt.Sprintf("%d of them but num_facts is %d", len(r.Decisions), r.Facts)}
 	}
-	if !r.Scored() {
+	if !r.Responded || r.Facts == 0 { // factscore.Result.Scored
 		return nil, nil
 	}
 	rec := &Record{Line: r.Line, Input: r.Input, Topic: r.Topic, HasAtomText: true, Supported: make(map[string]bool, len(r.Decisions))}
