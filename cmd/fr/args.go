@@ -143,8 +143,8 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 // file (fr score's -o resumes instead; see its flags).
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
-		&cli.BoolFlag{Name: "force", Usage: "replace an existing -o FILE"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
+		&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace an existing -o FILE"},
 	}
 }
 

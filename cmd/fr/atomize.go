@@ -12,7 +12,7 @@ import (
 
 func atomizeCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+		&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records on stderr and go on"},
 	}
 	flags = append(flags, outputFlags()...)
 	for _, f := range llmFlags() {
@@ -20,7 +20,7 @@ func atomizeCommand() *cli.Command {
 		case "nli-prompt":
 			continue
 		case "atomizer":
-			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Usage: atomizerUsage()}
+			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Category: catAtoms, Usage: "how responses are split into atoms: " + atomizerUsage()}
 		}
 		flags = append(flags, f)
 	}

@@ -34,10 +34,10 @@ func compareCommand() *cli.Command {
 			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
 			"run (version and NLI backend) found in them.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
-			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
-			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
+			&cli.StringFlag{Name: "versions", Value: "1,2,3", Category: catRun, Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier"},
+			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catRun, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
+			&cli.StringFlag{Name: "format", Value: "markdown", Category: catIO, Usage: "table format: markdown, json or csv"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
 		}, pipelineFlags()...),
 		Action: runCompare,
 	}

@@ -39,13 +39,13 @@ func factscoreCommand() *cli.Command {
 			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
 			"count), gamma, verifier.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: tableUsage(pipeline.Verifiers(), func(v pipeline.Verifier) (string, string) { return v.Name, v.Description })},
-			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
-			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
-			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
-			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
-			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
+			&cli.StringFlag{Name: "verifier", Value: "llm", Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
+			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"},
+			&cli.BoolFlag{Name: "gold", Category: catFActScore, Usage: "score the human labels instead of verifying"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+			&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
+			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
+			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catFActScore, Usage: "rule for raw responses that decline to answer: generic, perplexity_ai or none"},
 		}, append(nliFlags(), retrieverFlags()...)...),
 		Action: runFActScore,
 	}

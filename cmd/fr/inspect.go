@@ -21,11 +21,11 @@ func inspectCommand() *cli.Command {
 			"strongest first. --atom shows one atom, or one context with every relation it is an end of.\n" +
 			"An output line of fr score is shown as it was scored (its version, relations and marginals).",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
-			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
-			&cli.BoolFlag{Name: "contexts", Usage: "after the atoms, explain every context too (what supports or contradicts it, FR3's context–context relations included)"},
-			&cli.IntFlag{Name: "line", Usage: "inspect only the record that starts on this input line"},
-			&cli.StringFlag{Name: "dot", Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
+			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
+			&cli.StringFlag{Name: "atom", Category: catShow, Usage: "show only this atom (or context)"},
+			&cli.BoolFlag{Name: "contexts", Category: catShow, Usage: "after the atoms, explain every context too (FR3's context–context relations included)"},
+			&cli.IntFlag{Name: "line", Category: catShow, Usage: "inspect only the record that starts on this input line"},
+			&cli.StringFlag{Name: "dot", Category: catIO, Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
 		}, pipelineFlags()...),
 		Action: runInspect,
 	}

@@ -31,10 +31,10 @@ func kbCommand() *cli.Command {
 				"when a piece is longer. Without --tokenizer, passages hold at most 3/4 as many words\n" +
 				"(192 for 256 tokens: RoBERTa averages 1.3 tokens per English word), an approximation.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "knowledge base file to write"},
-				&cli.StringFlag{Name: "tokenizer", Usage: "a RoBERTa `tokenizer.json` (Hugging Face format) to size passages in tokens"},
-				&cli.IntFlag{Name: "max-tokens", Value: retrieve.DefaultMaxTokens, Usage: "passage size in tokens"},
-				&cli.BoolFlag{Name: "force", Usage: "replace OUTPUT if it exists"},
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Category: catIO, Usage: "knowledge base file to write"},
+				&cli.StringFlag{Name: "tokenizer", Category: catPassages, Usage: "a RoBERTa `tokenizer.json` (Hugging Face format) to size passages in tokens"},
+				&cli.IntFlag{Name: "max-tokens", Value: retrieve.DefaultMaxTokens, Category: catPassages, Usage: "passage size in tokens"},
+				&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace OUTPUT if it exists"},
 			},
 			Action: runKBBuild,
 		}},

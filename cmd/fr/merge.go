@@ -19,7 +19,7 @@ func mergeCommand() *cli.Command {
 			"backend, model, pruning, priors, K), two results for one input line and a last line cut short are refused. With --input,\n" +
 			"every record of the input must have a result: a missing one is named by its line.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "input", Usage: "the input `FILE` the shards scored: check that every record has a result"},
+			&cli.StringFlag{Name: "input", Category: catIO, Usage: "the input `FILE` the shards scored: check that every record has a result"},
 		}, outputFlags()...),
 		Action: runMerge,
 	}

@@ -24,11 +24,11 @@ func modelsCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "pull",
-				Usage:     "download a model's ONNX graph, config.json and tokenizer.json (resumable, checked against the hub's hashes)",
+				Usage:     "download a model's ONNX graph, config and tokenizer (resumable, checked against the hub's hashes)",
 				ArgsUsage: "REPO_ID",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "revision", Value: "main", Usage: "branch, tag or commit"},
-					&cli.StringFlag{Name: "onnx-file", Usage: "the graph to fetch, e.g. onnx/model_quantized.onnx (default model.onnx, else onnx/model.onnx)"},
+					&cli.StringFlag{Name: "revision", Value: "main", Category: catHub, Usage: "branch, tag or commit"},
+					&cli.StringFlag{Name: "onnx-file", Category: catHub, Usage: "the graph to fetch, e.g. onnx/model_quantized.onnx (default model.onnx, else onnx/model.onnx)"},
 				},
 				Action: modelsPull,
 			},

@@ -26,13 +26,13 @@ func reportCommand() *cli.Command {
 			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
 			"that was scored.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file (refused if it exists, unless --force)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace the -o file and the --plots files if they exist"},
-			&cli.StringFlag{Name: "plots", Usage: "also write the summary plots as SVG and PNG files into this directory"},
-			&cli.StringFlag{Name: "input", Usage: "the input file the runs were scored from, for output lines that do not record their atoms and contexts"},
-			&cli.StringFlag{Name: "layout", Value: "auto", Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
-			&cli.StringFlag{Name: "title", Usage: "the report's title"},
-			&cli.IntFlag{Name: "excerpt", Value: 600, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "write the report to this file (refused if it exists, unless --force)"},
+			&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace the -o file and the --plots files if they exist"},
+			&cli.StringFlag{Name: "plots", Category: catIO, Usage: "also write the summary plots as SVG and PNG files into this directory"},
+			&cli.StringFlag{Name: "input", Category: catIO, Usage: "the input file the runs were scored from, for output lines without their atoms and contexts"},
+			&cli.StringFlag{Name: "layout", Value: "auto", Category: catReport, Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
+			&cli.StringFlag{Name: "title", Category: catReport, Usage: "the report's title"},
+			&cli.IntFlag{Name: "excerpt", Value: 600, Category: catReport, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
 		},
 		Action: runReport,
 	}

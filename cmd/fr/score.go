@@ -23,13 +23,13 @@ func scoreCommand() *cli.Command {
 			"(other input records, version, NLI backend or model, pruning, K, solver or its settings, or priors) is refused.\n" +
 			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
-			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
-			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
-			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Usage: "records scored at once, `N` or auto (1 with --nli onnx, whose model already uses every core; else 2); the output stays in input order, byte for byte as with 1"},
-			&cli.StringFlag{Name: "shard", Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I (0 ≤ I < N); join the shards' outputs with fr merge"},
+			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+			&cli.BoolFlag{Name: "output-inputs", Value: true, Category: catIO, Usage: "write each record's atoms, contexts and relations into its output line (an input line too)"},
+			&cli.BoolFlag{Name: "timings", Category: catIO, Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
+			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Category: catRun, Usage: "records scored at once, `N` or auto (1 with --nli onnx, else 2)"},
+			&cli.StringFlag{Name: "shard", Category: catRun, Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}

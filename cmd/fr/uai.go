@@ -20,7 +20,7 @@ func uaiCommand() *cli.Command {
 			Description: "Prints ln Z and every variable's marginal to stdout in merlin's UAI output format\n" +
 				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed.",
 			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "evidence", Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
+				&cli.StringFlag{Name: "evidence", Category: catIO, Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
 			}, solverFlags()...),
 			Action: runUAISolve,
 		}},
