@@ -20,8 +20,22 @@ func writeFileAtomic(path string, data []byte, overwrite bool) error {
 // WriteFile creates path with what write writes, through a temporary file
 // in the same directory, so that path never holds a partial file and a
 // failed write leaves what was there. Without overwrite an existing path is
-// an error wrapping os.ErrExist and is left as it is.
+// an error wrapping os.ErrExist and is left as it is. A path that is not a
+// regular file, a device or pipe such as /dev/null or /dev/stdout, is
+// written as it is, overwrite or not: renaming a file over it would replace
+// the device.
 func WriteFile(path string, overwrite bool, write func(*os.File) error) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err

@@ -177,8 +177,15 @@ type BuildOptions struct {
 // must not exist yet unless opts.Overwrite is set (the error then wraps
 // os.ErrExist).
 func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
-	if _, err := os.Stat(path); err == nil && !opts.Overwrite {
-		return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case !st.Mode().IsRegular():
+			// The file is put in place by a rename, which would
+			// replace a device such as /dev/null.
+			return nil, fmt.Errorf("%s is not a regular file: a knowledge base is an SQLite file", path)
+		case !opts.Overwrite:
+			return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+		}
 	}
 	maxTokens := opts.MaxTokens
 	if maxTokens == 0 {
@@ -357,7 +364,7 @@ func (b *Builder) finish(ctx context.Context) error {
 		return err
 	}
 	b.db = nil
-	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
+	if st, err := os.Stat(b.path); err == nil && (!b.overwrite || !st.Mode().IsRegular()) {
 		return errors.New("file appeared while building; not overwritten")
 	}
 	// The staging file was made private (CreateTemp); the knowledge base is
