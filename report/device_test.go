@@ -42,3 +42,29 @@ func TestWriteFileDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileSymlink: with overwrite, the file a symbolic link names is
+// replaced, and the link stays a link.
+func TestWriteFileSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "report.html"), filepath.Join(dir, "latest.html")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	err := report.WriteFile(link, true, func(f *os.File) error {
+		_, err := f.WriteString("new")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("the target holds %q, want the new report", b)
+	}
+}

@@ -23,8 +23,12 @@ func writeFileAtomic(path string, data []byte, overwrite bool) error {
 // an error wrapping os.ErrExist and is left as it is. A path that is not a
 // regular file, a device or pipe such as /dev/null or /dev/stdout, is
 // written as it is, overwrite or not: renaming a file over it would replace
-// the device.
+// the device. A symbolic link is followed: the file it names is replaced,
+// not the link.
 func WriteFile(path string, overwrite bool, write func(*os.File) error) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {

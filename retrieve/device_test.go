@@ -32,3 +32,32 @@ func TestBuilderDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderSymlink: with Overwrite, the file a symbolic link names is
+// replaced by the knowledge base, and the link stays a link.
+func TestBuilderSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "kb.db"), filepath.Join(dir, "latest.db")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	b, err := NewBuilder(link, BuildOptions{Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(t.Context(), Document{Title: "A", Pieces: []string{"a b c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+	if b, _ := os.ReadFile(target); !strings.HasPrefix(string(b), "SQLite format 3") {
+		t.Errorf("the target is not the knowledge base: %.20q", b)
+	}
+}
