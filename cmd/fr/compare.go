@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,18 +33,24 @@ func compareCommand() *cli.Command {
 			"input) is null in json, n/a in markdown and an empty cell in csv.\n\n" +
 			"Given output files of fr score instead (several, or one whose lines carry marginals),\n" +
 			"it compares the results as they were recorded, scoring nothing again: one row per\n" +
-			"run (version and NLI backend) found in them.",
+			"run (version and NLI backend) found in them." +
+			examples(
+				"# FR1, FR2 and FR3 on the shipped example, with the relations its records carry.",
+				"fr compare --nli given testdata/example.jsonl",
+				"# Two runs of fr score as they were recorded, as csv.",
+				"fr compare --format csv -o table.csv fr2.jsonl fr3.jsonl",
+			),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "versions", Value: "1,2,3", Category: catRun, Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catRun, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Category: catIO, Usage: "table format: markdown, json or csv"},
 			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
-		}, pipelineFlags()...),
+		}, append(outputFlags(), pipelineFlags()...)...),
 		Action: runCompare,
 	}
 }
 
-func runCompare(c *cli.Context) error {
+func runCompare(c *cli.Context) (err error) {
 	if err := flagsBeforeArgs(c); err != nil {
 		return err
 	}
@@ -63,6 +70,11 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
 			if c.IsSet(f) {
@@ -75,7 +87,7 @@ func runCompare(c *cli.Context) error {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(c.App.Writer, format, rows)
+		return pipeline.WriteComparison(out, format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -107,7 +119,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(c.App.Writer, format, rows); err != nil {
+	if err := pipeline.WriteComparison(out, format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -37,7 +38,13 @@ func factscoreCommand() *cli.Command {
 			"Writes one JSON line per record (its decisions and score) and, as the last line of\n" +
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
 			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
-			"count), gamma, verifier.",
+			"count), gamma, verifier." +
+			examples(
+				"# FActScore of the human labels of FActScore's labeled file (no model needed).",
+				"fr factscore --gold -o human.jsonl ChatGPT.jsonl",
+				"# Verify each atom with an LLM against passages of a knowledge base, as FActScore does.",
+				"fr factscore --db enwiki.db --llm-model MODEL -o fs.jsonl responses.jsonl",
+			),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "verifier", Value: "llm", Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
 			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"},
@@ -46,12 +53,12 @@ func factscoreCommand() *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
 			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catFActScore, Usage: "rule for raw responses that decline to answer: generic, perplexity_ai or none"},
-		}, append(nliFlags(), retrieverFlags()...)...),
+		}, append(outputFlags(), append(nliFlags(), retrieverFlags()...)...)...),
 		Action: runFActScore,
 	}
 }
 
-func runFActScore(c *cli.Context) error {
+func runFActScore(c *cli.Context) (err error) {
 	input, err := inputArg(c)
 	if err != nil {
 		return err
@@ -80,7 +87,12 @@ func runFActScore(c *cli.Context) error {
 		return err
 	}
 	defer p.Close()
-	w := jsonl.NewWriter(c.App.Writer)
+	out, closeOut, err := openOutput(c)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
+	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr factscore")
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
@@ -98,5 +110,6 @@ func runFActScore(c *cli.Context) error {
 	if err := w.Write(pipeline.FActScoreSummary{Summary: s, Verifier: name}); err != nil {
 		return err
 	}
+	writeFActScoreHeadline(c.App.ErrWriter, "fr factscore", s, name)
 	return failedError(st)
 }

@@ -1,6 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
 	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
@@ -107,4 +114,227 @@ func flagDetails() map[string]string {
 		"abstention": "generic: the response starts with \"I'm sorry\" or asks to \"provide more\"; perplexity_ai: the " +
 			"\"no information\" phrases of search-based answers; none: every response responds.",
 	}
+}
+
+// helpTemplate is cli's template of a command's help with the flag
+// categories in the order of categories (cli sorts them by name), the
+// flags of no category (--help) last, and a pointer to the flags'
+// details.
+func helpTemplate(base string) string {
+	const body = `
+   {{if .Name}}{{.Name}}
+
+   {{end}}{{$flglen := len .Flags}}{{range $i, $e := .Flags}}{{if eq (subtract $flglen $i) 1}}{{$e}}
+{{else}}{{$e}}
+   {{end}}{{end}}`
+	var b strings.Builder
+	known := make([]string, 0, len(categories()))
+	for _, c := range categories() {
+		fmt.Fprintf(&b, `{{range .VisibleFlagCategories}}{{if eq .Name %q}}%s{{end}}{{end}}`, c, body)
+		known = append(known, fmt.Sprintf("(eq .Name %q)", c))
+	}
+	fmt.Fprintf(&b, `{{range .VisibleFlagCategories}}{{if not (or %s)}}%s{{end}}{{end}}`, strings.Join(known, " "), body)
+	b.WriteString("\n   Every flag in detail: docs/cli.md, or fr docs.")
+	// The subcommands in the order given (cli's categories of commands
+	// exist only once a command has run, which fr help X does not do).
+	base = strings.Replace(base, `{{template "visibleCommandCategoryTemplate" .}}`, `{{template "visibleCommandTemplate" .}}`, 1)
+	return strings.Replace(base, `{{template "visibleFlagCategoryTemplate" .}}`, b.String(), 1)
+}
+
+// examples is the end of a command's description (or all of it): command
+// lines that show its use, each after a "# " line that says what it does.
+func examples(lines ...string) string {
+	var b strings.Builder
+	b.WriteString("\n\nExamples:")
+	for _, l := range lines {
+		b.WriteString("\n  " + l)
+	}
+	return b.String()
+}
+
+// examplesOf are the example command lines of a command's description
+// (examples), without their comments.
+func examplesOf(c *cli.Command) []string {
+	_, ex, ok := cutExamples(c.Description)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(ex, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// cutExamples splits a description into its text and its examples.
+func cutExamples(desc string) (text, examples string, ok bool) {
+	if ex, ok := strings.CutPrefix(strings.TrimLeft(desc, "\n"), "Examples:\n"); ok {
+		return "", ex, true
+	}
+	return strings.Cut(desc, "\n\nExamples:\n")
+}
+
+// helpCommand is fr help (and fr kb help, ...) for the commands of parent
+// (the app's when nil): the help of a command, as its --help shows it, or
+// of the parent; a name that is no command is a usage error that says
+// which command was probably meant. It replaces cli's, which says "No help
+// topic" and exits 3.
+func helpCommand(parent *cli.Command) *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or the help of one",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
+		Action: func(c *cli.Context) error {
+			cmds, path := c.App.Commands, c.App.Name
+			if parent != nil {
+				cmds, path = parent.Subcommands, parent.HelpName
+			}
+			if !c.Args().Present() {
+				if parent != nil {
+					cli.HelpPrinter(c.App.Writer, parent.CustomHelpTemplate, parent)
+					return nil
+				}
+				return cli.ShowAppHelp(c)
+			}
+			var cmd *cli.Command
+			for _, name := range c.Args().Slice() {
+				cmd = findCommand(cmds, name)
+				if cmd == nil {
+					return usagef("unknown command %q%s (see %s --help)", name, didYouMean(name, commandNames(cmds)), path)
+				}
+				if cmd.HelpName == "" {
+					cmd.HelpName = path + " " + cmd.Name
+				}
+				cmds, path = cmd.Subcommands, cmd.HelpName
+			}
+			cli.HelpPrinter(c.App.Writer, cmd.CustomHelpTemplate, cmd)
+			return nil
+		},
+	}
+}
+
+// findCommand is the command of cmds that name names, nil if none.
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// commandNames are the names and aliases of the visible commands of cmds.
+func commandNames(cmds []*cli.Command) []string {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	return names
+}
+
+// flagNames are the names and aliases of the visible flags of cmd, with
+// their dashes.
+func flagNames(flags []cli.Flag) []string {
+	var names []string
+	for _, f := range flags {
+		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+			continue
+		}
+		for _, n := range f.Names() {
+			if len(n) == 1 {
+				names = append(names, "-"+n)
+			} else {
+				names = append(names, "--"+n)
+			}
+		}
+	}
+	return names
+}
+
+// unknownFlag is the flag of cli's error for an undefined flag ("flag
+// provided but not defined: -nli-modle"), with the dashes the user gave
+// it; ok is false for other errors.
+func unknownFlag(err error) (flag string, ok bool) {
+	return strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+}
+
+// didYouMean says which of candidates (command names, or flags with
+// their dashes) the mistyped name probably meant: those nearest to it in
+// edit distance, if near enough to be a typo, or else those it begins
+// (--fetch for --fetch-pages); "" when none is. The answer is ready to be
+// appended to a message: `: did you mean "score"?`.
+func didYouMean(name string, candidates []string) string {
+	flag := strings.HasPrefix(name, "-")
+	key := func(s string) string { return strings.TrimLeft(s, "-") }
+	typed := key(name)
+	// A typo changes a few characters: one in a short name, a third of
+	// a longer one, at most three.
+	limit := min(max(1, len([]rune(typed))/3), 3)
+	best, nearest := limit+1, []string(nil)
+	for _, c := range candidates {
+		switch d := editDistance(typed, key(c)); {
+		case d < best:
+			best, nearest = d, []string{c}
+		case d == best && !slices.Contains(nearest, c):
+			nearest = append(nearest, c)
+		}
+	}
+	if len(nearest) == 0 && len(typed) >= 3 {
+		for _, c := range candidates {
+			if strings.HasPrefix(key(c), typed) && !slices.Contains(nearest, c) {
+				nearest = append(nearest, c)
+			}
+		}
+	}
+	if len(nearest) == 0 {
+		return ""
+	}
+	slices.Sort(nearest)
+	if len(nearest) > 3 {
+		nearest = nearest[:3]
+	}
+	quoted := make([]string, len(nearest))
+	for i, n := range nearest {
+		if flag {
+			quoted[i] = n
+		} else {
+			quoted[i] = strconv.Quote(n)
+		}
+	}
+	return ": did you mean " + oneOf(quoted) + "?"
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// the fewest insertions, deletions, substitutions and transpositions of
+// two neighbouring characters that turn one into the other (each
+// character edited once), counted in runes.
+func editDistance(a, b string) int {
+	s, t := []rune(a), []rune(b)
+	// d[i][j] is the distance between s[:i] and t[:j].
+	d := make([][]int, len(s)+1)
+	for i := range d {
+		d[i] = make([]int, len(t)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		for j := 1; j <= len(t); j++ {
+			cost := 1
+			if s[i-1] == t[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(s)][len(t)]
 }

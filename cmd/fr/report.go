@@ -24,7 +24,13 @@ func reportCommand() *cli.Command {
 			"a summary with precision, F1@K and entropy and, with gold labels, a reliability diagram, ECE,\n" +
 			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side.\n" +
 			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
-			"that was scored.",
+			"that was scored." +
+			examples(
+				"# One run, opened offline in a browser.",
+				"fr report -o report.html out.jsonl",
+				"# Two runs of the same input side by side, with the summary plots as files.",
+				"fr report --title \"FR2 and FR3\" --plots plots -o report.html fr2.jsonl fr3.jsonl",
+			),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "write the report to this file (refused if it exists, unless --force)"},
 			&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace the -o file and the --plots files if they exist"},
@@ -53,7 +59,9 @@ func runReport(c *cli.Context) error {
 		return usagef("--excerpt %d: want at least 1", c.Int("excerpt"))
 	}
 	out, force := c.String("output"), c.Bool("force")
-	if out == "" && c.App.Writer == os.Stdout {
+	if out == stdoutPath {
+		out = "" // the command's stdout, asked for
+	} else if out == "" && c.App.Writer == os.Stdout {
 		// A terminal, not any character device: > /dev/null is a
 		// redirection too.
 		if term.IsTerminal(int(os.Stdout.Fd())) {
@@ -61,8 +69,9 @@ func runReport(c *cli.Context) error {
 		}
 	}
 	if out != "" && !force {
-		// Fail before the work, not after it; the write checks again.
-		if _, err := os.Stat(out); err == nil {
+		// Fail before the work, not after it; the write checks again. A
+		// device (/dev/null) is written as it is.
+		if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
 			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 		}
 	}

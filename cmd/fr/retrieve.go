@@ -26,7 +26,13 @@ func retrieveCommand() *cli.Command {
 			"to 4000 characters, as FactReasoner); serper, Google results through the Serper API\n" +
 			"($SERPER_API_KEY; title, link and snippet, as FactReasoner's web retrieval); searxng, a\n" +
 			"SearXNG instance's JSON API (--searxng-url). --fetch-pages adds the main text of each web\n" +
-			"result's page, cut to 4000 characters around the passage that best matches the atom.",
+			"result's page, cut to 4000 characters around the passage that best matches the atom." +
+			examples(
+				"# Passages of a local knowledge base (fr kb build makes one).",
+				"fr retrieve --db kb.db -o contexts.jsonl atoms.jsonl",
+				"# Three Wikipedia passages per atom.",
+				"fr retrieve --source wikipedia --k 3 -o contexts.jsonl atoms.jsonl",
+			),
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "k", Value: 3, Category: catRetrieval, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),

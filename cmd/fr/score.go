@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 func scoreCommand() *cli.Command {
@@ -21,7 +22,13 @@ func scoreCommand() *cli.Command {
 			"With -o and an existing OUT, records already in OUT are skipped and the rest appended,\n" +
 			"so an interrupted run can be resumed with the same command. An OUT written by another run\n" +
 			"(other input records, version, NLI backend or model, pruning, K, solver or its settings, or priors) is refused.\n" +
-			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs.",
+			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs." +
+			examples(
+				"# Score the shipped example with the NLI relations its records carry; the headline goes to stderr.",
+				"fr score -o out.jsonl testdata/example.jsonl",
+				"# Raw responses end to end with an LLM at a local server: atoms, Wikipedia passages, NLI, FR3.",
+				"fr score --version 3 --nli llm --llm-base-url http://localhost:8000/v1 --llm-model MODEL --source wikipedia -o out.jsonl responses.jsonl",
+			),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
@@ -67,7 +74,8 @@ func runScore(c *cli.Context) error {
 	defer p.Close()
 	var out io.Writer = c.App.Writer
 	var done jsonl.Done
-	if path := c.String("output"); path != "" {
+	path := c.String("output")
+	if path != "" && path != stdoutPath {
 		f, d, err := p.OpenOutput(path, input, version, shard)
 		if err != nil {
 			return err
@@ -85,6 +93,11 @@ func runScore(c *cli.Context) error {
 		jobs = p.AutoJobs()
 	}
 	o.Jobs, o.Shard = jobs, shard
+	var all []score.Scores // of the records written, for the headline
+	o.Scored = func(s score.Scores) {
+		s.PerAtom, s.Predictions = nil, "" // the summary needs neither
+		all = append(all, s)
+	}
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
@@ -95,5 +108,16 @@ func runScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	rows := []pipeline.Comparison{{Version: version.String(), Summary: score.Summarize(all)}}
+	if len(done) > 0 {
+		// The result is the whole output, the records of the earlier
+		// runs included.
+		recorded, _, err := pipeline.CompareRecorded([]string{path}, pipeline.FileOptions{})
+		if err != nil {
+			return fmt.Errorf("reading %s back for the headline: %w", path, err)
+		}
+		rows = recorded
+	}
+	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
 	return failedError(st)
 }
