@@ -237,8 +237,8 @@ func commandNames(cmds []*cli.Command) []string {
 	return names
 }
 
-// flagNames are the names and aliases of the visible flags of cmd, with
-// their dashes.
+// flagNames are the names and aliases of the visible flags, with their
+// dashes: -k, --nli-model.
 func flagNames(flags []cli.Flag) []string {
 	var names []string
 	for _, f := range flags {
