@@ -62,8 +62,25 @@ func SpoolStdin(r io.Reader) (path string, err error) {
 // process leaves what was there (and at most a stray temporary file, named
 // .BASE.*.tmp, when the process was killed). Without replace an existing
 // path is an error wrapping os.ErrExist and is left as it is. The file is
-// created with mode perm.
+// created with mode perm. A path that is not a regular file, a device or
+// pipe such as /dev/null or /dev/stdout, is written as it is, replace or
+// not: renaming a file over it would replace the device. A symbolic link
+// is followed: the file it names is replaced, not the link.
 func WriteFile(path string, replace bool, perm os.FileMode, write func(*os.File) error) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/evidence"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/natural"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -46,8 +48,8 @@ type Evidence struct {
 	Sentences []evidence.Span
 }
 
-// Explain explains the atoms of an assessment, in byte-sorted id order,
-// or, when only is not empty, only the atom or context it names (an id of
+// Explain explains the atoms of an assessment, in natural id order (a2
+// before a10), or, when only is not empty, only the atom or context it names (an id of
 // a dropped duplicate names the variable kept for it). An atom is moved by
 // the relations whose target it is; a context by every relation it is an
 // end of.
@@ -55,8 +57,8 @@ func (a *Assessment) Explain(only string) []Explanation {
 	return a.explain(only, false)
 }
 
-// ExplainContexts explains the contexts of an assessment, in byte-sorted
-// id order, as Explain does.
+// ExplainContexts explains the contexts of an assessment, in natural id
+// order, as Explain does.
 func (a *Assessment) ExplainContexts() []Explanation {
 	return a.explain("", true)
 }
@@ -99,8 +101,12 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 		_, hypothesis := describe(rel.Target)
 		return x.Text(), x.Best(hypothesis)
 	}
+	// People read the ids: a2 before a10 (the network sorts them by
+	// bytes, as the output's marginals are).
+	vars := slices.Clone(a.Network.Variables)
+	slices.SortStableFunc(vars, func(x, y graph.Variable) int { return natural.Compare(x.Name, y.Name) })
 	var out []Explanation
-	for _, v := range a.Network.Variables { // sorted by name
+	for _, v := range vars {
 		isAtom := v.Kind == graph.AtomVariable
 		if (only == "" && isAtom == ofContexts) || (only != "" && v.Name != only) {
 			continue
@@ -135,7 +141,7 @@ func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
 			if ri.Probability != rj.Probability {
 				return ri.Probability > rj.Probability
 			}
-			return ri.Other < rj.Other
+			return natural.Compare(ri.Other, rj.Other) < 0
 		})
 		out = append(out, e)
 	}

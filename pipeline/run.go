@@ -53,6 +53,10 @@ type FileOptions struct {
 	// Shard, when Count > 1, scores only the records of one shard (see
 	// Shard).
 	Shard Shard
+	// Scored, when set, is given the scores of each record ScoreFile
+	// writes, in input order: for the run's summary (score.Summarize, as
+	// a row of CompareFile).
+	Scored func(score.Scores)
 }
 
 // MaxJobs bounds Jobs: the records in flight are held in memory, and
@@ -305,9 +309,10 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 	// takes the results one at a time in input order, decides what it
 	// means for the run.
 	type scored struct {
-		rec   Record
-		empty []string
-		err   error
+		rec    Record
+		scores score.Scores
+		empty  []string
+		err    error
 	}
 	run := p.RunIdentity() // the same on every line
 	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
@@ -325,7 +330,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			secs := time.Since(start).Seconds()
 			rec.ElapsedTime = &secs
 		}
-		return scored{rec: rec, empty: as[0].EmptyContexts}, nil
+		return scored{rec: rec, scores: as[0].Scores, empty: as[0].EmptyContexts}, nil
 	}
 	emit := func(in *instance.Instance, r scored) error {
 		if r.err != nil {
@@ -337,6 +342,9 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			return fmt.Errorf("writing output: %w", err)
 		}
 		st.Scored++
+		if o.Scored != nil {
+			o.Scored(r.scores)
+		}
 		st.Pairs += rec.NLIPairs
 		st.Own += rec.NLIPairsOwn
 		st.Other += rec.NLIPairsOther

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/natural"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -294,8 +294,8 @@ func (r *Result) checkVariables(nodes graph.Nodes) error {
 			extra = append(extra, id)
 		}
 	}
-	slices.Sort(missing)
-	slices.Sort(extra)
+	natural.Sort(missing)
+	natural.Sort(extra)
 	switch {
 	case len(extra) > 0:
 		return fmt.Errorf("marginals: variable %q is no atom or context of the record", extra[0])

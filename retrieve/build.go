@@ -177,8 +177,20 @@ type BuildOptions struct {
 // must not exist yet unless opts.Overwrite is set (the error then wraps
 // os.ErrExist).
 func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
-	if _, err := os.Stat(path); err == nil && !opts.Overwrite {
-		return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+	// The file a symbolic link names is replaced, not the link.
+	target := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		target = real
+	}
+	if st, err := os.Stat(target); err == nil {
+		switch {
+		case !st.Mode().IsRegular():
+			// The file is put in place by a rename, which would
+			// replace a device such as /dev/null.
+			return nil, fmt.Errorf("%s is not a regular file: a knowledge base is an SQLite file", path)
+		case !opts.Overwrite:
+			return nil, &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+		}
 	}
 	maxTokens := opts.MaxTokens
 	if maxTokens == 0 {
@@ -187,12 +199,12 @@ func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
 	if maxTokens < 1 {
 		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
 	}
-	b := &Builder{path: path, tok: opts.Tokenizer, maxTokens: maxTokens, titles: make(map[string]int64), overwrite: opts.Overwrite}
+	b := &Builder{path: target, tok: opts.Tokenizer, maxTokens: maxTokens, titles: make(map[string]int64), overwrite: opts.Overwrite}
 	if b.tok == nil {
 		b.tok = WordTokenizer{}
 		b.maxTokens = max(1, int(float64(maxTokens)*WordsPerToken))
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +369,7 @@ func (b *Builder) finish(ctx context.Context) error {
 		return err
 	}
 	b.db = nil
-	if _, err := os.Stat(b.path); err == nil && !b.overwrite {
+	if st, err := os.Stat(b.path); err == nil && (!b.overwrite || !st.Mode().IsRegular()) {
 		return errors.New("file appeared while building; not overwritten")
 	}
 	// The staging file was made private (CreateTemp, 0600), as every file

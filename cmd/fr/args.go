@@ -54,7 +54,23 @@ func exitStatus(err error) int {
 // instead of the command's whole help on stdout, where it would land in
 // redirected output.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return usagef("%v (see %s --help)", err, c.Command.HelpName)
+	if flag, ok := unknownFlag(err); ok {
+		flags := c.App.Flags
+		if c.Command != nil && c.Command.Name != "" {
+			flags = c.Command.Flags
+		}
+		return usagef("%v%s (see %s --help)", err, didYouMean(flag, flagNames(flags)), helpName(c))
+	}
+	return usagef("%v (see %s --help)", err, helpName(c))
+}
+
+// helpName is the command line that names the command of c: "fr score",
+// "fr kb build", "fr".
+func helpName(c *cli.Context) string {
+	if c.Command != nil && c.Command.HelpName != "" {
+		return c.Command.HelpName
+	}
+	return c.App.HelpName
 }
 
 // inputArg returns the single INPUT argument as a path: "-" is standard
@@ -196,29 +212,54 @@ func notAnInput(flag, out string, inputs ...string) error {
 // file (fr score's -o resumes instead; see its flags).
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
-		&cli.BoolFlag{Name: "force", Usage: "replace an existing -o FILE"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
+		&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace an existing -o FILE"},
 	}
 }
 
 // openOutput returns where a command of outputFlags writes: stdout, or the
 // -o file, which must not exist unless --force is given (a device or pipe,
-// such as /dev/stdout, is written as it is) and must not be one of the
-// command's inputs. close closes the file.
+// such as /dev/null, is written as it is; /dev/stdout is the command's
+// stdout) and must not be one of the command's inputs. close closes the
+// file.
 func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func() error, err error) {
 	path := c.String("output")
 	if path == "" {
-		return c.App.Writer, func() error { return nil }, nil
+		path = stdoutPath
 	}
 	if err := notAnInput("-o", path, inputs...); err != nil {
 		return nil, nil, err
 	}
-	f, err := jsonl.CreateOutput(path, c.Bool("force"))
-	if errors.Is(err, os.ErrExist) {
-		return nil, nil, usagef("-o %s: the file exists; give --force to replace it, or another -o", path)
-	}
+	f, err := createOutput(c, "-o", path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f, f.Close, nil
 }
+
+// stdoutPath names standard output as an output file: the command's own
+// stdout, whatever it is redirected to (a regular file that the shell
+// has just created must not be taken for an existing result).
+const stdoutPath = "/dev/stdout"
+
+// createOutput creates the file a command's flag names (-o, --dot) as
+// jsonl.CreateOutput does: an existing file is refused, a usage error,
+// unless --force is given; /dev/stdout is the command's stdout.
+func createOutput(c *cli.Context, flag, path string) (io.WriteCloser, error) {
+	if path == stdoutPath {
+		return nopCloser{c.App.Writer}, nil
+	}
+	f, err := jsonl.CreateOutput(path, c.Bool("force"))
+	if errors.Is(err, os.ErrExist) {
+		return nil, usagef("%s %s: the file exists; give --force to replace it, or another %s", flag, path, flag)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// nopCloser is a writer that is not closed: stdout.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -12,7 +12,7 @@ import (
 
 func atomizeCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records on stderr and go on"},
+		&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records on stderr and go on"},
 	}
 	flags = append(flags, outputFlags()...)
 	for _, f := range llmFlags() {
@@ -20,7 +20,7 @@ func atomizeCommand() *cli.Command {
 		case "nli-prompt":
 			continue
 		case "atomizer":
-			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Usage: atomizerUsage()}
+			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Category: catAtoms, Usage: "how responses are split into atoms: " + atomizerUsage()}
 		}
 		flags = append(flags, f)
 	}
@@ -33,7 +33,13 @@ func atomizeCommand() *cli.Command {
 			"wrote it, `text` as the reviser rewrote it to stand alone (the same text without --revise).\n" +
 			"Records that have atoms are written as they are. Progress and the LLM usage go to stderr.\n" +
 			"A record whose answer cannot be read stops the run, or with --skip-invalid is left out\n" +
-			"(and the run fails at the end).",
+			"(and the run fails at the end)." +
+			examples(
+				"# One atom per sentence, without a model.",
+				"fr atomize --atomizer sentences -o atoms.jsonl responses.jsonl",
+				"# FactReasoner's atomizer and reviser, at a local model server.",
+				"fr atomize --llm-base-url http://localhost:8000/v1 --llm-model MODEL -o atoms.jsonl responses.jsonl",
+			),
 		Flags:  flags,
 		Action: runAtomize,
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,18 +38,24 @@ func compareCommand() *cli.Command {
 			"run (version and NLI backend) found in them. A FactReasoner result file or an output\n" +
 			"of fr factscore among them (told by content) is one row more, named by where it came\n" +
 			"from, with this project's measures of its marginals or decisions (K: --k) and, as\n" +
-			"\"its NAME\" columns, the values it records under names defined otherwise here.",
+			"\"its NAME\" columns, the values it records under names defined otherwise here." +
+			examples(
+				"# FR1, FR2 and FR3 on the shipped example, with the relations its records carry.",
+				"fr compare --nli given testdata/example.jsonl",
+				"# Two runs of fr score as they were recorded, as csv.",
+				"fr compare --format csv -o table.csv fr2.jsonl fr3.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "versions", Value: "1,2,3", Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier (each atom against its own contexts)"},
-			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
-			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown (4 decimals, n/a for missing values), json, or csv (full precision, empty cells for missing values)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
-		}, pipelineFlags()...),
+			&cli.StringFlag{Name: "versions", Value: "1,2,3", Category: catRun, Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier"},
+			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catRun, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
+			&cli.StringFlag{Name: "format", Value: "markdown", Category: catIO, Usage: "table format: markdown, json or csv"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+		}, append(outputFlags(), pipelineFlags()...)...),
 		Action: runCompare,
 	}
 }
 
-func runCompare(c *cli.Context) error {
+func runCompare(c *cli.Context) (err error) {
 	if err := flagsBeforeArgs(c); err != nil {
 		return err
 	}
@@ -76,6 +83,11 @@ func runCompare(c *cli.Context) error {
 			return err
 		}
 	}
+	out, closeOut, err := openOutput(c, paths...)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
 			if c.IsSet(f) {
@@ -94,7 +106,7 @@ func runCompare(c *cli.Context) error {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(c.App.Writer, format, rows)
+		return pipeline.WriteComparison(out, format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -126,7 +138,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(c.App.Writer, format, rows); err != nil {
+	if err := pipeline.WriteComparison(out, format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

@@ -19,7 +19,10 @@ func convertCommand() *cli.Command {
 			ArgsUsage: "FILE",
 			Description: "Atoms are the human atomic facts of the relevant sentences whose label is S or NS,\n" +
 				"ids a0, a1, ... in order. Responses where the model abstained (no annotations) and\n" +
-				"responses with no such fact are left out and counted on stderr.",
+				"responses with no such fact are left out and counted on stderr." +
+				examples(
+					"fr convert factscore -o labeled.jsonl ChatGPT.jsonl",
+				),
 			Flags:  outputFlags(),
 			Action: runConvertFActScore,
 		}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -37,21 +38,27 @@ func factscoreCommand() *cli.Command {
 			"Writes one JSON line per record (its decisions and score) and, as the last line of\n" +
 			"stdout, the summary: factscore, init_score (no length penalty), respond_ratio,\n" +
 			"facts_per_response, responses, responded, scored (responding with facts: the means'\n" +
-			"count), gamma, verifier.",
+			"count), gamma, verifier." +
+			examples(
+				"# FActScore of the human labels of FActScore's labeled file (no model needed).",
+				"fr factscore --gold -o human.jsonl ChatGPT.jsonl",
+				"# Verify each atom with an LLM against passages of a knowledge base, as FActScore does.",
+				"fr factscore --db enwiki.db --llm-model MODEL -o fs.jsonl responses.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Usage: tableUsage(pipeline.Verifiers(), func(v pipeline.Verifier) (string, string) { return v.Name, v.Description })},
-			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Usage: "length-penalty γ (0: none)"},
-			&cli.BoolFlag{Name: "gold", Usage: "score the human labels instead of verifying"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
-			&cli.IntFlag{Name: "k", Value: 5, Usage: "passages retrieved per atom (FActScore: 5)"},
-			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Usage: "nli verifier: entailment probability a context must exceed"},
-			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Usage: "FActScore's rule for raw responses that decline to answer: generic (starts \"I'm sorry\" or asks to \"provide more\"), perplexity_ai (\"no information\" phrases of search-based answers), or none"},
-		}, append(nliFlags(), retrieverFlags()...)...),
+			&cli.StringFlag{Name: "verifier", Value: "llm", Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
+			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"},
+			&cli.BoolFlag{Name: "gold", Category: catFActScore, Usage: "score the human labels instead of verifying"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+			&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
+			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
+			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catFActScore, Usage: "rule for raw responses that decline to answer: generic, perplexity_ai or none"},
+		}, append(outputFlags(), append(nliFlags(), retrieverFlags()...)...)...),
 		Action: runFActScore,
 	}
 }
 
-func runFActScore(c *cli.Context) error {
+func runFActScore(c *cli.Context) (err error) {
 	input, err := inputArg(c)
 	if err != nil {
 		return err
@@ -81,7 +88,12 @@ func runFActScore(c *cli.Context) error {
 	}
 	atOnce := false
 	defer func() { closeRun(c, p, atOnce) }()
-	w := jsonl.NewWriter(c.App.Writer)
+	out, closeOut, err := openOutput(c, input)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
+	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr factscore")
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
@@ -100,5 +112,6 @@ func runFActScore(c *cli.Context) error {
 	if err := w.Write(pipeline.FActScoreSummary{Summary: s, Verifier: name}); err != nil {
 		return err
 	}
+	writeFActScoreHeadline(c.App.ErrWriter, "fr factscore", s, name)
 	return failedError(st)
 }

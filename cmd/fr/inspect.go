@@ -2,8 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,19 +20,27 @@ func inspectCommand() *cli.Command {
 		Description: "For each atom: its id, P(true), predicted and gold label, its text, and the\n" +
 			"relations that move it (context id, title or first words, type, probability),\n" +
 			"strongest first. --atom shows one atom, or one context with every relation it is an end of.\n" +
-			"An output line of fr score is shown as it was scored (its version, relations and marginals).",
+			"An output line of fr score is shown as it was scored (its version, relations and marginals)." +
+			examples(
+				"# Why each atom of the shipped example's first record came out true or false.",
+				"fr inspect --line 1 testdata/example.jsonl",
+				"# One atom of a scored output, and that record's network as Graphviz DOT.",
+				"fr inspect --line 1 --atom a10 --dot net.dot out.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
-			&cli.StringFlag{Name: "atom", Usage: "show only this atom (or context)"},
-			&cli.BoolFlag{Name: "contexts", Usage: "after the atoms, explain every context too (what supports or contradicts it, FR3's context–context relations included)"},
-			&cli.IntFlag{Name: "line", Usage: "inspect only the record that starts on this input line"},
-			&cli.StringFlag{Name: "dot", Usage: "write the network as Graphviz DOT to this file (the last record inspected)"},
+			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
+			&cli.StringFlag{Name: "atom", Category: catShow, Usage: "show only this atom (or context)"},
+			&cli.BoolFlag{Name: "contexts", Category: catShow, Usage: "after the atoms, explain every context too (FR3's context–context relations included)"},
+			&cli.IntFlag{Name: "line", Category: catShow, Usage: "inspect only the record that starts on this input line"},
+			&cli.StringFlag{Name: "dot", Category: catIO, Usage: "write the network of the last record inspected as Graphviz DOT to this `FILE`"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
+			&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace an existing -o FILE or --dot FILE"},
 		}, pipelineFlags()...),
 		Action: runInspect,
 	}
 }
 
-func runInspect(c *cli.Context) error {
+func runInspect(c *cli.Context) (err error) {
 	input, err := inputArg(c)
 	if err != nil {
 		return err
@@ -45,11 +54,26 @@ func runInspect(c *cli.Context) error {
 		return err
 	}
 	defer p.Close()
+	out, closeOut, err := openOutput(c, input)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
+	// The DOT file is refused before the work if it exists.
+	var dot io.WriteCloser
+	if path := c.String("dot"); path != "" {
+		if err := notAnInput("--dot", path, input); err != nil {
+			return err
+		}
+		if dot, err = createOutput(c, "--dot", path); err != nil {
+			return err
+		}
+		defer dot.Close()
+	}
 	only, line := c.String("atom"), c.Int("line")
 	var last *pipeline.Assessment
 	found := false
-	w := bufio.NewWriter(c.App.Writer)
-	defer w.Flush()
+	w := bufio.NewWriter(out)
 	err = instance.Scan(input, nil, func(in *instance.Instance) error {
 		if line > 0 && in.Line != line {
 			return nil
@@ -72,6 +96,10 @@ func runInspect(c *cli.Context) error {
 		}
 		return pipeline.WriteExplanations(w, a, ex)
 	})
+	// What was explained before an error is written.
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}
@@ -81,19 +109,11 @@ func runInspect(c *cli.Context) error {
 	case only != "" && !found:
 		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
-	if path := c.String("dot"); path != "" && last != nil {
-		if err := notAnInput("--dot", path, input); err != nil {
+	if dot != nil && last != nil {
+		if err := last.WriteDOT(dot); err != nil {
 			return err
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return err
-		}
-		if err := last.WriteDOT(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return dot.Close()
 	}
 	return nil
 }

@@ -29,12 +29,16 @@ func kbCommand() *cli.Command {
 				"Documents with the same title are merged; repeated pieces are dropped. Pieces are\n" +
 				"packed into passages of at most --max-tokens RoBERTa tokens, split at word boundaries\n" +
 				"when a piece is longer. Without --tokenizer, passages hold at most 3/4 as many words\n" +
-				"(192 for 256 tokens: RoBERTa averages 1.3 tokens per English word), an approximation.",
+				"(192 for 256 tokens: RoBERTa averages 1.3 tokens per English word), an approximation." +
+				examples(
+					"# A knowledge base of text files, passages sized by RoBERTa's tokenizer.",
+					"fr kb build --tokenizer tokenizer.json -o kb.db articles/",
+				),
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "knowledge base file to write"},
-				&cli.StringFlag{Name: "tokenizer", Usage: "a RoBERTa `tokenizer.json` (Hugging Face format) to size passages in tokens"},
-				&cli.IntFlag{Name: "max-tokens", Value: retrieve.DefaultMaxTokens, Usage: "passage size in tokens"},
-				&cli.BoolFlag{Name: "force", Usage: "replace OUTPUT if it exists"},
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Category: catIO, Usage: "knowledge base file to write"},
+				&cli.StringFlag{Name: "tokenizer", Category: catPassages, Usage: "a RoBERTa `tokenizer.json` (Hugging Face format) to size passages in tokens"},
+				&cli.IntFlag{Name: "max-tokens", Value: retrieve.DefaultMaxTokens, Category: catPassages, Usage: "passage size in tokens"},
+				&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace OUTPUT if it exists"},
 			},
 			Action: runKBBuild,
 		}},

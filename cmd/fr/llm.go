@@ -5,12 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retry"
-	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 // llmFlags configure the LLM stages: the endpoint (as OpenAI's clients take
@@ -18,23 +16,23 @@ import (
 // prompt, the atomizer and the reviser.
 func llmFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "llm-base-url", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL,
-			Usage: "OpenAI-compatible API root, /v1 included (vLLM: http://localhost:8000/v1, Ollama: http://localhost:11434/v1)"},
-		&cli.StringFlag{Name: "llm-api-key", EnvVars: []string{"OPENAI_API_KEY"}, DefaultText: "none",
+		&cli.StringFlag{Name: "llm-base-url", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL, Category: catLLM,
+			Usage: "OpenAI-compatible API root, /v1 included (vLLM: http://localhost:8000/v1)"},
+		&cli.StringFlag{Name: "llm-api-key", EnvVars: []string{"OPENAI_API_KEY"}, DefaultText: "none", Category: catLLM,
 			Usage: "API key; prefer the environment variable (a flag shows in the process list)"},
-		&cli.StringFlag{Name: "llm-model", Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
-		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Usage: "most LLM requests in flight at once"},
-		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Usage: "time limit of one LLM request attempt"},
-		&cli.IntFlag{Name: "retries", Aliases: []string{"llm-retries"}, Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or dropped connection (not a refused one, nor a name that does not resolve: those fail at once), for every HTTP client of the run (LLM endpoint, remote NLI server, Wikipedia, search engines, web pages)"},
-		&cli.IntFlag{Name: "llm-seed", Value: 42, Usage: "seed sent with every request (temperature is always 0)"},
-		&cli.IntFlag{Name: "llm-reask", Value: 2, Usage: "times an answer that cannot be read is asked again, with a reminder of the format, before the record fails"},
-		&cli.StringFlag{Name: "llm-cache", Value: "auto",
-			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto (" + sqlcache.LLM.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
-		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Usage: "prompt of --nli llm: v1 (bare label; p from its tokens) or v2 (reasoning, then [label]; p from the label's tokens)"},
-		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability,
-			Usage: "probability of an --nli llm label whose answer came without log probabilities (above 0.5, below 1); 0 makes such an answer an error"},
-		&cli.StringFlag{Name: "atomizer", Usage: "how records without atoms get them: " + atomizerUsage()},
-		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences",
+		&cli.StringFlag{Name: "llm-model", Category: catLLM, Usage: "model name at the endpoint, e.g. gpt-4o-mini (required by the LLM stages)"},
+		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Category: catLLM, Usage: "most LLM requests in flight at once"},
+		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Category: catLLM, Usage: "time limit of one LLM request attempt"},
+		&cli.IntFlag{Name: "retries", Aliases: []string{"llm-retries"}, Value: retry.DefaultRetries, Category: catLLM, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
+		&cli.IntFlag{Name: "llm-seed", Value: 42, Category: catLLM, Usage: "seed sent with every request (temperature is always 0)"},
+		&cli.IntFlag{Name: "llm-reask", Value: 2, Category: catLLM, Usage: "times an answer that cannot be read is asked again before the record fails"},
+		&cli.StringFlag{Name: "llm-cache", Value: "auto", Category: catLLM,
+			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto or off"},
+		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Category: catNLI, Usage: "prompt of --nli llm: v1 (bare label) or v2 (reasoning, then [label])"},
+		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability, Category: catNLI,
+			Usage: "probability of an --nli llm label whose answer came without log probabilities (0: an error)"},
+		&cli.StringFlag{Name: "atomizer", Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()},
+		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences", Category: catAtoms,
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
 	}
 }

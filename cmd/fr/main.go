@@ -10,6 +10,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,7 +36,10 @@ func newApp() *cli.App {
 		Usage:   "probabilistic long-form factuality assessment (FactReasoner) and FActScore",
 		Version: version.String(),
 		// Each command lives in its own file of this package.
-		Commands:     commands(),
+		Commands: append(commands(), helpCommand(nil), docsCommand()),
+		// cli adds --help only where it adds its help command, which
+		// helpCommand replaces.
+		Flags:        []cli.Flag{cli.HelpFlag},
 		OnUsageError: onUsageError,
 		Action:       unknownCommand(cli.ShowAppHelp),
 		// main reports errors and sets the exit status.
@@ -47,8 +52,10 @@ func newApp() *cli.App {
 }
 
 // setup gives every command the common behaviour: a bad flag is a usage
-// error, the secrets given as flags are known to the redactor, and
-// temporary files (standard input) are removed at the end.
+// error, the secrets given as flags are known to the redactor, temporary
+// files (standard input) are removed at the end, and the help shows the
+// flags by category (helpTemplate); a command made of subcommands has a
+// help subcommand (fr kb help build).
 func setup(cmds []*cli.Command, red *redact.Redactor) {
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
@@ -57,8 +64,21 @@ func setup(cmds []*cli.Command, red *redact.Redactor) {
 			return withTemp(c)
 		}
 		c.After = removeTemp
-		if len(c.Subcommands) > 0 && c.Action == nil {
-			c.Action = unknownCommand(cli.ShowSubcommandHelp)
+		// A description of examples only (examples) starts with them.
+		c.Description = strings.TrimLeft(c.Description, "\n")
+		if len(c.Subcommands) > 0 {
+			if c.Action == nil {
+				c.Action = unknownCommand(cli.ShowSubcommandHelp)
+			}
+			c.Subcommands = append(c.Subcommands, helpCommand(c))
+			c.CustomHelpTemplate = helpTemplate(cli.SubcommandHelpTemplate)
+		} else {
+			c.CustomHelpTemplate = helpTemplate(cli.CommandHelpTemplate)
+		}
+		// cli adds --help after it has grouped the flags of a top
+		// command, which then has none of no category.
+		if !slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return f.Names()[0] == "help" }) {
+			c.Flags = append(c.Flags, cli.HelpFlag)
 		}
 		setup(c.Subcommands, red)
 	}
@@ -70,8 +90,12 @@ func setup(cmds []*cli.Command, red *redact.Redactor) {
 // would print "No help topic" and exit 1).
 func unknownCommand(help func(*cli.Context) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if c.Args().Present() {
-			return usagef("unknown command %q (see %s --help)", c.Args().First(), c.Command.HelpName)
+		if name := c.Args().First(); name != "" {
+			cmds := c.App.Commands
+			if c.Command != nil && len(c.Command.Subcommands) > 0 {
+				cmds = c.Command.Subcommands
+			}
+			return usagef("unknown command %q%s (see %s --help)", name, didYouMean(name, commandNames(cmds)), helpName(c))
 		}
 		return help(c)
 	}

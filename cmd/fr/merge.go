@@ -17,9 +17,13 @@ func mergeCommand() *cli.Command {
 		Description: "Writes the lines of the outputs, as they are, in input order: byte for byte what one run\n" +
 			"over the whole input writes. Outputs of different runs (version, solver or its settings, NLI\n" +
 			"backend, model, pruning, priors, K), two results for one input line and a last line cut short are refused. With --input,\n" +
-			"every record of the input must have a result: a missing one is named by its line.",
+			"every record of the input must have a result: a missing one is named by its line." +
+			examples(
+				"# Two shards scored apart (fr score --shard 0/2 and 1/2), joined and checked against the input.",
+				"fr merge --input in.jsonl -o out.jsonl out.0.jsonl out.1.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "input", Usage: "the input `FILE` the shards scored: check that every record has a result"},
+			&cli.StringFlag{Name: "input", Category: catIO, Usage: "the input `FILE` the shards scored: check that every record has a result"},
 		}, outputFlags()...),
 		Action: runMerge,
 	}

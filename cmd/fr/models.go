@@ -25,18 +25,23 @@ func modelsCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "pull",
-				Usage:     "download a model's ONNX graph, config.json and tokenizer.json (resumable, checked against the hub's hashes)",
+				Usage:     "download a model's ONNX graph, config and tokenizer (resumable, checked against the hub's hashes)",
 				ArgsUsage: "REPO_ID",
+				Description: examples(
+					"# The default model of --nli auto and onnx.",
+					"fr models pull Xenova/roberta-large-mnli",
+				),
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "revision", Value: "main", Usage: "branch, tag or commit"},
-					&cli.StringFlag{Name: "onnx-file", Usage: "the graph to fetch, e.g. onnx/model_quantized.onnx (default model.onnx, else onnx/model.onnx)"},
+					&cli.StringFlag{Name: "revision", Value: "main", Category: catHub, Usage: "branch, tag or commit"},
+					&cli.StringFlag{Name: "onnx-file", Category: catHub, Usage: "the graph to fetch, e.g. onnx/model_quantized.onnx (default model.onnx, else onnx/model.onnx)"},
 				},
 				Action: modelsPull,
 			},
 			{
-				Name:   "list",
-				Usage:  "list the pulled models",
-				Action: modelsList,
+				Name:        "list",
+				Usage:       "list the pulled models",
+				Description: examples("fr models list"),
+				Action:      modelsList,
 			},
 		},
 	}

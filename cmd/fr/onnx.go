@@ -10,14 +10,14 @@ import (
 // onnxFlags configure the onnx NLI backend.
 func onnxFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "nli-model", DefaultText: pipeline.DefaultONNXModel,
-			Usage: "model of --nli onnx (and the tokenizer, window and labels of --nli remote): a directory (model.onnx or onnx/model.onnx, tokenizer.json, config.json) or a hub repository id pulled with fr models pull"},
-		&cli.StringFlag{Name: "onnxruntime-lib", EnvVars: []string{onnxnli.LibraryEnvVar}, DefaultText: "installed by scripts/install-onnxruntime",
+		&cli.StringFlag{Name: "nli-model", DefaultText: pipeline.DefaultONNXModel, Category: catNLI,
+			Usage: "model of --nli onnx and remote: a directory, or a hub repository id (fr models pull)"},
+		&cli.StringFlag{Name: "onnxruntime-lib", EnvVars: []string{onnxnli.LibraryEnvVar}, DefaultText: "installed by scripts/install-onnxruntime", Category: catNLIRuntime,
 			Usage: "ONNX Runtime shared library (libonnxruntime.so)"},
-		&cli.IntFlag{Name: "nli-batch-size", Value: onnxnli.DefaultBatchSize, Usage: "most sequences per ONNX Runtime call (--nli remote: per request)"},
-		&cli.IntFlag{Name: "nli-batch-tokens", Value: onnxnli.DefaultBatchTokens, Usage: "most tokens per ONNX Runtime call, padding included (longer sequences run alone); --nli remote: per request, default 8192"},
-		&cli.IntFlag{Name: "nli-threads", Usage: "ONNX Runtime threads (0: one per core)"},
-		&cli.IntFlag{Name: "nli-max-length", Usage: "tokens per model input (0: the model's window); longer premises are split into chunks"},
+		&cli.IntFlag{Name: "nli-batch-size", Value: onnxnli.DefaultBatchSize, Category: catNLIRuntime, Usage: "most sequences per ONNX Runtime call (--nli remote: per request)"},
+		&cli.IntFlag{Name: "nli-batch-tokens", Value: onnxnli.DefaultBatchTokens, Category: catNLIRuntime, Usage: "most tokens per ONNX Runtime call (--nli remote: per request), padding included"},
+		&cli.IntFlag{Name: "nli-threads", Category: catNLIRuntime, Usage: "ONNX Runtime threads (0: one per core)"},
+		&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window); longer premises are split into chunks"},
 	}
 }
 

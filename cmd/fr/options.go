@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -161,18 +162,23 @@ func (p *prefixLines) Write(b []byte) (int, error) {
 
 // atomizerUsage is the usage of --atomizer, from the table of atomizers.
 func atomizerUsage() string {
-	return tableUsage(pipeline.Atomizers(), func(a pipeline.Atomizer) (string, string) { return a.Name, a.Description })
+	return tableNames(pipeline.Atomizers(), func(a pipeline.Atomizer) string { return a.Name })
 }
 
-// tableUsage is a flag's usage made from a table of parts: each name with
-// its description, the options it names as flags.
-func tableUsage[T any](table []T, entry func(T) (name, description string)) string {
-	parts := make([]string, len(table))
-	for i, e := range table {
+// tableNames is the names of a table of parts, as "a, b or c".
+func tableNames[T any](table []T, name func(T) string) string {
+	return oneOf(pipeline.Names(table, name))
+}
+
+// tableDetail describes a table of parts in markdown (a flag's details):
+// each name with its description, the options it names as flags.
+func tableDetail[T any](table []T, entry func(T) (name, description string)) string {
+	var b strings.Builder
+	for _, e := range table {
 		name, desc := entry(e)
-		parts[i] = name + " (" + flagText(desc) + ")"
+		fmt.Fprintf(&b, "- `%s`: %s\n", name, flagText(desc))
 	}
-	return strings.Join(parts, ", ")
+	return b.String()
 }
 
 // flagText names the options a description names in parentheses

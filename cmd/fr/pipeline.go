@@ -11,24 +11,23 @@ import (
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
-	"github.com/factreasoner/factreasoner-go/sqlcache"
 	"github.com/factreasoner/factreasoner-go/summarize"
 )
 
 // pipelineFlags are the flags shared by score, compare and inspect.
 func pipelineFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.BoolFlag{Name: "use-priors", Value: true, Usage: "fold the target's prior into the factor tables (the reference's default); false gives the paper's Table 1"},
-		&cli.Float64Flag{Name: "atom-prior", Value: 0.5, Usage: "prior probability that an atom is true"},
-		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Usage: "prior probability that a context is true"},
-		&cli.StringFlag{Name: "k", Value: "half", Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
-		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
+		&cli.BoolFlag{Name: "use-priors", Value: true, Category: catScoring, Usage: "fold each target's prior into its factor tables (false: the paper's Table 1)"},
+		&cli.Float64Flag{Name: "atom-prior", Value: 0.5, Category: catScoring, Usage: "prior probability that an atom is true"},
+		&cli.Float64Flag{Name: "context-prior", Value: 0.9, Category: catScoring, Usage: "prior probability that a context is true"},
+		&cli.StringFlag{Name: "k", Value: "half", Category: catScoring, Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
+		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Category: catRetrieval, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
 		queryContextsFlag("retrieve-k"),
-		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Usage: "ask the NLI model about each atom's own contexts (those retrieved for it, and the question's: FR1's pairs, always asked) and its `K` best-matching other contexts (BM25 over the record's contexts; for FR3 also each context's K most similar contexts beside its own partners), the other pairs being neutral; own (or 0) asks the own pairs only, all every pair, as the reference does"},
-		&cli.BoolFlag{Name: "summarize", Usage: "FactReasoner's context summarizer: the LLM (--llm-*) summarizes each context with respect to its atom (query contexts c_q_*: the question); contexts that say nothing about it are dropped, a kept context's prior becomes p_summary × its prior, NLI reads the summaries, and they are written into the output's contexts (synthetic_summary, probability)"},
-		&cli.BoolFlag{Name: "use-summaries", Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary, as --summarize or FactReasoner wrote them), with their probability as prior; no model is asked"},
-		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability,
-			Usage: "p_summary of a --summarize summary whose answer came without log probabilities (above 0, at most 1); 0 makes such an answer an error"},
+		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its `K` best-matching others; own (0) or all"},
+		&cli.BoolFlag{Name: "summarize", Category: catSummaries, Usage: "summarize each context with respect to its atom by the LLM, as FactReasoner's summarizer"},
+		&cli.BoolFlag{Name: "use-summaries", Category: catSummaries, Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary); no model is asked"},
+		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability, Category: catSummaries,
+			Usage: "p_summary of a summary whose answer came without log probabilities (0: an error)"},
 	}
 	flags = append(flags, nliFlags()...)
 	flags = append(flags, solverFlags()...)
@@ -39,8 +38,8 @@ func pipelineFlags() []cli.Flag {
 // with them.
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Usage: "NLI backend: " + tableUsage(pipeline.NLIBackends(), func(b pipeline.NLIBackend) (string, string) { return b.Name, b.Description })},
-		&cli.StringFlag{Name: "cache", Value: "off", Usage: "NLI answers of text backends reused by later runs: an SQLite `FILE`, auto (" + sqlcache.NLI.DefaultFile() + " in the cache directory) or off"},
+		&cli.StringFlag{Name: "nli", Value: "auto", Category: catNLI, Usage: "NLI backend: " + tableNames(pipeline.NLIBackends(), func(b pipeline.NLIBackend) string { return b.Name })},
+		&cli.StringFlag{Name: "cache", Value: "off", Category: catNLI, Usage: "NLI answers reused by later runs: an SQLite `FILE`, auto or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
 }

@@ -12,12 +12,12 @@ import (
 // calls.
 func remoteFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "nli-protocol", Value: remotenli.KServe,
-			Usage: "protocol of --nli remote: kserve (Open Inference Protocol: Triton, KServe, Seldon MLServer) or tei (Hugging Face text-embeddings-inference)"},
-		&cli.StringFlag{Name: "nli-endpoint", Usage: "base `URL` of the inference server of --nli remote, e.g. http://localhost:8000 (Triton) or http://localhost:8080 (TEI)"},
-		&cli.StringFlag{Name: "nli-remote-model", Usage: "model name at the server of --nli remote (required with kserve; with tei, checked against the served model)"},
-		&cli.IntFlag{Name: "nli-concurrency", Value: remotenli.DefaultConcurrency, Usage: "most requests of --nli remote in flight at once"},
-		&cli.DurationFlag{Name: "nli-timeout", Value: remotenli.DefaultTimeout, Usage: "time limit of one request attempt of --nli remote (retries: --llm-retries, for every HTTP client of the run)"},
+		&cli.StringFlag{Name: "nli-protocol", Value: remotenli.KServe, Category: catNLIRuntime,
+			Usage: "protocol of --nli remote: kserve (Triton, KServe, MLServer) or tei (text-embeddings-inference)"},
+		&cli.StringFlag{Name: "nli-endpoint", Category: catNLIRuntime, Usage: "base `URL` of the inference server of --nli remote, e.g. http://localhost:8000"},
+		&cli.StringFlag{Name: "nli-remote-model", Category: catNLIRuntime, Usage: "model name at the server of --nli remote (required with kserve)"},
+		&cli.IntFlag{Name: "nli-concurrency", Value: remotenli.DefaultConcurrency, Category: catNLIRuntime, Usage: "most requests of --nli remote in flight at once"},
+		&cli.DurationFlag{Name: "nli-timeout", Value: remotenli.DefaultTimeout, Category: catNLIRuntime, Usage: "time limit of one request attempt of --nli remote"},
 	}
 }
 

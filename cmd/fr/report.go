@@ -25,15 +25,21 @@ func reportCommand() *cli.Command {
 			"the confusion matrix and Pr against gold Pr. Several runs of the same input are shown side by side,\n" +
 			"a FactReasoner result file or an fr factscore output among them (told by content).\n" +
 			"Output lines that do not record their atoms, contexts and relations need --input, the file\n" +
-			"that was scored.",
+			"that was scored." +
+			examples(
+				"# One run, opened offline in a browser.",
+				"fr report -o report.html out.jsonl",
+				"# Two runs of the same input side by side, with the summary plots as files.",
+				"fr report --title \"FR2 and FR3\" --plots plots -o report.html fr2.jsonl fr3.jsonl",
+			),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file (refused if it exists, unless --force)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace the -o file and the --plots files if they exist"},
-			&cli.StringFlag{Name: "plots", Usage: "also write the summary plots as SVG and PNG files into this directory"},
-			&cli.StringFlag{Name: "input", Usage: "the input file the runs were scored from, for output lines that do not record their atoms and contexts"},
-			&cli.StringFlag{Name: "layout", Value: "auto", Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
-			&cli.StringFlag{Name: "title", Usage: "the report's title"},
-			&cli.IntFlag{Name: "excerpt", Value: 600, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "write the report to this file (refused if it exists, unless --force)"},
+			&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace the -o file and the --plots files if they exist"},
+			&cli.StringFlag{Name: "plots", Category: catIO, Usage: "also write the summary plots as SVG and PNG files into this directory"},
+			&cli.StringFlag{Name: "input", Category: catIO, Usage: "the input file the runs were scored from, for output lines without their atoms and contexts"},
+			&cli.StringFlag{Name: "layout", Value: "auto", Category: catReport, Usage: "network layout: auto (graphviz when dot is installed, else built-in), graphviz or built-in"},
+			&cli.StringFlag{Name: "title", Category: catReport, Usage: "the report's title"},
+			&cli.IntFlag{Name: "excerpt", Value: 600, Category: catReport, Usage: "characters of each context's text kept as its evidence excerpt (the bulk of a large report)"},
 		},
 		Action: runReport,
 	}
@@ -57,7 +63,9 @@ func runReport(c *cli.Context) error {
 	if err := notAnInput("-o", out, append(c.Args().Slice(), c.String("input"))...); err != nil {
 		return err
 	}
-	if out == "" && c.App.Writer == os.Stdout {
+	if out == stdoutPath {
+		out = "" // the command's stdout, asked for
+	} else if out == "" && c.App.Writer == os.Stdout {
 		// A terminal, not any character device: > /dev/null is a
 		// redirection too.
 		if term.IsTerminal(int(os.Stdout.Fd())) {
@@ -65,8 +73,9 @@ func runReport(c *cli.Context) error {
 		}
 	}
 	if out != "" && !force {
-		// Fail before the work, not after it; the write checks again.
-		if _, err := os.Stat(out); err == nil {
+		// Fail before the work, not after it; the write checks again. A
+		// device (/dev/null) is written as it is.
+		if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
 			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 		}
 	}

@@ -5,12 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/internal/cachedir"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
-	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
 func retrieveCommand() *cli.Command {
@@ -28,11 +26,17 @@ func retrieveCommand() *cli.Command {
 			"to 4000 characters, as FactReasoner); serper, Google results through the Serper API\n" +
 			"($SERPER_API_KEY; title, link and snippet, as FactReasoner's web retrieval); searxng, a\n" +
 			"SearXNG instance's JSON API (--searxng-url). --fetch-pages adds the main text of each web\n" +
-			"result's page, cut to 4000 characters around the passage that best matches the atom.",
+			"result's page, cut to 4000 characters around the passage that best matches the atom." +
+			examples(
+				"# Passages of a local knowledge base (fr kb build makes one).",
+				"fr retrieve --db kb.db -o contexts.jsonl atoms.jsonl",
+				"# Three Wikipedia passages per atom.",
+				"fr retrieve --source wikipedia --k 3 -o contexts.jsonl atoms.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "k", Value: 3, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
+			&cli.IntFlag{Name: "k", Value: 3, Category: catRetrieval, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),
-			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Usage: "retries of a request after a rate limit (429), server error (5xx), timeout or dropped connection (not a refused one, nor a name that does not resolve: those fail at once), for every HTTP client of the run (Wikipedia, search engines, web pages)"},
+			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catRetrieval, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
@@ -43,23 +47,23 @@ func retrieveCommand() *cli.Command {
 // the number of passages per atom.
 func retrieverFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "db", Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
-		&cli.StringFlag{Name: "source", Value: "auto", Usage: "knowledge sources, comma-separated and merged in that order: " +
-			tableUsage(pipeline.RetrievalSources(), func(s pipeline.RetrievalSource) (string, string) { return s.Name, s.Description }) + "; auto (db when --db is given, else none) or none"},
-		&cli.StringFlag{Name: "k-per-source", Usage: "passages per atom of single sources, as `serper=5,wikipedia=3` (the others take the command's k)"},
-		&cli.StringFlag{Name: "query", Value: "atom", Usage: "query of the web sources (wikipedia, serper, searxng): atom (the atom's text, as FactReasoner) or topic (topic + \" \" + atom, as FActScore); db always uses topic + atom"},
-		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Usage: "MediaWiki api.php URL for --source wikipedia"},
-		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)",
-			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks; factreasoner-go/VERSION is added after it"},
-		&cli.DurationFlag{Name: "wikipedia-interval", Value: retrieve.DefaultMinInterval, Usage: "least time between two Wikipedia requests"},
-		&cli.StringFlag{Name: "serper-endpoint", Value: retrieve.DefaultSerperEndpoint, Usage: "Serper search URL for --source serper (the key is read from $" + retrieve.SerperKeyEnv + ")"},
-		&cli.StringFlag{Name: "searxng-url", Usage: "SearXNG instance for --source searxng, as `http://localhost:8888` (its settings.yml must list json under search.formats)"},
-		&cli.BoolFlag{Name: "fetch-pages", Usage: "use the main text of each serper or searxng result's page (robots.txt honoured; the snippet alone when the page fails)"},
-		&cli.DurationFlag{Name: "page-timeout", Value: retrieve.DefaultPageTimeout, Usage: "time limit of one page with --fetch-pages"},
-		&cli.DurationFlag{Name: "fetch-budget", Value: retrieve.DefaultFetchBudget, Usage: "time limit of all the pages of one search with --fetch-pages"},
-		&cli.BoolFlag{Name: "fetch-private", Usage: "let --fetch-pages read pages on loopback and private network addresses (refused by default)"},
-		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto (" + sqlcache.Retrieval.DefaultFile() + " in the cache directory, $" + cachedir.EnvVar + " else ~/.cache/factreasoner-go) or off"},
-		&cli.StringFlag{Name: "missing-topic", Value: "error", Usage: "when a record's topic is not a title of the knowledge base (or it has none): error (stop, as FActScore), or skip (warn, and take contexts from the other sources only, or none)"},
+		&cli.StringFlag{Name: "db", Category: catRetrieval, Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
+		&cli.StringFlag{Name: "source", Value: "auto", Category: catRetrieval, Usage: "knowledge sources, comma-separated: " +
+			tableNames(pipeline.RetrievalSources(), func(s pipeline.RetrievalSource) string { return s.Name }) + "; auto or none"},
+		&cli.StringFlag{Name: "k-per-source", Category: catRetrieval, Usage: "passages per atom of single sources, as `serper=5,wikipedia=3` (the others take the command's k)"},
+		&cli.StringFlag{Name: "query", Value: "atom", Category: catWeb, Usage: "query of the web sources: atom (as FactReasoner) or topic, for topic + atom (as FActScore)"},
+		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Category: catWeb, Usage: "MediaWiki api.php URL for --source wikipedia"},
+		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)", Category: catWeb,
+			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks"},
+		&cli.DurationFlag{Name: "wikipedia-interval", Value: retrieve.DefaultMinInterval, Category: catWeb, Usage: "least time between two Wikipedia requests"},
+		&cli.StringFlag{Name: "serper-endpoint", Value: retrieve.DefaultSerperEndpoint, Category: catWeb, Usage: "Serper search URL for --source serper (the key is read from $" + retrieve.SerperKeyEnv + ")"},
+		&cli.StringFlag{Name: "searxng-url", Category: catWeb, Usage: "SearXNG instance for --source searxng, as `http://localhost:8888`"},
+		&cli.BoolFlag{Name: "fetch-pages", Category: catWeb, Usage: "use the main text of each serper or searxng result's page (robots.txt honoured)"},
+		&cli.DurationFlag{Name: "page-timeout", Value: retrieve.DefaultPageTimeout, Category: catWeb, Usage: "time limit of one page with --fetch-pages"},
+		&cli.DurationFlag{Name: "fetch-budget", Value: retrieve.DefaultFetchBudget, Category: catWeb, Usage: "time limit of all the pages of one search with --fetch-pages"},
+		&cli.BoolFlag{Name: "fetch-private", Category: catWeb, Usage: "let --fetch-pages read pages on loopback and private network addresses (refused by default)"},
+		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Category: catRetrieval, Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto or off"},
+		&cli.StringFlag{Name: "missing-topic", Value: "error", Category: catRetrieval, Usage: "a record whose topic is no title of the knowledge base: error (as FActScore) or skip"},
 	}
 }
 
@@ -67,8 +71,8 @@ func retrieverFlags() []cli.Flag {
 // question, by default the command's flag for passages per atom (kFlag),
 // as FactReasoner.
 func queryContextsFlag(kFlag string) cli.Flag {
-	return &cli.IntFlag{Name: "query-contexts", DefaultText: "--" + kFlag,
-		Usage: "passages retrieved for the record's question (its input) beside each atom's, as contexts c_q_0, c_q_1, … that every atom's pairs take as its own, when the tool retrieves for a record (FactReasoner retrieves as many as per atom); 0 retrieves none"}
+	return &cli.IntFlag{Name: "query-contexts", DefaultText: "--" + kFlag, Category: catRetrieval,
+		Usage: "passages retrieved for the record's question, as contexts of every atom (0: none)"}
 }
 
 // retrievalOptions maps the flags of retrieverFlags, and the command's

@@ -10,6 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 func scoreCommand() *cli.Command {
@@ -21,15 +22,21 @@ func scoreCommand() *cli.Command {
 			"With -o and an existing OUT, records already in OUT are skipped and the rest appended,\n" +
 			"so an interrupted run can be resumed with the same command. An OUT written by another run\n" +
 			"(other input records, version, NLI backend or model, pruning, K, solver or its settings, or priors) is refused.\n" +
-			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs.",
+			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs." +
+			examples(
+				"# Score the shipped example with the NLI relations its records carry; the headline goes to stderr.",
+				"fr score -o out.jsonl testdata/example.jsonl",
+				"# Raw responses end to end with an LLM at a local server: atoms, Wikipedia passages, NLI, FR3.",
+				"fr score --version 3 --nli llm --llm-base-url http://localhost:8000/v1 --llm-model MODEL --source wikipedia -o out.jsonl responses.jsonl",
+			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "version", Value: "2", Usage: "FactReasoner graph version: 1, 2 or 3"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "report invalid records, and records whose LLM answers cannot be read, on stderr, count them and go on; a run with such failed records still exits 1, one that only skipped invalid records exits 0"},
-			&cli.BoolFlag{Name: "output-inputs", Value: true, Usage: "write the scored record's atoms, contexts and relations into each output line, so that it is an input line too"},
-			&cli.BoolFlag{Name: "timings", Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
-			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Usage: "records scored at once, `N` or auto (1 with --nli onnx, whose model already uses every core; else 2); the output stays in input order, byte for byte as with 1"},
-			&cli.StringFlag{Name: "shard", Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I (0 ≤ I < N); join the shards' outputs with fr merge"},
+			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output file (appended to and resumed if it exists and was written by the same run)"},
+			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+			&cli.BoolFlag{Name: "output-inputs", Value: true, Category: catIO, Usage: "write each record's atoms, contexts and relations into its output line (an input line too)"},
+			&cli.BoolFlag{Name: "timings", Category: catIO, Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
+			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Category: catRun, Usage: "records scored at once, `N` or auto (1 with --nli onnx, else 2)"},
+			&cli.StringFlag{Name: "shard", Category: catRun, Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}
@@ -71,7 +78,8 @@ func runScore(c *cli.Context) error {
 	defer func() { closeRun(c, p, atOnce) }()
 	var out io.Writer = c.App.Writer
 	var done jsonl.Done
-	if path := c.String("output"); path != "" {
+	path := c.String("output")
+	if path != "" && path != stdoutPath {
 		f, d, err := p.OpenOutput(path, input, version, shard)
 		if err != nil {
 			return err
@@ -89,6 +97,11 @@ func runScore(c *cli.Context) error {
 		jobs = p.AutoJobs()
 	}
 	o.Jobs, o.Shard = jobs, shard
+	var all []score.Scores // of the records written, for the headline
+	o.Scored = func(s score.Scores) {
+		s.PerAtom, s.Predictions = nil, "" // the summary needs neither
+		all = append(all, s)
+	}
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
@@ -100,5 +113,16 @@ func runScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	rows := []pipeline.Comparison{{Version: version.String(), Summary: score.Summarize(all)}}
+	if len(done) > 0 {
+		// The result is the whole output, the records of the earlier
+		// runs included.
+		recorded, _, err := pipeline.CompareRecorded([]string{path}, p.K, pipeline.FileOptions{})
+		if err != nil {
+			return fmt.Errorf("reading %s back for the headline: %w", path, err)
+		}
+		rows = recorded
+	}
+	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
 	return failedError(st)
 }

@@ -18,17 +18,17 @@ import (
 // newSolver turns them into a Solver.
 func solverFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "solver", Value: "native", Usage: "inference engine: native, or merlin (an external binary)"},
-		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Usage: "native solver: " + tableUsage(nativeAlgorithms(), func(a pipeline.Algorithm) (string, string) { return a.Name, a.Description })},
-		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Usage: "memory bound in MiB: for the tables, messages and marginals of one component, checked before any is allocated, and for its junction tree (and each branch of cutset conditioning running at once)"},
-		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Usage: "exact, auto: CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, as estimated beforehand (auto spends it on the heaviest branches when all do not fit)"},
-		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Usage: "bp, cbp, auto: damping of the message updates: adaptive (none at first, raised when BP stalls), none, or a number in (0, 1)"},
-		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
-		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
-		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Usage: "cbp, auto: work allowed for conditioning loopy BP on the variables that change its result most, in millions of message updates per component (about 0.15 s each on one core); none: auto approximates with plain loopy BP"},
-		&cli.StringFlag{Name: "merlin-path", Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
-		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Usage: "merlin solver: options; each replaces the default of the same name"},
-		&cli.DurationFlag{Name: "merlin-timeout", Usage: "merlin solver: time limit per run (0: none)"},
+		&cli.StringFlag{Name: "solver", Value: "native", Category: catInference, Usage: "inference engine: native, or merlin (an external binary)"},
+		&cli.StringFlag{Name: "algorithm", Value: inference.NameAuto, Category: catInference, Usage: "native solver: " + tableNames(nativeAlgorithms(), func(a pipeline.Algorithm) string { return a.Name })},
+		&cli.Int64Flag{Name: "max-memory", Value: inference.DefaultMaxBytes >> 20, Category: catInference, Usage: "memory bound of the inference on one component, in MiB"},
+		&cli.DurationFlag{Name: "exact-budget", Value: inference.DefaultExactBudget, Category: catInference, Usage: "exact, auto: CPU time for cutset conditioning where a junction tree does not fit"},
+		&cli.StringFlag{Name: "damping", Value: inference.AdaptiveDamping().String(), Category: catInference, Usage: "bp, cbp, auto: damping of the message updates: adaptive, none, or a number in (0, 1)"},
+		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Category: catInference, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
+		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Category: catInference, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
+		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "cbp, auto: millions of message updates per component for conditioning loopy BP, or none"},
+		&cli.StringFlag{Name: "merlin-path", Category: catInference, Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
+		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Category: catInference, Usage: "merlin solver: options; each replaces the default of the same name"},
+		&cli.DurationFlag{Name: "merlin-timeout", Category: catInference, Usage: "merlin solver: time limit per run (0: none)"},
 	}
 }
 

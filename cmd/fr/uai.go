@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,16 +19,22 @@ func uaiCommand() *cli.Command {
 			Usage:     "compute the marginals of a UAI model (MARKOV or BAYES)",
 			ArgsUsage: "MODEL.uai",
 			Description: "Prints ln Z and every variable's marginal to stdout in merlin's UAI output format\n" +
-				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed.",
+				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed." +
+				examples(
+					"# Exact marginals of a model.",
+					"fr uai solve --algorithm exact model.uai",
+					"# Marginals given evidence, into a file.",
+					"fr uai solve --evidence model.evid -o model.MAR model.uai",
+				),
 			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "evidence", Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
-			}, solverFlags()...),
+				&cli.StringFlag{Name: "evidence", Category: catIO, Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
+			}, append(outputFlags(), solverFlags()...)...),
 			Action: runUAISolve,
 		}},
 	}
 }
 
-func runUAISolve(c *cli.Context) error {
+func runUAISolve(c *cli.Context) (err error) {
 	if err := flagsBeforeArgs(c); err != nil {
 		return err
 	}
@@ -59,6 +66,11 @@ func runUAISolve(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", ev, err)
 		}
 	}
+	out, closeOut, err := openOutput(c, path)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeOut()) }()
 	start := time.Now()
 	res, err := solver.Solve(c.Context, m)
 	if err != nil {
@@ -68,5 +80,5 @@ func runUAISolve(c *cli.Context) error {
 	if !res.Report.Converged {
 		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: warning: an iterative method did not converge, even after its fallbacks; the marginals are rough (raise --max-iterations)\n")
 	}
-	return uai.WriteMAR(c.App.Writer, res)
+	return uai.WriteMAR(out, res)
 }
