@@ -38,8 +38,13 @@ func TestDo(t *testing.T) {
 	var ran atomic.Int64
 	err = Do(context.Background(), 1000, 2, func(ctx context.Context, i int) error {
 		ran.Add(1)
-		if i == 5 {
+		switch {
+		case i == 5:
 			return boom
+		case i > 5:
+			// Held until the error cancels the work, so that the other
+			// worker cannot run through every item before cancel lands.
+			<-ctx.Done()
 		}
 		return nil
 	})
