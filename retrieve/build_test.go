@@ -55,7 +55,7 @@ func loadRoberta(t testing.TB) *HFTokenizer {
 }
 
 // TestRobertaTokenizer checks sugarme's reading of the real roberta-base
-// tokenizer.json against ids RoBERTa is known to give (DATA.md: "Hello
+// tokenizer.json against ids RoBERTa is known to give (testdata/refdata/README.md: "Hello
 // world" → <s> 31414 232 </s>) and that spans index the text.
 func TestRobertaTokenizer(t *testing.T) {
 	tok := loadRoberta(t)
