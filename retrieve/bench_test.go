@@ -135,7 +135,9 @@ func BenchmarkRetrieveDocDB(b *testing.B) {
 
 // BenchmarkSplitRoberta: cutting text into 256-token passages with the
 // real roberta-base tokenizer (fr kb build's cost per document), on
-// Wikipedia-like text of about 2,000 words.
+// Wikipedia-like text of about 2,000 words and on the Flaherty knowledge
+// base's 21 documents (lower-cased), with the sentence split and the
+// window split it replaced.
 func BenchmarkSplitRoberta(b *testing.B) {
 	tok := loadRoberta(b)
 	para := "Lanny Flaherty (July 27, 1942 – February 18, 2024) was an American actor. " +
@@ -145,11 +147,30 @@ func BenchmarkSplitRoberta(b *testing.B) {
 	for i := range pieces {
 		pieces[i] = para
 	}
-	words := len(strings.Fields(strings.Join(pieces, " ")))
-	b.ReportMetric(float64(words), "words/doc")
-	for b.Loop() {
-		if _, err := Split(pieces, tok, DefaultMaxTokens); err != nil {
-			b.Fatal(err)
+	sets := []struct {
+		name string
+		docs []Document
+	}{
+		{"doc=wiki-like", []Document{{Title: "Lanny Flaherty", Pieces: pieces}}},
+		{"doc=flaherty-kb", flahertyDocuments(b)},
+	}
+	for _, set := range sets {
+		words := 0
+		for _, d := range set.docs {
+			words += len(strings.Fields(strings.Join(d.Pieces, " ")))
+		}
+		for _, split := range []struct {
+			name string
+			fn   splitFunc
+		}{{"sentences", Split}, {"window", windowSplit}} {
+			b.Run(set.name+"/split="+split.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := splitDocuments(set.docs, split.fn, tok, DefaultMaxTokens); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(words), "words")
+			})
 		}
 	}
 }
