@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -151,43 +150,51 @@ func (s *splitter) lines(piece string) [][2]int {
 
 // joinLoneWords joins each one-word unit to a neighbour (see Split).
 func (s *splitter) joinLoneWords(units []unit) ([]unit, error) {
-	for i := 0; i < len(units) && len(units) > 1; {
-		if len(strings.Fields(s.text[units[i].lo:units[i].hi])) != 1 {
-			i++
+	if len(units) < 2 {
+		return units, nil
+	}
+	out := make([]unit, 0, len(units))
+	for i, u := range units {
+		if strings.IndexFunc(s.text[u.lo:u.hi], unicode.IsSpace) >= 0 {
+			out = append(out, u) // more than one word (units are trimmed)
 			continue
 		}
-		// The neighbours in order of preference.
-		first, second := i-1, i+1
-		if first < 0 || units[i].pieceEnd && second < len(units) {
-			first, second = second, first
+		hasPrev, hasNext := len(out) > 0, i+1 < len(units)
+		join := func(toNext bool) (unit, error) {
+			if toNext {
+				return s.span(u, units[i+1])
+			}
+			return s.span(out[len(out)-1], u)
 		}
-		j := first
-		u, err := s.join(units, i, first)
+		// The neighbour it prefers: the next one after a piece of its own
+		// (a heading), else the previous one.
+		toNext := !hasPrev || u.pieceEnd && hasNext
+		joined, err := join(toNext)
 		if err != nil {
 			return nil, err
 		}
-		if u.tokens > s.max && second >= 0 && second < len(units) {
-			v, err := s.join(units, i, second)
+		if joined.tokens > s.max && (toNext && hasPrev || !toNext && hasNext) {
+			other, err := join(!toNext)
 			if err != nil {
 				return nil, err
 			}
-			if v.tokens <= s.max {
-				j, u = second, v
+			if other.tokens <= s.max {
+				toNext, joined = !toNext, other
 			}
 		}
-		// Too long either way: the preferred join stands, and its sentence
-		// is cut as a long one.
-		lo := min(i, j)
-		units[lo] = u
-		units = slices.Delete(units, lo+1, lo+2)
-		i = lo // now more than one word
+		// Too long either way: the preferred join stands, and its
+		// sentence is cut as a long one.
+		if toNext {
+			units[i+1] = joined // appended as the next unit, of two words or more
+		} else {
+			out[len(out)-1] = joined
+		}
 	}
-	return units, nil
+	return out, nil
 }
 
-// join is units i and j (adjacent) as one unit.
-func (s *splitter) join(units []unit, i, j int) (unit, error) {
-	a, b := units[min(i, j)], units[max(i, j)]
+// span is the unit from the start of a to the end of b, which follows it.
+func (s *splitter) span(a, b unit) (unit, error) {
 	u := unit{lo: a.lo, hi: b.hi, pieceEnd: b.pieceEnd}
 	var err error
 	u.tokens, err = s.count(u.lo, u.hi)
