@@ -182,13 +182,7 @@ func TestSplitRealText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var kept []string
-			for _, p := range d.Pieces {
-				if p = strings.TrimSpace(p); p != "" {
-					kept = append(kept, p)
-				}
-			}
-			text := strings.Join(kept, "\n")
+			text := strings.Join(trimmedPieces(d.Pieces), "\n")
 			ends := sentenceEnds(text)
 			pos := 0
 			var spans [][2]int

@@ -76,12 +76,7 @@ func windowSplit(pieces []string, tok Tokenizer, maxTokens int) ([]string, error
 	if maxTokens < 1 {
 		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
 	}
-	var kept []string
-	for _, p := range pieces {
-		if p = strings.TrimSpace(p); p != "" {
-			kept = append(kept, p)
-		}
-	}
+	kept := trimmedPieces(pieces)
 	text := strings.Join(kept, "\n")
 	spans, err := tok.Spans(text)
 	if err != nil {

@@ -42,12 +42,7 @@ func Split(pieces []string, tok Tokenizer, maxTokens int) ([]string, error) {
 	if maxTokens < 1 {
 		return nil, fmt.Errorf("passage size %d: want at least 1 token", maxTokens)
 	}
-	var kept []string
-	for _, p := range pieces {
-		if p = strings.TrimSpace(p); p != "" {
-			kept = append(kept, p)
-		}
-	}
+	kept := trimmedPieces(pieces)
 	if len(kept) == 0 {
 		return nil, nil
 	}
@@ -64,6 +59,18 @@ func Split(pieces []string, tok Tokenizer, maxTokens int) ([]string, error) {
 		return nil, err
 	}
 	return s.pack(units)
+}
+
+// trimmedPieces are the pieces without surrounding white space, empty ones
+// dropped.
+func trimmedPieces(pieces []string) []string {
+	var kept []string
+	for _, p := range pieces {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // splitter holds one document's text while it is cut.
