@@ -17,8 +17,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 
-// vectors is the merlin-vectors reference data (see DATA.md), found as
-// refdata finds the shared data (FACTREASONER_REFDATA overrides it).
+// vectors is the merlin-vectors reference data
+// (testdata/refdata/README.md; FACTREASONER_REFDATA overrides it).
 var vectors = filepath.Join(refdata.Root(), "merlin-vectors")
 
 func needVectors(t testing.TB) {
@@ -272,7 +272,7 @@ func TestFR3Cutset(t *testing.T) {
 }
 
 // TestFR3_20x40: the default (auto) on the model whose junction tree does
-// not fit, against the exact marginals of the reference data (DATA.md):
+// not fit, against the exact marginals of the reference data (testdata/refdata/README.md):
 // issue 17 asks for 1e-3; the partial cutset gets within the reference's
 // rounding.
 func TestFR3_20x40(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/pystr"
@@ -134,9 +135,19 @@ func BenchmarkRetrieveDocDB(b *testing.B) {
 	}
 }
 
+// processCPU is the CPU time (user and system) the process has used, in
+// nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
 // BenchmarkSplitRoberta: cutting text into 256-token passages with the
 // real roberta-base tokenizer (fr kb build's cost per document), on
-// Wikipedia-like text of about 2,000 words.
+// Wikipedia-like text of about 2,000 words and on the Flaherty knowledge
+// base's 21 documents (lower-cased), with the sentence split and the
+// window split it replaced.
 func BenchmarkSplitRoberta(b *testing.B) {
 	tok := loadRoberta(b)
 	para := "Lanny Flaherty (July 27, 1942 – February 18, 2024) was an American actor. " +
@@ -146,11 +157,34 @@ func BenchmarkSplitRoberta(b *testing.B) {
 	for i := range pieces {
 		pieces[i] = para
 	}
-	words := len(strings.Fields(strings.Join(pieces, " ")))
-	b.ReportMetric(float64(words), "words/doc")
-	for b.Loop() {
-		if _, err := Split(pieces, tok, DefaultMaxTokens); err != nil {
-			b.Fatal(err)
+	sets := []struct {
+		name string
+		docs []Document
+	}{
+		{"doc=wiki-like", []Document{{Title: "Lanny Flaherty", Pieces: pieces}}},
+		{"doc=flaherty-kb", flahertyDocuments(b)},
+	}
+	for _, set := range sets {
+		words := 0
+		for _, d := range set.docs {
+			words += len(strings.Fields(strings.Join(d.Pieces, " ")))
+		}
+		for _, split := range []struct {
+			name string
+			fn   splitFunc
+		}{{"sentences", Split}, {"window", windowSplit}} {
+			b.Run(set.name+"/split="+split.name, func(b *testing.B) {
+				cpu := processCPU()
+				for b.Loop() {
+					if _, err := splitDocuments(set.docs, split.fn, tok, DefaultMaxTokens); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// CPU time is less disturbed than wall time on a shared
+				// machine.
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(words), "words")
+			})
 		}
 	}
 }

@@ -2,15 +2,19 @@ package retrieve
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/internal/sentence"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -21,13 +25,30 @@ func TestSplitWords(t *testing.T) {
 		want   []string
 	}{
 		{"fits", []string{"a b c"}, 5, []string{"a b c"}},
-		{"word cut", []string{"a b c d e f g"}, 3, []string{"a b c", "d e f", "g"}},
-		// Pieces are packed while they fit; a passage ends at a piece
-		// boundary in the second half of the window.
-		{"packed pieces", []string{"a b", "c d", "e f g h"}, 5, []string{"a b\nc d", "e f g h"}},
-		{"piece boundary preferred", []string{"a b c", "d e f g"}, 5, []string{"a b c", "d e f g"}},
-		// A boundary in the first half is too early: fill the window.
-		{"early boundary ignored", []string{"a", "b c d e f g"}, 4, []string{"a\nb c d", "e f g"}},
+		// Sentences stay whole: the old split gave "One two three. Four
+		// five" and "six. Seven eight."
+		{"sentences kept whole", []string{"One two three. Four five six. Seven eight."}, 5,
+			[]string{"One two three.", "Four five six. Seven eight."}},
+		// A sentence longer than a passage is cut into near-equal parts at
+		// words (the old split left "g" alone).
+		{"long sentence cut evenly", []string{"a b c d e f g"}, 3, []string{"a b", "c d", "e f g"}},
+		{"last part of a long sentence takes the next", []string{"a b c d e f. G h."}, 5, []string{"a b c", "d e f. G h."}},
+		{"one-word sentence joins the previous", []string{"One two three. Yes. Four five six."}, 4,
+			[]string{"One two three. Yes.", "Four five six."}},
+		{"one-word piece (a heading) joins the next", []string{"Career", "He acted. He sang."}, 3,
+			[]string{"Career\nHe acted.", "He sang."}},
+		{"one-word document", []string{"Hello"}, 3, []string{"Hello"}},
+		{"lower-cased text", []string{"he was born in 1942 in the u. s. army base. he died in 2024."}, 12,
+			[]string{"he was born in 1942 in the u. s. army base.", "he died in 2024."}},
+		{"abbreviations", []string{"Dr. Smith met Mr. Jones in St. Louis. They talked."}, 8,
+			[]string{"Dr. Smith met Mr. Jones in St. Louis.", "They talked."}},
+		// A full passage ends at a piece boundary in its second half.
+		{"paragraphs stay together", []string{"A b c d e.", "E f. G h i j."}, 8, []string{"A b c d e.", "E f. G h i j."}},
+		{"packed pieces", []string{"A b.", "C d.", "E f g h."}, 5, []string{"A b.\nC d.", "E f g h."}},
+		// A line break ends a sentence unless the next line goes on in
+		// lower case (then "Tulsa." is a one-word sentence, joined).
+		{"wrapped lines", []string{"He was born in\nTulsa. He left\nit soon after."}, 5,
+			[]string{"He was born in\nTulsa.", "He left\nit soon after."}},
 		{"empty pieces dropped", []string{"  ", "a", "", "b"}, 10, []string{"a\nb"}},
 		{"nothing", []string{" ", ""}, 10, nil},
 	}
@@ -55,7 +76,7 @@ func loadRoberta(t testing.TB) *HFTokenizer {
 }
 
 // TestRobertaTokenizer checks sugarme's reading of the real roberta-base
-// tokenizer.json against ids RoBERTa is known to give (DATA.md: "Hello
+// tokenizer.json against ids RoBERTa is known to give (testdata/refdata/README.md: "Hello
 // world" → <s> 31414 232 </s>) and that spans index the text.
 func TestRobertaTokenizer(t *testing.T) {
 	tok := loadRoberta(t)
@@ -84,44 +105,126 @@ func TestRobertaTokenizer(t *testing.T) {
 	}
 }
 
-func TestSplitRoberta(t *testing.T) {
-	tok := loadRoberta(t)
-	var inst struct {
-		Contexts []struct{ Text string }
+// memoTokenizer remembers a tokenizer's spans: the real-text tests split
+// the same sentences at several sizes.
+type memoTokenizer struct {
+	tok  Tokenizer
+	seen map[string][][2]int
+}
+
+func (m *memoTokenizer) Spans(text string) ([][2]int, error) {
+	if s, ok := m.seen[text]; ok {
+		return s, nil
 	}
-	data, err := os.ReadFile(refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
+	s, err := m.tok.Spans(text)
+	if err == nil {
+		m.seen[text] = s
+	}
+	return s, err
+}
+
+// realTexts are documents of real text: the Flaherty instance's Wikipedia
+// contexts (lower-cased and tokenized) and the first 60 of ChatGPT's
+// biographies in FActScore's labeled data (ordinary text).
+func realTexts(t *testing.T) []Document {
+	t.Helper()
+	docs := flahertyDocuments(t)
+	f, err := os.Open(refdata.Path(t, "factscore-labeled", "ChatGPT.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &inst); err != nil {
-		t.Fatal(err)
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	for range 60 {
+		var r struct{ Topic, Output string }
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, Document{Title: r.Topic, Pieces: paragraphs(r.Output)})
 	}
-	long := 0
-	for _, c := range inst.Contexts {
-		for _, max := range []int{256, 40} {
-			ps, err := Split([]string{c.Text}, tok, max)
+	return docs
+}
+
+// sentenceEnds are the offsets in text where a sentence ends by package
+// sentence's rules (whose own tests hold them), every line taken apart,
+// with 0 and len(text): Split's boundaries must be among them, or inside
+// a sentence longer than a passage.
+func sentenceEnds(text string) []int {
+	ends := sentence.Ends
+	if strings.IndexFunc(text, unicode.IsUpper) < 0 {
+		ends = sentence.CaselessEnds
+	}
+	out := []int{0}
+	off := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		for _, e := range ends(line) {
+			out = append(out, off+e)
+		}
+		out = append(out, off+len(strings.TrimRight(line, "\n")))
+		off += len(line)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestSplitRealText: on real text, passages fit (re-tokenized with
+// roberta-base), give the text back, are never a lone word, and neither
+// start nor end inside a sentence unless that sentence alone is longer than
+// a passage.
+func TestSplitRealText(t *testing.T) {
+	rob := loadRoberta(t)
+	tok := &memoTokenizer{tok: rob, seen: map[string][][2]int{}}
+	docs := realTexts(t)
+	longCut := 0
+	for _, max := range []int{256, 48} {
+		for _, d := range docs {
+			ps, err := Split(d.Pieces, tok, max)
 			if err != nil {
 				t.Fatal(err)
 			}
+			text := strings.Join(trimmedPieces(d.Pieces), "\n")
+			ends := sentenceEnds(text)
+			pos := 0
+			var spans [][2]int
 			for _, p := range ps {
-				ids, _ := tok.IDs(p)
-				if len(ids) > max {
-					t.Errorf("passage of %d tokens > %d: %.60q", len(ids), max, p)
+				i := strings.Index(text[pos:], p)
+				if i < 0 || strings.TrimSpace(text[pos:pos+i]) != "" {
+					t.Fatalf("%s, max %d: passage %.60q is not the next span of the text", d.Title, max, p)
+				}
+				spans = append(spans, [2]int{pos + i, pos + i + len(p)})
+				pos += i + len(p)
+				if ids, _ := rob.IDs(p); len(ids) > max {
+					t.Errorf("%s: passage of %d tokens > %d: %.60q", d.Title, len(ids), max, p)
+				}
+				if len(strings.Fields(p)) == 1 && len(strings.Fields(text)) > 1 {
+					t.Errorf("%s, max %d: one-word passage %q", d.Title, max, p)
 				}
 			}
-			// Nothing is lost or reordered: the passages, joined, give the
-			// text back up to whitespace.
-			if got, want := strings.Join(strings.Fields(strings.Join(ps, " ")), " "), strings.Join(strings.Fields(c.Text), " "); got != want {
-				t.Errorf("max %d: passages do not reassemble the text", max)
+			if strings.TrimSpace(text[pos:]) != "" {
+				t.Errorf("%s, max %d: text after the last passage", d.Title, max)
 			}
-			if max == 256 && len(ps) > 1 {
-				long++
+			for k := 1; k < len(spans); k++ {
+				end, start := spans[k-1][1], spans[k][0]
+				if slices.Contains(ends, end) {
+					continue
+				}
+				// Inside a sentence, which must be longer than a passage.
+				i, _ := slices.BinarySearch(ends, end)
+				lo, hi := ends[i-1], ends[i]
+				if hi < start {
+					t.Fatalf("%s: no end between passages", d.Title)
+				}
+				if ids, _ := rob.IDs(strings.TrimSpace(text[lo:hi])); len(ids) <= max {
+					t.Errorf("%s, max %d: cut inside a sentence of %d tokens: %q | %q", d.Title, max, len(ids), text[lo:end], text[end:hi])
+				}
+				longCut++
 			}
 		}
 	}
-	if long == 0 {
-		t.Error("no context was long enough to need two 256-token passages; the test proves nothing")
+	if longCut == 0 {
+		t.Error("no sentence was longer than 48 tokens; the cut of long sentences went untested")
 	}
+	t.Logf("%d documents; %d cuts inside sentences longer than a passage", len(docs), longCut)
 }
 
 func TestBuilder(t *testing.T) {
@@ -163,7 +266,7 @@ func TestBuilder(t *testing.T) {
 	}
 	defer db.Close()
 	for title, want := range map[string][]string{
-		"B": {"b1 b2 b3 b4", "b5 b6\nb7"},
+		"B": {"b1 b2 b3", "b4 b5 b6\nb7"},
 		"A": {"a1 a2\na3"},
 	} {
 		got, err := db.Passages(ctx, title)
@@ -171,10 +274,27 @@ func TestBuilder(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", title, got, err, want)
 		}
 	}
-	var n int
-	db.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'staging%'`).Scan(&n)
-	if n != 0 {
-		t.Error("staging tables left in the knowledge base")
+	// FActScore's format: one table, its schema, passages joined by the
+	// separator.
+	var schema []string
+	rows, err := db.db.Query(`SELECT sql FROM sqlite_master`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var q sql.NullString
+		rows.Scan(&q)
+		schema = append(schema, q.String)
+	}
+	rows.Close()
+	// (The empty entry is the primary key's automatic index.)
+	if want := []string{"CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)", ""}; !reflect.DeepEqual(schema, want) {
+		t.Errorf("schema %q, want %q", schema, want)
+	}
+	var raw string
+	db.db.QueryRow(`SELECT text FROM documents WHERE title = 'B'`).Scan(&raw)
+	if want := "b1 b2 b3" + Separator + "b4 b5 b6\nb7"; raw != want {
+		t.Errorf("stored text %q, want %q", raw, want)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only kb.db", len(entries))

@@ -33,15 +33,17 @@ func ExampleQuery() {
 }
 
 func ExampleSplit() {
-	// Passages of at most 8 words (WordTokenizer counts words). A piece
-	// boundary ends a passage when it falls in the window's second half;
-	// otherwise the window is filled to a word boundary.
-	pieces := []string{"First paragraph, short.", "Second paragraph, a little longer than the first one.", "Third one, five words."}
-	passages, _ := retrieve.Split(pieces, retrieve.WordTokenizer{}, 8)
+	// Passages of at most 12 words (WordTokenizer counts words), filled
+	// with whole sentences.
+	pieces := []string{
+		"Ada Lovelace was an English mathematician. She was born in London in 1815.",
+		"She died in 1852.",
+	}
+	passages, _ := retrieve.Split(pieces, retrieve.WordTokenizer{}, 12)
 	for _, p := range passages {
 		fmt.Printf("%q\n", p)
 	}
 	// Output:
-	// "First paragraph, short.\nSecond paragraph, a little longer"
-	// "than the first one.\nThird one, five words."
+	// "Ada Lovelace was an English mathematician."
+	// "She was born in London in 1815.\nShe died in 1852."
 }

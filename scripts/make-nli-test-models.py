@@ -23,7 +23,7 @@ Usage (Debian: apt-get install python3-numpy python3-onnx python3-regex):
     scripts/make-nli-test-models.py --bench DIR         # distilroberta-size model, for benchmarks
 
 --roberta-ids encodes texts with the real roberta-base tokenizer.json of
-../shared/data/tokenizers (read there, not copied) by this script's own BPE
+testdata/refdata/tokenizers by this script's own BPE
 and writes the ids, for checking the Go tokenizer. --bench writes a random
 model of distilroberta's size (6 layers, hidden 768) with roberta-base's
 vocabulary into DIR (outside the repository: about 330 MB).
@@ -44,7 +44,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SHARED_ROBERTA = os.path.join(ROOT, "..", "shared", "data", "tokenizers", "roberta-base", "tokenizer.json")
+ROBERTA_BASE = os.path.join(ROOT, "testdata", "refdata", "tokenizers", "roberta-base", "tokenizer.json")
 
 # ---------------------------------------------------------------------------
 # Text used to train the tiny tokenizers and the pairs of the reference.
@@ -667,20 +667,20 @@ ROBERTA_TEXTS = [
 
 
 def make_roberta_ids(out):
-    with open(SHARED_ROBERTA, encoding="utf-8") as f:
+    with open(ROBERTA_BASE, encoding="utf-8") as f:
         d = json.load(f)
     tok = ByteBPE(d["model"]["vocab"], d["model"]["merges"])
     texts = []
     for t in ROBERTA_TEXTS:
         texts.append({"text": t, "ids": [i for i, _, _ in tok.encode(t)]})
-    write_json(out, {"tokenizer": "roberta-base (../shared/data/tokenizers/roberta-base/tokenizer.json)",
+    write_json(out, {"tokenizer": "roberta-base (testdata/refdata/tokenizers/roberta-base/tokenizer.json)",
                      "texts": texts})
     print("wrote %s" % out, file=sys.stderr)
 
 
 def make_bench(out):
     os.makedirs(out, exist_ok=True)
-    with open(SHARED_ROBERTA, encoding="utf-8") as f:
+    with open(ROBERTA_BASE, encoding="utf-8") as f:
         tok_json = json.load(f)
     vocab_size = max(t["id"] for t in tok_json["added_tokens"]) + 1
     cfg = {"vocab_size": vocab_size, "hidden_size": 768, "num_hidden_layers": 6, "num_attention_heads": 12,

@@ -20,8 +20,8 @@ import (
 )
 
 // merlinVectors returns the directory of merlin's reference vectors in the
-// shared data; the test is skipped, saying where it looked, when they are
-// absent.
+// reference data (testdata/refdata); the test is skipped, saying where it
+// looked, when they are absent.
 func merlinVectors(t testing.TB) string {
 	t.Helper()
 	return refdata.Path(t, "merlin-vectors")

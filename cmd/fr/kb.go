@@ -26,10 +26,11 @@ func kbCommand() *cli.Command {
 				"  *.jsonl, *.json  one JSON object per line: {\"title\": ..., \"text\": \"...\" or [\"piece\", ...]}\n" +
 				"  any other file   plain UTF-8 text; title = the file name without extension;\n" +
 				"                   paragraphs (separated by blank lines) are its pieces\n" +
-				"Documents with the same title are merged; repeated pieces are dropped. Pieces are\n" +
-				"packed into passages of at most --max-tokens RoBERTa tokens, split at word boundaries\n" +
-				"when a piece is longer. Without --tokenizer, passages hold at most 3/4 as many words\n" +
-				"(192 for 256 tokens: RoBERTa averages 1.3 tokens per English word), an approximation." +
+				"Documents with the same title are merged; repeated pieces are dropped. Passages of at\n" +
+				"most --max-tokens RoBERTa tokens are filled with whole sentences; only a sentence longer\n" +
+				"than a passage is cut, at word boundaries. Without --tokenizer, passages hold at most\n" +
+				"3/4 as many words (192 for 256 tokens: RoBERTa averages 1.3 tokens per English word),\n" +
+				"an approximation." +
 				examples(
 					"# A knowledge base of text files, passages sized by RoBERTa's tokenizer.",
 					"fr kb build --tokenizer tokenizer.json -o kb.db articles/",

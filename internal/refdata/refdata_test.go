@@ -2,6 +2,7 @@ package refdata
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,5 +49,32 @@ func TestMissingData(t *testing.T) {
 	t.Setenv(RequireEnv, "1")
 	if r := call("factreasoner", "nothing.json"); r.fatal == "" || r.skip != "" || !strings.Contains(r.fatal, RequireEnv) {
 		t.Errorf("with %s: skip %q, fatal %q; want a failure", RequireEnv, r.skip, r.fatal)
+	}
+}
+
+// TestShippedData: without the override, the data is the copy in
+// testdata/refdata, and every source there carries its licence.
+func TestShippedData(t *testing.T) {
+	t.Setenv(Env, "")
+	root := Root()
+	if filepath.Base(root) != "refdata" || filepath.Base(filepath.Dir(root)) != "testdata" {
+		t.Fatalf("Root() = %q, want the module's testdata/refdata", root)
+	}
+	for _, f := range [][]string{
+		{"README.md"},
+		{"factreasoner", "LICENSE"},
+		{"factreasoner", "flaherty_wikipedia.json"},
+		{"factreasoner", "flaherty_fr2_golden.json"},
+		{"factscore-labeled", "LICENSE"},
+		{"factscore-labeled", "ChatGPT.jsonl"},
+		{"merlin-vectors", "README.md"},
+		{"merlin-vectors", "fr3", "fr3_20x40.exact.MAR"},
+		{"tokenizers", "LICENSE"},
+		{"tokenizers", "NOTICE"},
+		{"tokenizers", "roberta-base", "tokenizer.json"},
+	} {
+		if r := call(f...); r.skip != "" || r.fatal != "" {
+			t.Errorf("%s: %s%s", filepath.Join(f...), r.skip, r.fatal)
+		}
 	}
 }
