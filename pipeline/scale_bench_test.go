@@ -14,6 +14,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/recgen"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
@@ -208,5 +209,46 @@ func BenchmarkScaleRound(b *testing.B) {
 				b.ReportMetric(float64(a.Asked), "pairs")
 			})
 		}
+	}
+}
+
+// BenchmarkScaleJobsFlaherty: records per second over Flaherty-sized
+// generated records (internal/recgen: 26 atoms, 53 contexts, stated
+// relations), FR3 with the stated relations (fr score --nli given) and
+// the progress on, as fr score runs: where the tool's own cost per record
+// (reading, decoding, building, solving, encoding, writing) is all there
+// is, 200 records.
+func BenchmarkScaleJobsFlaherty(b *testing.B) {
+	input := filepath.Join(b.TempDir(), "in.jsonl")
+	f, err := os.Create(input)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := recgen.Write(f, recgen.Flaherty, 1, 0, 200); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	p, err := Open(context.Background(), Options{Solver: inference.Auto{}, NLI: NLIOptions{Backend: "given"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	for _, jobs := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			var st ScoreStats
+			start, cpu := time.Now(), cpuTime()
+			for b.Loop() {
+				var err error
+				o := FileOptions{Jobs: jobs, Progress: func(Progress) {}}
+				if st, err = p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+			b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(st.Scored*b.N), "cpu-ms/record")
+		})
 	}
 }
