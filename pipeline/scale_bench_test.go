@@ -17,6 +17,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/recgen"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // The throughput benchmarks of issue 12 (BENCHMARKS.md, "Throughput"):
@@ -250,5 +252,72 @@ func BenchmarkScaleJobsFlaherty(b *testing.B) {
 			b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
 			b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(st.Scored*b.N), "cpu-ms/record")
 		})
+	}
+}
+
+// BenchmarkScaleJobsRemote: the batches a model server sees when records
+// are scored in parallel, and records per second, against the loopback
+// fake Triton server (nli/remotenli/remotenlitest) running tiny-roberta
+// (a 64-token window), 4 requests in flight, batches of 16. 24 generated
+// records (passages of 100 characters, no relations; FR2, every pair) of
+// two shapes: small (3 atoms, 4 contexts of which 3 distinct: 9 pairs,
+// about 20 sequences) and medium (6 atoms, 8 contexts of which 5
+// distinct: 30 pairs, about 60 sequences). Reported: seqs/batch, the
+// mean sequences of a request the server ran, and full-batches, the share
+// of requests of 16.
+func BenchmarkScaleJobsRemote(b *testing.B) {
+	dir := filepath.Join("..", "testdata", "nli", "tiny-roberta")
+	srv := remotenlitest.Start(b, dir, "nli")
+	shapes := []struct {
+		name  string
+		shape recgen.Shape
+	}{
+		{"small", recgen.Shape{Atoms: 3, Contexts: 4, Distinct: 3, Passage: 100}},
+		{"medium", recgen.Shape{Atoms: 6, Contexts: 8, Distinct: 5, Passage: 100}},
+	}
+	for _, sh := range shapes {
+		input := filepath.Join(b.TempDir(), "in.jsonl")
+		f, err := os.Create(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := recgen.Write(f, sh.shape, 1, 0, 24); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		for _, linger := range []time.Duration{-1, remotenli.DefaultLinger, 20 * time.Millisecond} {
+			for _, jobs := range []int{1, 2, 4, 8} {
+				b.Run(fmt.Sprintf("%s/linger=%v/jobs=%d", sh.name, max(linger, 0), jobs), func(b *testing.B) {
+					o := Options{Solver: inference.Auto{}, PairsPerAtom: AllPairs, NLI: NLIOptions{Backend: "remote", Model: dir,
+						Remote: remotenli.Options{Protocol: remotenli.KServe, Endpoint: srv.URL, Model: srv.Name, BatchSize: 16, Concurrency: 4, Linger: linger}}}
+					p, err := Open(context.Background(), o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					before := len(srv.Batches())
+					start := time.Now()
+					var st ScoreStats
+					for b.Loop() {
+						if st, err = p.ScoreFile(context.Background(), input, graph.FR2, io.Discard, nil, FileOptions{Jobs: jobs}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+					sizes := srv.Batches()[before:]
+					seqs, full := 0, 0
+					for _, n := range sizes {
+						seqs += n
+						if n == 16 {
+							full++
+						}
+					}
+					b.ReportMetric(float64(seqs)/float64(len(sizes)), "seqs/batch")
+					b.ReportMetric(float64(full)/float64(len(sizes)), "full-batches")
+				})
+			}
+		}
 	}
 }

@@ -31,6 +31,9 @@ type Shape struct {
 	Distinct int // distinct context texts among them (the others repeat one, as search results do)
 	// Relations, when set, gives each record stated relations.
 	Relations bool
+	// Passage, when > 0, is the length (characters) of every passage,
+	// instead of the Flaherty record's lengths.
+	Passage int
 }
 
 // Flaherty is the shape of the Flaherty biography (26 atoms, 53 contexts,
@@ -44,7 +47,7 @@ var passageLengths = []int{973, 4000, 1587, 4000, 457, 1823, 4000, 4000, 1402, 2
 // Record returns record number index (from 0) of a file generated with
 // seed.
 func Record(s Shape, seed uint64, index int) (*instance.Instance, error) {
-	if s.Atoms < 1 || s.Contexts < 1 || s.Distinct < 1 || s.Distinct > s.Contexts || s.Atoms > 1e5 || s.Contexts > 1e5 {
+	if s.Atoms < 1 || s.Contexts < 1 || s.Distinct < 1 || s.Distinct > s.Contexts || s.Atoms > 1e5 || s.Contexts > 1e5 || s.Passage > 1e6 {
 		return nil, fmt.Errorf("recgen: %d atoms, %d contexts, %d distinct: want at least one of each, at most 100,000, and no more distinct texts than contexts", s.Atoms, s.Contexts, s.Distinct)
 	}
 	g := &gen{r: rand.New(rand.NewPCG(seed, uint64(index)))}
@@ -52,7 +55,11 @@ func Record(s Shape, seed uint64, index int) (*instance.Instance, error) {
 	name := g.words[g.r.IntN(len(g.words))] + " " + g.words[g.r.IntN(len(g.words))]
 	texts := make([]string, s.Distinct)
 	for i := range texts {
-		texts[i] = g.passage(name, passageLengths[(index+i)%len(passageLengths)])
+		length := s.Passage
+		if length <= 0 {
+			length = passageLengths[(index+i)%len(passageLengths)]
+		}
+		texts[i] = g.passage(name, length)
 	}
 	in := &instance.Instance{
 		Input: fmt.Sprintf("Question: Tell me a bio of %s.", name),

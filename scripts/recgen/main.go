@@ -24,6 +24,7 @@ func main() {
 	flag.IntVar(&s.Contexts, "contexts", s.Contexts, "contexts per record")
 	flag.IntVar(&s.Distinct, "distinct", s.Distinct, "distinct context texts per record")
 	flag.BoolVar(&s.Relations, "relations", s.Relations, "state NLI relations in each record (for --nli given)")
+	flag.IntVar(&s.Passage, "passage", 0, "characters of every passage (default: the Flaherty record's lengths, 457 to 4,000)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
