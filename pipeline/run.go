@@ -45,17 +45,18 @@ type FileOptions struct {
 	Timings bool
 	// Jobs is the most records scored at once (1 when zero; AutoJobs is
 	// the measured choice). Records are still written in input order, and
-	// the output is byte for byte that of one at a time; at most Jobs
-	// records are held in memory. The pipeline's parts must be safe for
-	// concurrent use, as Open's are.
+	// the output is byte for byte that of one at a time; at most 2×Jobs
+	// records are held in memory (those being scored, and those done that
+	// wait for an earlier one to be written). The pipeline's parts must be
+	// safe for concurrent use, as Open's are.
 	Jobs int
 	// Shard, when Count > 1, scores only the records of one shard (see
 	// Shard).
 	Shard Shard
 }
 
-// MaxJobs bounds Jobs: the records in flight are held in memory, and
-// their queue is allocated up front.
+// MaxJobs bounds Jobs: the records in flight (up to 2×Jobs) are held in
+// memory, and their queue is allocated up front.
 const MaxJobs = 4096
 
 // AutoJobs is how many records to score at once when the user does not
@@ -376,12 +377,12 @@ type records struct {
 }
 
 // forEach runs work on every record of input that sel selects, up to jobs
-// at a time, and gives each result to emit in input order. The calling
+// at a time, and gives each result to emit in input order. The reading
 // goroutine only splits the input into records (instance.Raw); each
-// record is decoded, and worked on, on a goroutine of its own, so that a
-// run of cheap records is not held to the speed of one core decoding
-// them. At most jobs records are between the input and emit, so memory
-// does not grow with the file.
+// record is decoded, and worked on, by one of jobs workers, so that a run
+// of cheap records is not held to the speed of one core decoding them. At
+// most 2×jobs records are between the input and emit, so memory does not
+// grow with the file.
 //
 // Records in sel's done are not decoded (OpenOutput has found them
 // records of this run). The others are, those of other shards too, so that
@@ -414,11 +415,26 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	slots := make(chan struct{}, jobs) // one per record between the input and emit
-	queue := make(chan *job[T], jobs)  // in input order
+	// Records are worked on by jobs workers in input order, and twice as
+	// many are let in between the input and emit: a record that takes long
+	// holds up the writing of those after it, but not, until they are
+	// jobs more, the work on them.
+	window := 2 * jobs
+	slots := make(chan struct{}, window) // one per record between the input and emit
+	queue := make(chan *job[T], window)  // in input order, for emit
+	todo := make(chan *job[T], window)   // in input order, for the workers
+	for range jobs {
+		go func() {
+			for j := range todo {
+				j.run(ctx, sel, work)
+				close(j.done)
+			}
+		}()
+	}
 	var scanErr error
 	go func() {
 		defer close(queue)
+		defer close(todo)
 		add := func(j *job[T]) error {
 			select {
 			case slots <- struct{}{}:
@@ -426,11 +442,8 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 				return ctx.Err()
 			}
 			j.done = make(chan struct{})
-			go func() {
-				defer close(j.done)
-				j.run(ctx, sel, work)
-			}()
-			queue <- j // never blocks: it holds no more jobs than slots
+			todo <- j  // never blocks: it holds no more jobs than slots
+			queue <- j // nor does this
 			return nil
 		}
 		if rs.skip != nil {
@@ -476,6 +489,10 @@ type job[T any] struct {
 // works on it.
 func (j *job[T]) run(ctx context.Context, sel selection, work func(context.Context, *instance.Instance) (T, error)) {
 	if j.bad != nil {
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		j.err = err // the run has stopped: emit will not get this far
 		return
 	}
 	in, err := j.raw.Decode()

@@ -215,43 +215,50 @@ func BenchmarkScaleRound(b *testing.B) {
 }
 
 // BenchmarkScaleJobsFlaherty: records per second over Flaherty-sized
-// generated records (internal/recgen: 26 atoms, 53 contexts, stated
-// relations), FR3 with the stated relations (fr score --nli given) and
-// the progress on, as fr score runs: where the tool's own cost per record
+// generated records (internal/recgen: 26 atoms, 53 contexts), FR3, with
+// the progress on, as fr score runs: given, 200 records with their stated
+// relations (fr score --nli given), where the tool's own cost per record
 // (reading, decoding, building, solving, encoding, writing) is all there
-// is, 200 records.
+// is; lexical, 20 records scored by the lexical backend with the default
+// pruning.
 func BenchmarkScaleJobsFlaherty(b *testing.B) {
-	input := filepath.Join(b.TempDir(), "in.jsonl")
-	f, err := os.Create(input)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := recgen.Write(f, recgen.Flaherty, 1, 0, 200); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	p, err := Open(context.Background(), Options{Solver: inference.Auto{}, NLI: NLIOptions{Backend: "given"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { p.Close() })
-	for _, jobs := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
-			var st ScoreStats
-			start, cpu := time.Now(), cpuTime()
-			for b.Loop() {
-				var err error
-				o := FileOptions{Jobs: jobs, Progress: func(Progress) {}}
-				if st, err = p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o); err != nil {
-					b.Fatal(err)
+	for _, backend := range []string{"given", "lexical"} {
+		n, shape := 200, recgen.Flaherty
+		if backend == "lexical" {
+			n, shape.Relations = 20, false
+		}
+		input := filepath.Join(b.TempDir(), "in.jsonl")
+		f, err := os.Create(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := recgen.Write(f, shape, 1, 0, n); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		p, err := Open(context.Background(), Options{Solver: inference.Auto{}, NLI: NLIOptions{Backend: backend}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close() })
+		for _, jobs := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/jobs=%d", backend, jobs), func(b *testing.B) {
+				var st ScoreStats
+				start, cpu := time.Now(), cpuTime()
+				for b.Loop() {
+					var err error
+					o := FileOptions{Jobs: jobs, Progress: func(Progress) {}}
+					if st, err = p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			reportCPU(b, cpu)
-			b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
-			b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(st.Scored*b.N), "cpu-ms/record")
-		})
+				reportCPU(b, cpu)
+				b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+				b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(st.Scored*b.N), "cpu-ms/record")
+			})
+		}
 	}
 }
 
