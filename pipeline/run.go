@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,9 +47,10 @@ type FileOptions struct {
 	Timings bool
 	// Jobs is the most records scored at once (1 when zero; AutoJobs is
 	// the measured choice). Records are still written in input order, and
-	// the output is byte for byte that of one at a time; at most Jobs
-	// records are held in memory. The pipeline's parts must be safe for
-	// concurrent use, as Open's are.
+	// the output is byte for byte that of one at a time; at most 2×Jobs
+	// records are held in memory (those being scored, and those done that
+	// wait for an earlier one to be written). The pipeline's parts must be
+	// safe for concurrent use, as Open's are.
 	Jobs int
 	// Shard, when Count > 1, scores only the records of one shard (see
 	// Shard).
@@ -59,8 +61,8 @@ type FileOptions struct {
 	Scored func(score.Scores)
 }
 
-// MaxJobs bounds Jobs: the records in flight are held in memory, and
-// their queue is allocated up front.
+// MaxJobs bounds Jobs: the records in flight (up to 2×Jobs) are held in
+// memory, and their queue is allocated up front.
 const MaxJobs = 4096
 
 // AutoJobs is how many records to score at once when the user does not
@@ -131,6 +133,11 @@ type tracker struct {
 	p   Progress
 	fn  func(Progress)
 	off bool // the run is over: the counting pass reports nothing more
+	// lines is set when the count took every line for a record, without
+	// decoding it (countWork); invalid counts the records the run has
+	// found invalid, which such a count included.
+	lines   bool
+	invalid int
 }
 
 func newTracker(fn func(Progress)) *tracker {
@@ -198,17 +205,32 @@ func (t *tracker) hooks() *nliHooks {
 
 // count counts, beside the run, what it has to do (countWork), and
 // reports the totals.
-func (t *tracker) count(ctx context.Context, p *Pipeline, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) {
+func (t *tracker) count(ctx context.Context, p *Pipeline, input string, sel selection, versions []graph.Version, b *Baseline) {
 	if t == nil {
 		return
 	}
-	records, pairs, err := p.countWork(ctx, input, want, versions, b)
+	records, pairs, lines, err := p.countWork(ctx, input, sel, versions, b)
 	if err != nil {
 		return // the run reports what is wrong with the input
 	}
 	t.update(func(pr *Progress) {
 		if !pr.Counted {
+			t.lines = lines
+			if lines {
+				records -= t.invalid
+			}
 			pr.RecordsTotal, pr.PairsTotal, pr.Counted = records, pr.PairsTotal+pairs, true
+		}
+	})
+}
+
+// invalidRecord notes a record of the run's that its decoding found
+// invalid: it is not among the records to do.
+func (t *tracker) invalidRecord() {
+	t.update(func(pr *Progress) {
+		t.invalid++
+		if pr.Counted && t.lines {
+			pr.RecordsTotal--
 		}
 	})
 }
@@ -218,20 +240,32 @@ func (t *tracker) done() {
 	t.update(func(p *Progress) { p.RecordsTotal, p.PairsTotal, p.Counted = p.Records, p.Pairs, true })
 }
 
-// countWork counts the valid records of input that want selects and the
+// countWork counts the valid records of input that sel selects and the
 // NLI pairs that those whose atoms and contexts the input gives will put
 // to the classifier (the others' pairs are known only once they are
-// atomized or retrieved for).
-func (p *Pipeline) countWork(ctx context.Context, input string, want func(*instance.Instance) bool, versions []graph.Version, b *Baseline) (records, pairs int, err error) {
-	err = instance.Scan(input, func(*instance.Error) {}, func(in *instance.Instance) error {
+// atomized or retrieved for). When the pipeline puts no pair to a
+// classifier (given relations, or none), the records are not decoded:
+// each line of jsonl counts (lines), and an invalid one leaves the count
+// when the run comes to it (tracker.invalidRecord).
+func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, versions []graph.Version, b *Baseline) (records, pairs int, lines bool, err error) {
+	lines = p.Classifier == nil || p.Given == GivenAlways
+	err = instance.ScanRaw(input, func(*instance.Error) {}, func(raw instance.Raw) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !want(in) {
+		if !sel.scores(raw.Line) {
 			return nil
 		}
+		if lines {
+			records++
+			return nil
+		}
+		in, err := raw.Decode()
+		if err != nil {
+			return nil // invalid: the run reports it
+		}
 		records++
-		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) && p.Classifier != nil {
+		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) {
 			in, _ := in.WithoutEmptyContexts()
 			if premises, ok := p.premisesAhead(in); ok {
 				if _, all, err := p.plan(premises, versions, b, false); err == nil { // else the run reports it
@@ -241,7 +275,7 @@ func (p *Pipeline) countWork(ctx context.Context, input string, want func(*insta
 		}
 		return nil
 	})
-	return records, pairs, err
+	return records, pairs, lines, err
 }
 
 // ScoreStats count what a run over a file did.
@@ -273,46 +307,47 @@ func (p *Pipeline) dropped(file string, line int, ids []string, st *ScoreStats) 
 	}
 }
 
-// selector is the filter of a run's records: those of its shard that are
-// not done. It counts what it leaves out.
-func (o FileOptions) selector(done jsonl.Done, st *ScoreStats) func(*instance.Instance) bool {
-	return func(in *instance.Instance) bool {
-		if !o.Shard.Has(in.Line) {
-			if st != nil {
-				st.OtherShards++
-			}
-			return false
-		}
-		_, ok := done[in.Line]
-		return !ok
-	}
+// selection is what a run over a file scores: the records of its shard
+// that are not done.
+type selection struct {
+	shard Shard
+	done  jsonl.Done
+}
+
+// scores reports whether the run scores the record at an input line.
+func (s selection) scores(line int) bool {
+	_, done := s.done[line]
+	return s.shard.Has(line) && !done
 }
 
 // ScoreFile scores every valid record of the input file with version v
 // (those of one shard, with o.Shard) and writes one output line per record
-// to w, in input order. Records whose input line is in done (OpenOutput's
-// answer for a resumed output) are skipped.
+// to w, in input order, each with a single call to w.Write. Records whose
+// input line is in done (OpenOutput's answer for a resumed output) are
+// skipped.
 func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version, w io.Writer, done jsonl.Done, o FileOptions) (ScoreStats, error) {
-	out := jsonl.NewWriter(w)
 	st := ScoreStats{Done: len(done)}
+	sel := selection{shard: o.Shard, done: done}
 	tr := newTracker(o.Progress)
 	ctx, cancel := context.WithCancel(tr.withPages(ctx))
 	defer cancel()
 	var counting sync.WaitGroup
 	if tr != nil {
-		counting.Go(func() { tr.count(ctx, p, input, o.selector(done, nil), []graph.Version{v}, nil) })
+		counting.Go(func() { tr.count(ctx, p, input, sel, []graph.Version{v}, nil) })
 	}
 	defer func() { tr.stop(); cancel(); counting.Wait() }()
 	hooks := tr.hooks()
 	skip := o.skip(&st.Invalid)
-	// A record's own failure travels with its result, so that emit, which
-	// takes the results one at a time in input order, decides what it
-	// means for the run.
+	// A record is scored and its output line encoded by a worker; emit,
+	// which takes the results one at a time in input order, only writes
+	// the line. A record's own failure travels with its result, so that
+	// emit decides what it means for the run.
 	type scored struct {
-		rec    Record
-		scores score.Scores
-		empty  []string
-		err    error
+		line                      []byte
+		pairs, own, other, pruned int
+		scores                    score.Scores
+		empty                     []string
+		err                       error
 	}
 	run := p.RunIdentity() // the same on every line
 	work := func(ctx context.Context, in *instance.Instance) (scored, error) {
@@ -330,101 +365,137 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			secs := time.Since(start).Seconds()
 			rec.ElapsedTime = &secs
 		}
-		return scored{rec: rec, scores: as[0].Scores, empty: as[0].EmptyContexts}, nil
+		var buf bytes.Buffer
+		if err := jsonl.NewWriter(&buf).Write(rec); err != nil {
+			return scored{}, fmt.Errorf("writing output: %w", err)
+		}
+		return scored{line: buf.Bytes(), pairs: rec.NLIPairs, own: rec.NLIPairsOwn, other: rec.NLIPairsOther, pruned: rec.NLIPairsPruned,
+			scores: as[0].Scores, empty: as[0].EmptyContexts}, nil
 	}
 	emit := func(in *instance.Instance, r scored) error {
 		if r.err != nil {
 			return o.fail(input, in.Line, r.err, &st, skip)
 		}
 		p.dropped(input, in.Line, r.empty, &st)
-		rec := r.rec
-		if err := out.Write(rec); err != nil {
+		if _, err := w.Write(r.line); err != nil {
 			return fmt.Errorf("writing output: %w", err)
 		}
 		st.Scored++
 		if o.Scored != nil {
 			o.Scored(r.scores)
 		}
-		st.Pairs += rec.NLIPairs
-		st.Own += rec.NLIPairsOwn
-		st.Other += rec.NLIPairsOther
-		st.Pruned += rec.NLIPairsPruned
+		st.Pairs += r.pairs
+		st.Own += r.own
+		st.Other += r.other
+		st.Pruned += r.pruned
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
 		return nil
 	}
-	err := forEach(ctx, input, skip, o.Jobs, o.selector(done, &st), work, emit)
+	err := forEach(ctx, input, o.Jobs, sel, records{skip: skip, tracker: tr, otherShards: &st.OtherShards}, work, emit)
 	if err == nil {
 		tr.done()
 	}
 	return st, err
 }
 
-// forEach runs work on every record of input that want selects, up to
-// jobs at a time, and gives each result to emit in input order. It stops
-// at the first error, of the input, of work or of emit, once every record
-// before the one that failed has been emitted, so that a run stopped by an
-// error has written what one at a time would have. At most jobs records
-// are between the input and emit.
-func forEach[T any](ctx context.Context, input string, skip func(*instance.Error), jobs int, want func(*instance.Instance) bool,
+// records says what forEach does with the records that are not scored:
+// skip is the run's callback for invalid records (nil: one stops the
+// run), tracker learns of them; the valid records of other shards are
+// counted in otherShards.
+type records struct {
+	skip        func(*instance.Error)
+	tracker     *tracker
+	otherShards *int
+}
+
+// forEach runs work on every record of input that sel selects, up to jobs
+// at a time, and gives each result to emit in input order. The reading
+// goroutine only splits the input into records (instance.Raw); each
+// record is decoded, and worked on, by one of jobs workers, so that a run
+// of cheap records is not held to the speed of one core decoding them. At
+// most 2×jobs records are between the input and emit, so memory does not
+// grow with the file.
+//
+// Records in sel's done are not decoded (OpenOutput has found them
+// records of this run). The others are, those of other shards too, so that
+// an invalid record is reported, or stops the run, wherever it is, in
+// input order. forEach stops at the first error, of the input, of work or
+// of emit, once every record before the one that failed has been
+// emitted, so that a run stopped by an error has written what one at a
+// time would have.
+func forEach[T any](ctx context.Context, input string, jobs int, sel selection, rs records,
 	work func(context.Context, *instance.Instance) (T, error), emit func(*instance.Instance, T) error) error {
 	if jobs > MaxJobs {
 		return fmt.Errorf("%d records at once (Jobs): at most %d", jobs, MaxJobs)
 	}
+	// A record the reader cannot even split off (a line over the limit)
+	// is a job that is bad from the start, in order with the others
+	// (without rs.skip it stops the scan).
+	var skip func(*instance.Error)
 	if jobs <= 1 {
-		return instance.Scan(input, skip, func(in *instance.Instance) error {
-			if !want(in) {
+		if rs.skip != nil {
+			skip = func(e *instance.Error) { (&job[T]{bad: e}).finish(sel, rs, emit) } // skips it: never an error
+		}
+		return instance.ScanRaw(input, skip, func(raw instance.Raw) error {
+			if _, ok := sel.done[raw.Line]; ok {
 				return nil
 			}
-			r, err := work(ctx, in)
-			if err != nil {
-				return err
-			}
-			return emit(in, r)
+			j := &job[T]{raw: raw}
+			j.run(ctx, sel, work)
+			return j.finish(sel, rs, emit)
 		})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type job struct {
-		in   *instance.Instance
-		res  T
-		err  error
-		done chan struct{}
+	// Records are worked on by jobs workers in input order, and twice as
+	// many are let in between the input and emit: a record that takes long
+	// holds up the writing of those after it, but not, until they are
+	// jobs more, the work on them.
+	window := 2 * jobs
+	slots := make(chan struct{}, window) // one per record between the input and emit
+	queue := make(chan *job[T], window)  // in input order, for emit
+	todo := make(chan *job[T], window)   // in input order, for the workers
+	for range jobs {
+		go func() {
+			for j := range todo {
+				j.run(ctx, sel, work)
+				close(j.done)
+			}
+		}()
 	}
-	slots := make(chan struct{}, jobs) // one per record between the input and emit
-	queue := make(chan *job, jobs)     // in input order
 	var scanErr error
 	go func() {
 		defer close(queue)
-		scanErr = instance.Scan(input, skip, func(in *instance.Instance) error {
-			if err := ctx.Err(); err != nil {
-				return err // the run has stopped
-			}
-			if !want(in) {
-				return nil
-			}
+		defer close(todo)
+		add := func(j *job[T]) error {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			j := &job{in: in, done: make(chan struct{})}
-			go func() {
-				defer close(j.done)
-				j.res, j.err = work(ctx, in)
-			}()
-			queue <- j // never blocks: it holds no more jobs than slots
+			j.done = make(chan struct{})
+			todo <- j  // never blocks: it holds no more jobs than slots
+			queue <- j // nor does this
 			return nil
+		}
+		if rs.skip != nil {
+			skip = func(e *instance.Error) { add(&job[T]{bad: e}) } // an error only when the run has stopped: the next record sees it
+		}
+		scanErr = instance.ScanRaw(input, skip, func(raw instance.Raw) error {
+			if err := ctx.Err(); err != nil {
+				return err // the run has stopped
+			}
+			if _, ok := sel.done[raw.Line]; ok {
+				return nil
+			}
+			return add(&job[T]{raw: raw})
 		})
 	}()
 	var err error
 	for j := range queue {
 		<-j.done
 		if err == nil {
-			err = j.err
-			if err == nil {
-				err = emit(j.in, j.res)
-			}
-			if err != nil {
+			if err = j.finish(sel, rs, emit); err != nil {
 				cancel() // the records after it are not written: stop them
 			}
 		}
@@ -434,6 +505,63 @@ func forEach[T any](ctx context.Context, input string, skip func(*instance.Error
 		return err
 	}
 	return scanErr
+}
+
+// job is a record between the input and emit.
+type job[T any] struct {
+	raw  instance.Raw
+	in   *instance.Instance // decoded; nil for an invalid record
+	bad  *instance.Error    // why the record is invalid
+	res  T
+	err  error         // work's
+	done chan struct{} // closed when run has returned
+}
+
+// run decodes the record and, when it is valid and of the run's shard,
+// works on it.
+func (j *job[T]) run(ctx context.Context, sel selection, work func(context.Context, *instance.Instance) (T, error)) {
+	if j.bad != nil {
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		j.err = err // the run has stopped: emit will not get this far
+		return
+	}
+	in, err := j.raw.Decode()
+	if err != nil {
+		if !errors.As(err, &j.bad) {
+			j.err = err
+		}
+		return
+	}
+	j.in = in
+	if sel.shard.Has(in.Line) {
+		j.res, j.err = work(ctx, in)
+	}
+}
+
+// finish does what the record means for the run, in input order: an
+// invalid record is skipped (reported, and counted when it is of the
+// shard) or stops the run; a record of another shard is counted; the
+// result of a record of the shard goes to emit.
+func (j *job[T]) finish(sel selection, rs records, emit func(*instance.Instance, T) error) error {
+	switch {
+	case j.bad != nil:
+		if rs.skip == nil {
+			return j.bad
+		}
+		if j.raw.Line > 0 && sel.shard.Has(j.raw.Line) {
+			rs.tracker.invalidRecord() // a record the count of lines took for one
+		}
+		rs.skip(j.bad)
+		return nil
+	case j.err != nil:
+		return j.err
+	case !sel.shard.Has(j.in.Line):
+		*rs.otherShards++
+		return nil
+	}
+	return emit(j.in, j.res)
 }
 
 // skip is the Scan callback of the options: nil (stop at an invalid
@@ -586,7 +714,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	defer cancel()
 	var counting sync.WaitGroup
 	if tr != nil {
-		counting.Go(func() { tr.count(ctx, p, input, o.selector(nil, nil), versions, b) })
+		counting.Go(func() { tr.count(ctx, p, input, selection{shard: o.Shard}, versions, b) })
 	}
 	defer func() { tr.stop(); cancel(); counting.Wait() }()
 	hooks := tr.hooks()
@@ -618,7 +746,8 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
 		return nil
 	}
-	if err := forEach(ctx, input, skip, o.Jobs, o.selector(nil, &st), work, emit); err != nil {
+	rs := records{skip: skip, tracker: tr, otherShards: &st.OtherShards}
+	if err := forEach(ctx, input, o.Jobs, selection{shard: o.Shard}, rs, work, emit); err != nil {
 		return nil, st, err
 	}
 	tr.done()

@@ -18,6 +18,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -144,8 +145,8 @@ func TestScoreFileJobs(t *testing.T) {
 			// The counting pass beside the run (which may end after it)
 			// counts what the run did.
 			p := testPipeline(hashClassifier{})
-			records, pairs, err := p.countWork(context.Background(), input, FileOptions{}.selector(nil, nil), []graph.Version{v}, nil)
-			if err != nil || records != 40 || pairs != st.Pairs {
+			records, pairs, lines, err := p.countWork(context.Background(), input, selection{}, []graph.Version{v}, nil)
+			if err != nil || records != 40 || pairs != st.Pairs || lines {
 				t.Errorf("%s: counted %d records and %d pairs (%v), the run did %d and %d", v, records, pairs, err, st.Scored, st.Pairs)
 			}
 		}
@@ -325,5 +326,119 @@ func TestAutoJobs(t *testing.T) {
 		if got := tc.p.AutoJobs(); got != tc.want {
 			t.Errorf("%s: AutoJobs %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// withInvalid rewrites lines of a jsonl file (1-based) with invalid
+// records.
+func withInvalid(t *testing.T, path string, bad map[int]string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for n, s := range bad {
+		lines[n-1] = s + "\n"
+	}
+	out := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestScoreFileInvalidJobs: invalid records, decoded by the workers when
+// several records are in flight, are reported in input order, the same
+// reports as one at a time, and the output is the same; those of other
+// shards are not reported but, without Invalid, stop the run as they
+// always have, after every record before them is written.
+func TestScoreFileInvalidJobs(t *testing.T) {
+	bad := map[int]string{
+		3:  `{"input": "q", "output": "r", "atoms": [{"id": "a0", "text": "t"}], "contexts": [{"id": "c0", "text": "x"}], "relations": [{"source": "c0", "target": "a0", "type": "maybe", "probability": 0.5}]}`,
+		7:  `{not json`,
+		8:  `[1, 2]`,
+		13: `{"input": "q", "output": "r", "atoms": [{"id": "a0", "text": "t"}, {"id": "a0", "text": "u"}]}`,
+	}
+	input := withInvalid(t, writeRecords(t, 20), bad)
+	for _, shard := range []Shard{{}, {1, 3}} {
+		var want []byte
+		var wantInvalid []string
+		var wantStats ScoreStats
+		for _, jobs := range []int{1, 2, 5} {
+			var out bytes.Buffer
+			var invalid []string
+			o := FileOptions{Jobs: jobs, Shard: shard, Invalid: func(e *instance.Error) { invalid = append(invalid, e.Error()) }}
+			st, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, &out, nil, o)
+			if err != nil {
+				t.Fatalf("shard %s, --jobs %d: %v", shard, jobs, err)
+			}
+			if jobs == 1 {
+				want, wantInvalid, wantStats = out.Bytes(), invalid, st
+				inShard := 0
+				for line := range bad {
+					if shard.Has(line) {
+						inShard++
+					}
+				}
+				if st.Invalid != inShard || len(invalid) != inShard || st.Scored+st.OtherShards != 20-len(bad) {
+					t.Fatalf("shard %s: stats %+v, reports %q; want %d invalid of the shard and %d valid records in all", shard, st, invalid, inShard, 20-len(bad))
+				}
+				continue
+			}
+			if !bytes.Equal(out.Bytes(), want) || st != wantStats || fmt.Sprint(invalid) != fmt.Sprint(wantInvalid) {
+				t.Errorf("shard %s, --jobs %d: stats %+v, reports %q; --jobs 1 %+v, %q (output the same: %v)", shard, jobs, st, invalid, wantStats, wantInvalid, bytes.Equal(out.Bytes(), want))
+			}
+		}
+		// Without Invalid the first invalid record stops the run (line 3,
+		// in shard 0/3, stops shard 1/3 too).
+		for _, jobs := range []int{1, 4} {
+			var out bytes.Buffer
+			st, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Jobs: jobs, Shard: shard})
+			var ie *instance.Error
+			if !errors.As(err, &ie) || ie.Line != 3 || ie.Field != "relations[0].type" {
+				t.Fatalf("shard %s, --jobs %d: error %v; want line 3's relations[0].type", shard, jobs, err)
+			}
+			before := 0 // lines 1 and 2 in the shard
+			for _, line := range []int{1, 2} {
+				if shard.Has(line) {
+					before++
+				}
+			}
+			if st.Scored != before || bytes.Count(out.Bytes(), []byte("\n")) != before {
+				t.Errorf("shard %s, --jobs %d: %d records written (%d lines), want those of lines 1 and 2 in the shard", shard, jobs, st.Scored, bytes.Count(out.Bytes(), []byte("\n")))
+			}
+		}
+	}
+}
+
+// TestCountLines: with given relations the count beside the run does not
+// decode the records: it takes each line of the run's for one, and the
+// invalid ones leave the total as the run finds them, whether before or
+// after the count is done.
+func TestCountLines(t *testing.T) {
+	input := withInvalid(t, writeRecords(t, 10), map[int]string{4: `{not json`, 9: `{"input": 1}`})
+	p := &Pipeline{Graph: graph.DefaultOptions(), Solver: inference.Auto{}, Given: GivenAlways}
+	sel := selection{shard: Shard{0, 2}, done: jsonl.Done{2: {}}}
+	records, pairs, lines, err := p.countWork(context.Background(), input, sel, []graph.Version{graph.FR2}, nil)
+	if err != nil || records != 4 || pairs != 0 || !lines { // lines 4, 6, 8 and 10
+		t.Fatalf("counted %d records, %d pairs, lines %v (%v); want the 4 lines 4, 6, 8, 10", records, pairs, lines, err)
+	}
+	var last Progress
+	tr := newTracker(func(p Progress) { last = p })
+	tr.invalidRecord() // line 4, before the count is done
+	tr.count(context.Background(), p, input, sel, []graph.Version{graph.FR2}, nil)
+	if !last.Counted || last.RecordsTotal != 3 {
+		t.Errorf("after the count: %+v, want 3 records to do", last)
+	}
+	tr.invalidRecord() // another, after it
+	if last.RecordsTotal != 2 {
+		t.Errorf("after a second invalid record: %+v, want 2 records to do", last)
+	}
+	// A run that decodes to count (it asks a classifier) counts valid
+	// records only.
+	p = testPipeline(hashClassifier{})
+	if records, _, lines, err = p.countWork(context.Background(), input, sel, []graph.Version{graph.FR2}, nil); err != nil || records != 3 || lines {
+		t.Errorf("decoding: counted %d records, lines %v (%v); want 3", records, lines, err)
 	}
 }

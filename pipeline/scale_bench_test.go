@@ -14,8 +14,11 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/recgen"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
 )
 
 // The throughput benchmarks of issue 12 (BENCHMARKS.md, "Throughput"):
@@ -207,6 +210,121 @@ func BenchmarkScaleRound(b *testing.B) {
 				reportCPU(b, cpu)
 				b.ReportMetric(float64(a.Asked), "pairs")
 			})
+		}
+	}
+}
+
+// BenchmarkScaleJobsFlaherty: records per second over Flaherty-sized
+// generated records (internal/recgen: 26 atoms, 53 contexts), FR3, with
+// the progress on, as fr score runs: given, 200 records with their stated
+// relations (fr score --nli given), where the tool's own cost per record
+// (reading, decoding, building, solving, encoding, writing) is all there
+// is; lexical, 20 records scored by the lexical backend with the default
+// pruning.
+func BenchmarkScaleJobsFlaherty(b *testing.B) {
+	for _, backend := range []string{"given", "lexical"} {
+		n, shape := 200, recgen.Flaherty
+		if backend == "lexical" {
+			n, shape.Relations = 20, false
+		}
+		input := filepath.Join(b.TempDir(), "in.jsonl")
+		f, err := os.Create(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := recgen.Write(f, shape, 1, 0, n); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		p, err := Open(context.Background(), Options{Solver: inference.Auto{}, NLI: NLIOptions{Backend: backend}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close() })
+		for _, jobs := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/jobs=%d", backend, jobs), func(b *testing.B) {
+				var st ScoreStats
+				start, cpu := time.Now(), cpuTime()
+				for b.Loop() {
+					var err error
+					o := FileOptions{Jobs: jobs, Progress: func(Progress) {}}
+					if st, err = p.ScoreFile(context.Background(), input, graph.FR3, io.Discard, nil, o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu)
+				b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+				b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(st.Scored*b.N), "cpu-ms/record")
+			})
+		}
+	}
+}
+
+// BenchmarkScaleJobsRemote: the batches a model server sees when records
+// are scored in parallel, and records per second, against the loopback
+// fake Triton server (nli/remotenli/remotenlitest) running tiny-roberta
+// (a 64-token window), 4 requests in flight, batches of 16. 24 generated
+// records (passages of 100 characters, no relations; FR2, every pair) of
+// two shapes: small (3 atoms, 4 contexts of which 3 distinct: 9 pairs,
+// about 20 sequences) and medium (6 atoms, 8 contexts of which 5
+// distinct: 30 pairs, about 60 sequences). Reported: seqs/batch, the
+// mean sequences of a request the server ran, and full-batches, the share
+// of requests of 16.
+func BenchmarkScaleJobsRemote(b *testing.B) {
+	dir := filepath.Join("..", "testdata", "nli", "tiny-roberta")
+	srv := remotenlitest.Start(b, dir, "nli")
+	shapes := []struct {
+		name  string
+		shape recgen.Shape
+	}{
+		{"small", recgen.Shape{Atoms: 3, Contexts: 4, Distinct: 3, Passage: 100}},
+		{"medium", recgen.Shape{Atoms: 6, Contexts: 8, Distinct: 5, Passage: 100}},
+	}
+	for _, sh := range shapes {
+		input := filepath.Join(b.TempDir(), "in.jsonl")
+		f, err := os.Create(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := recgen.Write(f, sh.shape, 1, 0, 24); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		for _, linger := range []time.Duration{-1, remotenli.DefaultLinger, 20 * time.Millisecond} {
+			for _, jobs := range []int{1, 2, 4, 8} {
+				b.Run(fmt.Sprintf("%s/linger=%v/jobs=%d", sh.name, max(linger, 0), jobs), func(b *testing.B) {
+					o := Options{Solver: inference.Auto{}, PairsPerAtom: AllPairs, NLI: NLIOptions{Backend: "remote", Model: dir,
+						Remote: remotenli.Options{Protocol: remotenli.KServe, Endpoint: srv.URL, Model: srv.Name, BatchSize: 16, Concurrency: 4, Linger: linger}}}
+					p, err := Open(context.Background(), o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					before := len(srv.Batches())
+					start := time.Now()
+					var st ScoreStats
+					for b.Loop() {
+						if st, err = p.ScoreFile(context.Background(), input, graph.FR2, io.Discard, nil, FileOptions{Jobs: jobs}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(st.Scored*b.N)/time.Since(start).Seconds(), "records/s")
+					sizes := srv.Batches()[before:]
+					seqs, full := 0, 0
+					for _, n := range sizes {
+						seqs += n
+						if n == 16 {
+							full++
+						}
+					}
+					b.ReportMetric(float64(seqs)/float64(len(sizes)), "seqs/batch")
+					b.ReportMetric(float64(full)/float64(len(sizes)), "full-batches")
+				})
+			}
 		}
 	}
 }

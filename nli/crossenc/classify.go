@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/hftokenizer"
-	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
@@ -187,8 +186,15 @@ type Options struct {
 	// BatchTokens is the most tokens per Run, padding included (default
 	// DefaultBatchTokens).
 	BatchTokens int
-	// Concurrency is the most Runs at once (default 1).
+	// Concurrency is the most Runs at once, of all Classify calls
+	// together (default 1).
 	Concurrency int
+	// Linger is how long a partial batch may wait for the sequences of
+	// other Classify calls made at once (the records a run scores in
+	// parallel), so that the model gets full batches; it waits only while
+	// calls are being made at once. Zero runs it as soon as a Run is free
+	// (sequences still share batches while every Run is busy).
+	Linger time.Duration
 }
 
 // Defaults of the batching options: on a CPU, a batch of long sequences
@@ -209,6 +215,7 @@ type Classifier struct {
 	batchSize   int
 	batchTokens int
 	concurrency int
+	pool        *pool
 	stats       statCounters
 }
 
@@ -229,6 +236,7 @@ func New(enc *Encoder, r Runner, o Options) *Classifier {
 	if c.concurrency <= 0 {
 		c.concurrency = 1
 	}
+	c.pool = newPool(c, o.Linger)
 	return c
 }
 
@@ -268,47 +276,20 @@ func batchEnd(width, lo, n, size, tokens int) int {
 }
 
 // Logits runs the model on sequences and returns each one's logits, in the
-// order of the classifier's outputs (see Labels), in the batches of
-// Batches, up to Concurrency of them at once.
+// order of the classifier's outputs (see Labels), in batches formed as
+// Batches forms them, up to Concurrency of them at once. The sequences of
+// calls made at once share batches (see Options.Linger), and Concurrency
+// bounds the batches of all calls together.
 func (c *Classifier) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, error) {
 	for i, s := range seqs {
 		if n := len(s.IDs); n > c.maxLen || n == 0 {
 			return nil, fmt.Errorf("sequence %d has %d tokens; the model takes 1 to %d", i, n, c.maxLen)
 		}
 	}
-	batches := c.Batches(seqs)
-	out := make([][3]float32, len(seqs))
-	run := func(ctx context.Context, batch []int) error {
-		b := make([]Sequence, len(batch))
-		for j, i := range batch {
-			b[j] = seqs[i]
-		}
-		start := time.Now()
-		logits, err := c.runner.Run(ctx, c.Batch(b))
-		c.stats.runNanos.Add(int64(time.Since(start)))
-		if err != nil {
-			return err
-		}
-		if len(logits) != 3*len(batch) {
-			return fmt.Errorf("the model gave %d logits for %d sequences; want 3 each", len(logits), len(batch))
-		}
-		for j, i := range batch {
-			copy(out[i][:], logits[3*j:3*j+3])
-		}
-		return nil
+	if len(seqs) == 0 {
+		return nil, nil
 	}
-	if c.concurrency == 1 || len(batches) == 1 {
-		for _, batch := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := run(ctx, batch); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	return out, parallel.Do(ctx, len(batches), c.concurrency, func(ctx context.Context, k int) error { return run(ctx, batches[k]) })
+	return c.pool.logits(ctx, seqs)
 }
 
 // Stats counts what the model was asked.
@@ -323,6 +304,8 @@ type Stats struct {
 	Retokenized int64
 	// Runtime is the time spent in the Runner (all goroutines).
 	Runtime time.Duration
+	// Batches counts the Runs: Sequences/Batches is the mean batch.
+	Batches int64
 }
 
 // Classify implements nli.Classifier.
@@ -430,7 +413,7 @@ func Softmax(z [3]float32) [3]float64 {
 // statCounters are updated atomically: Classify may run concurrently.
 type statCounters struct {
 	pairs, seqs, chunked, cut, maxChunks, retokenized atomic.Int64
-	runNanos                                          atomic.Int64
+	runNanos, batches                                 atomic.Int64
 }
 
 func (c *Classifier) count(e Encoded) {
@@ -458,5 +441,5 @@ func (c *Classifier) Stats() Stats {
 	s := &c.stats
 	return Stats{Pairs: s.pairs.Load(), Sequences: s.seqs.Load(), ChunkedPairs: s.chunked.Load(),
 		CutHypotheses: s.cut.Load(), MaxChunksOfPair: s.maxChunks.Load(), Retokenized: s.retokenized.Load(),
-		Runtime: time.Duration(s.runNanos.Load())}
+		Runtime: time.Duration(s.runNanos.Load()), Batches: s.batches.Load()}
 }

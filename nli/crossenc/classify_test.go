@@ -294,3 +294,201 @@ func TestTextsRetokenized(t *testing.T) {
 		t.Errorf("%d of %d chunks retokenized; want all but the first", e.Retokenized, len(e.Sequences))
 	}
 }
+
+// waitPending waits until n sequences wait in c's pool.
+func waitPending(c *Classifier, n int) {
+	for {
+		c.pool.mu.Lock()
+		got := len(c.pool.pending)
+		c.pool.mu.Unlock()
+		if got == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// batchSizes are the sizes of the batches r ran.
+func (r *fakeRunner) batchSizes() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var sizes []int
+	for _, b := range r.batches {
+		sizes = append(sizes, len(b))
+	}
+	return fmt.Sprint(sizes)
+}
+
+// Each two of testPairs (a short premise, then a long one) make 5
+// sequences: the long premise takes 4 chunks of tiny-roberta's window.
+
+// TestPoolSharesBatches: the sequences of calls made while the model is
+// busy go to it in common batches, full ones, and each call gets the
+// answers it gets alone.
+func TestPoolSharesBatches(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	pairs := testPairs()
+	alone, err := New(enc, &fakeRunner{}, Options{BatchSize: 4, BatchTokens: 1 << 20}).Classify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &fakeRunner{gate: make(chan struct{})}
+	c := New(enc, r, Options{BatchSize: 4, BatchTokens: 1 << 20})
+	// The first call's first batch holds the model; the other three calls
+	// wait, with the first call's fifth sequence.
+	results := make([][]nli.Result, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	wg.Go(func() { results[0], errs[0] = c.Classify(context.Background(), pairs[:2]) })
+	waitPending(c, 1)
+	for k := 1; k < 4; k++ {
+		wg.Go(func() { results[k], errs[k] = c.Classify(context.Background(), pairs[2*k:2*k+2]) })
+	}
+	waitPending(c, 16)
+	close(r.gate)
+	wg.Wait()
+	for k := range 4 {
+		if errs[k] != nil {
+			t.Fatal(errs[k])
+		}
+		if fmt.Sprint(results[k]) != fmt.Sprint(alone[2*k:2*k+2]) {
+			t.Errorf("call %d: %v; alone %v", k, results[k], alone[2*k:2*k+2])
+		}
+	}
+	// Each call alone would run batches of 4 and 1.
+	if got := r.batchSizes(); got != "[4 4 4 4 4]" || c.Stats().Batches != 5 {
+		t.Errorf("batches of %v (%d runs); want [4 4 4 4 4]", got, c.Stats().Batches)
+	}
+}
+
+// TestPoolLinger: while calls are made at once, a partial batch waits up
+// to Linger for other calls' sequences, and runs as soon as it is full;
+// a call alone does not wait.
+func TestPoolLinger(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	pairs := testPairs()
+	r := &fakeRunner{}
+	c := New(enc, r, Options{BatchSize: 10, BatchTokens: 1 << 20, Concurrency: 4, Linger: time.Hour})
+	// Alone: no waiting (the test would time out).
+	if _, err := c.Classify(context.Background(), pairs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	// Calls at once: the 5 sequences of the first wait (a slot is free,
+	// but the batch is not full) until the second brings 5 more.
+	c.pool.mu.Lock()
+	c.pool.calls++ // as if a call were waiting: the pool expects company
+	c.pool.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Go(func() { _, errs[0] = c.Classify(context.Background(), pairs[2:4]) })
+	waitPending(c, 5)
+	wg.Go(func() { _, errs[1] = c.Classify(context.Background(), pairs[4:6]) })
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	if got := r.batchSizes(); got != "[5 10]" {
+		t.Errorf("batches of %v; want [5 10]: the lone call's, then one full batch of both calls", got)
+	}
+}
+
+// TestPoolCancel: a call whose context is canceled returns at once; a call
+// that shares its batch still gets its answers, and a batch that serves
+// canceled calls only is canceled.
+func TestPoolCancel(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	pairs := testPairs()
+	alone, err := New(enc, &fakeRunner{}, Options{}).Classify(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &fakeRunner{gate: make(chan struct{})}
+	c := New(enc, r, Options{BatchSize: 16, BatchTokens: 1 << 20})
+	first := make(chan error)
+	go func() {
+		_, err := c.Classify(context.Background(), pairs[:2]) // runs alone, held at the gate
+		first <- err
+	}()
+	for r.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	canceled, other := make(chan error), make(chan error)
+	var got []nli.Result
+	go func() {
+		_, err := c.Classify(ctx, pairs[2:4])
+		canceled <- err
+	}()
+	waitPending(c, 5)
+	go func() {
+		var err error
+		got, err = c.Classify(context.Background(), pairs[4:6])
+		other <- err
+	}()
+	waitPending(c, 10)
+	r.gate <- struct{}{} // the first call's batch; then both calls' in one
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for r.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-canceled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled call: %v", err)
+	}
+	r.gate <- struct{}{}
+	if err := <-other; err != nil || fmt.Sprint(got) != fmt.Sprint(alone[4:6]) {
+		t.Fatalf("the call that shared the canceled call's batch: %v, %v; alone %v", got, err, alone[4:6])
+	}
+	// A batch of canceled calls only is canceled: the runner returns
+	// without passing the gate.
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() {
+		_, err := c.Classify(ctx, pairs[:2])
+		canceled <- err
+	}()
+	for r.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-canceled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled call: %v", err)
+	}
+	for r.inFlight.Load() > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := r.batchSizes(); got != "[5 10]" {
+		t.Errorf("batches of %v passed the gate; want [5 10]", got)
+	}
+}
+
+// TestPoolSharedError: a batch's error is the error of every call it
+// serves.
+func TestPoolSharedError(t *testing.T) {
+	enc := loadEncoder(t, testModelDir("tiny-roberta"), EncoderOptions{})
+	pairs := testPairs()
+	boom := errors.New("boom")
+	r := &fakeRunner{gate: make(chan struct{}), fail: func(b *Batch) error {
+		if len(b.Sequences) > 5 {
+			return boom
+		}
+		return nil
+	}}
+	c := New(enc, r, Options{BatchSize: 16, BatchTokens: 1 << 20})
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Go(func() { _, errs[0] = c.Classify(context.Background(), pairs[:2]) }) // runs alone
+	for r.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	wg.Go(func() { _, errs[1] = c.Classify(context.Background(), pairs[2:4]) })
+	waitPending(c, 5)
+	wg.Go(func() { _, errs[2] = c.Classify(context.Background(), pairs[4:6]) })
+	waitPending(c, 10)
+	close(r.gate)
+	wg.Wait()
+	if errs[0] != nil || !errors.Is(errs[1], boom) || !errors.Is(errs[2], boom) {
+		t.Errorf("errors %v; want the first call's answers and the shared batch's error for the others", errs)
+	}
+}

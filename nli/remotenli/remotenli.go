@@ -21,10 +21,11 @@
 // truncation: pairs are sent with truncate false, and a pair the server
 // finds too long is an error, never a cut answer.
 //
-// Requests run Concurrency at a time, each attempt bounded by Timeout;
-// failed attempts (network errors, timeouts, 408, 429, 5xx, answers that
-// cannot be read) are repeated as the run's retry policy says (package
-// retry). Open checks the server before any pair is sent: that it is ready,
+// Requests run Concurrency at a time (the records a run scores in parallel
+// share them, and share batches: see Options.Linger), each attempt bounded
+// by Timeout; failed attempts (network errors, timeouts, 408, 429, 5xx,
+// answers that cannot be read) are repeated as the run's retry policy says
+// (package retry). Open checks the server before any pair is sent: that it is ready,
 // serves the named model, and that the model takes and gives what an NLI
 // cross-encoder does.
 package remotenli
@@ -67,6 +68,10 @@ const (
 	// (on a GPU, batching requests itself) gains from larger requests, and
 	// each request costs a round trip.
 	DefaultBatchTokens = 16 * 512
+	// DefaultLinger is how long a partial batch waits for the sequences of
+	// other records scored at once (crossenc.Options.Linger): short beside
+	// a request's round trip and the model's time on a batch.
+	DefaultLinger = 5 * time.Millisecond
 )
 
 // Options configure a Classifier.
@@ -88,9 +93,14 @@ type Options struct {
 	// request (default crossenc.DefaultBatchSize and DefaultBatchTokens);
 	// MaxLength caps the tokens of one sequence (0: the model's window).
 	BatchSize, BatchTokens, MaxLength int
-	// Concurrency is the most requests in flight (default
-	// DefaultConcurrency).
+	// Concurrency is the most requests in flight, of all Classify calls
+	// together (default DefaultConcurrency).
 	Concurrency int
+	// Linger is how long a request that is not full may wait for the
+	// pairs of other Classify calls made at once (the records a run scores
+	// in parallel), so that the server gets full batches (default
+	// DefaultLinger; negative: none). See crossenc.Options.Linger.
+	Linger time.Duration
 	// Timeout bounds each attempt of a request (default DefaultTimeout).
 	Timeout time.Duration
 	// Retry says how failed attempts are repeated; nil is
@@ -187,8 +197,20 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 		BatchSize:   batchSize,
 		BatchTokens: batchTokens,
 		Concurrency: conc,
+		Linger:      linger(o.Linger),
 	})
 	return c, nil
+}
+
+// linger is the linger of Options o.Linger.
+func linger(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultLinger
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // Endpoint returns the server's base URL.

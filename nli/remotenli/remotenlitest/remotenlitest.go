@@ -93,6 +93,7 @@ type Server struct {
 	fault    func(r *http.Request, n int) *Fault
 	counts   map[string]int
 	requests []string
+	batches  []int // sequences of each inference request run
 
 	inFlight, maxInFlight atomic.Int32
 	sequences             atomic.Int64
@@ -216,6 +217,22 @@ func (s *Server) ModelTime() time.Duration { return s.model.Stats().Runtime }
 
 // Sequences returns the number of sequences the model ran.
 func (s *Server) Sequences() int64 { return s.sequences.Load() }
+
+// Batches returns the number of sequences of each inference request the
+// model ran, in the order they ran.
+func (s *Server) Batches() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.batches)
+}
+
+// ran counts a request of n sequences that the model ran.
+func (s *Server) ran(n int) {
+	s.sequences.Add(int64(n))
+	s.mu.Lock()
+	s.batches = append(s.batches, n)
+	s.mu.Unlock()
+}
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// Read the body first: a fault may look at it, and the server notices
@@ -423,7 +440,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, meta Metadata) {
 		tritonError(w, http.StatusInternalServerError, "onnx runtime error: %v", err)
 		return
 	}
-	s.sequences.Add(rows)
+	s.ran(int(rows))
 	resp := map[string]any{
 		"model_name": s.Name, "model_version": "1",
 		"outputs": []any{map[string]any{"name": meta.Outputs[0].Name, "datatype": "FP32", "shape": []int64{rows, 3}, "data": logits}},
@@ -540,7 +557,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		teiError(w, http.StatusFailedDependency, "backend", "%v", err)
 		return
 	}
-	s.sequences.Add(int64(len(seqs)))
+	s.ran(len(seqs))
 	var out [][]prediction
 	for i := range seqs {
 		scores := logits[3*i : 3*i+3]

@@ -1,0 +1,113 @@
+package instance
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Raw is a record of an input file as a Reader finds it, before it is
+// decoded: a jsonl line, or a record of a pretty-printed file (which is
+// decoded whole, so its records come decoded). Splitting a file into
+// records is cheap and decoding them is not, so a program that scores
+// records on several cores splits on one goroutine and decodes on many.
+type Raw struct {
+	File string // the file's name, for errors
+	Line int    // the 1-based line where the record starts
+	data []byte // the jsonl line, when in is nil
+	in   *Instance
+}
+
+// NextRaw returns the next record without decoding it, an *Error for a
+// record that cannot even be split off (a jsonl line longer than
+// MaxLineBytes, a broken pretty-printed file), or io.EOF at the end; an
+// empty input gives an *Error wrapping ErrEmpty. Next is NextRaw and
+// Decode.
+func (r *Reader) NextRaw() (Raw, error) {
+	if r.mode == modeUnknown {
+		if err := r.detect(); err != nil {
+			return Raw{}, err
+		}
+	}
+	if r.mode == modeDocument {
+		in, err := r.nextDoc()
+		if err != nil {
+			return Raw{}, err
+		}
+		return Raw{File: r.name, Line: in.Line, in: in}, nil
+	}
+	for {
+		l, err := r.readLine()
+		if err == io.EOF {
+			if r.n == 0 {
+				return Raw{}, &Error{File: r.name, Err: ErrEmpty}
+			}
+			return Raw{}, io.EOF
+		}
+		if err != nil {
+			return Raw{}, &Error{File: r.name, Line: r.line + 1, Err: err}
+		}
+		if l.tooLong {
+			r.n++
+			return Raw{}, &Error{File: r.name, Line: l.n, Err: fmt.Errorf("the line is longer than %d bytes, the most a record may take", r.MaxLineBytes)}
+		}
+		if len(bytes.TrimSpace(l.raw)) == 0 {
+			continue
+		}
+		r.n++
+		return Raw{File: r.name, Line: l.n, data: l.raw}, nil
+	}
+}
+
+// Decode parses and validates the record: the instance Next returns for
+// it, or the *Error of an invalid record. It is safe to call from any
+// goroutine.
+func (raw Raw) Decode() (*Instance, error) {
+	if raw.in != nil {
+		return raw.in, nil
+	}
+	in, err := decode(raw.data)
+	if err != nil {
+		var no *notObjectError
+		if errors.As(err, &no) {
+			return nil, &Error{File: raw.File, Line: raw.Line, Err: fmt.Errorf("the line is %v; jsonl needs one record object per line", no)}
+		}
+		return nil, recordError(raw.File, raw.Line, err)
+	}
+	in.Line = raw.Line
+	return in, nil
+}
+
+// ScanRaw calls fn for each record of the FactReasoner file at path, in
+// order, undecoded (see Raw; Scan is ScanRaw with each record decoded). A
+// record that cannot be split off stops the scan with its *Error, unless
+// skip is not nil: then skip is called with the error and the scan goes on
+// (an empty file is always an error). ScanRaw returns the first error of
+// fn, or of reading.
+func ScanRaw(path string, skip func(*Error), fn func(Raw) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := NewReader(f, path)
+	for {
+		raw, err := r.NextRaw()
+		if err == io.EOF {
+			return nil
+		}
+		var ie *Error
+		if errors.As(err, &ie) && skip != nil && !errors.Is(err, ErrEmpty) {
+			skip(ie)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(raw); err != nil {
+			return err
+		}
+	}
+}
