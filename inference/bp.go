@@ -21,6 +21,11 @@ type LoopyBP struct {
 	// marginals (estimated before any is allocated). Zero selects
 	// DefaultMaxBytes.
 	MaxBytes int64
+	// ErrorBudget bounds the work of the sampler that gives each
+	// approximate marginal its error bar (Result.Errors), per component,
+	// in factor lookups (updating a variable looks each of its factors
+	// up). Zero selects DefaultErrorBudget; NoErrorEstimate turns it off.
+	ErrorBudget int64
 }
 
 func (b LoopyBP) withDefaults() LoopyBP {
@@ -46,11 +51,16 @@ func (b LoopyBP) Solve(ctx context.Context, m *Model) (*Result, error) {
 }
 
 func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
-	bp, err := newLoopyBPModel(m)
+	scopes, tables := mergeFactors(m)
+	bp, err := newLoopyBP(m.Cards, scopes, tables)
 	if err != nil {
 		return nil, err
 	}
-	return conditionedBP(ctx, bp, nil, b, 0)
+	r, err := conditionedBP(ctx, bp, nil, b, 0)
+	if err != nil {
+		return nil, err
+	}
+	return r, sampledErrors(ctx, bp, scopes, tables, r, b.errorBudget(), false)
 }
 
 // newLoopyBPModel prepares loopy BP on a component.
@@ -92,6 +102,7 @@ type loopyBP struct {
 	binary bool
 	lam    []float64
 	stale  bool
+	layout *binaryLayout // made by runBinary on first use
 }
 
 type bpFactor struct {

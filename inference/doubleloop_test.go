@@ -70,7 +70,7 @@ func TestFallbackSchedule(t *testing.T) {
 	seen := 0
 	for i := range 200 {
 		m := frModel(rng, 6+rng.IntN(10), 0.6)
-		r, err := LoopyBP{Damping: NoDamping()}.Solve(context.Background(), m)
+		r, err := LoopyBP{Damping: NoDamping(), ErrorBudget: NoErrorEstimate}.Solve(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}

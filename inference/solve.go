@@ -24,6 +24,7 @@ type componentSolver interface {
 type componentResult struct {
 	logZ      float64
 	marginals [][]float64
+	errors    []float64       // error bars, nil when exact (see Result.Errors)
 	report    ComponentReport // First and Variables are the caller's to fill in
 }
 
@@ -101,6 +102,14 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxByte
 		res.LogZ += cr.logZ
 		for i, v := range comp.Vars {
 			res.Marginals[v] = cr.marginals[i]
+		}
+		if cr.errors != nil {
+			if res.Errors == nil {
+				res.Errors = make([]float64, len(m.Cards))
+			}
+			for i, v := range comp.Vars {
+				res.Errors[v] = cr.errors[i]
+			}
 		}
 		cr.report.First, cr.report.Variables = comp.Vars[0], len(comp.Vars)
 		res.Report.add(cr.report, cr.report.Method == MethodExact)

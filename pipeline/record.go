@@ -155,10 +155,17 @@ func ModelName(id nli.Identity) string {
 	return id.Model
 }
 
-// Marginal is the distribution of one binary variable.
+// Marginal is the distribution of one binary variable. When the network
+// was not solved exactly, Error is how far each probability may be from
+// the truth (inference.Result.Errors: a bound or a statistical estimate,
+// see the record's solver report), and Uncertain says that the label,
+// true when P(true) > 0.5, could change within it; both are left out of
+// an exact marginal.
 type Marginal struct {
 	Variable      string     `json:"variable"`
 	Probabilities [2]float64 `json:"probabilities"`
+	Error         float64    `json:"error,omitempty"`
+	Uncertain     bool       `json:"uncertain,omitempty"`
 }
 
 // Record returns the output line of the assessment.
@@ -217,6 +224,9 @@ func (a *Assessment) Record() Record {
 	r.ContextMarginals = []Marginal{}
 	for i, v := range a.Network.Variables { // sorted by name
 		m := Marginal{Variable: v.Name, Probabilities: [2]float64{a.Solution.Marginals[i][0], a.Solution.Marginals[i][1]}}
+		if a.Solution.Errors != nil {
+			m.Error, m.Uncertain = a.Solution.Errors[i], a.Solution.Uncertain(i)
+		}
 		if v.Kind == graph.AtomVariable {
 			r.Marginals = append(r.Marginals, m)
 		} else {

@@ -50,7 +50,10 @@ type pageResult struct {
 	GoldPr *prob   `json:"gold,omitempty"`
 	// P is P(true) of each node: the atoms, then the contexts, in record
 	// order; null for a node merged into another (see Alias).
-	P     []*prob     `json:"p"`
+	P []*prob `json:"p"`
+	// Err is the error bar of each node's P(true) (null where exact), for
+	// a network not solved exactly; absent otherwise.
+	Err   []*prob     `json:"err,omitempty"`
 	Alias map[int]int `json:"al,omitempty"` // node → the node it was merged into
 	Rel   [][4]any    `json:"rel"`          // [source node, target node, type, probability]
 	Known bool        `json:"known"`        // the relations are recorded
@@ -186,6 +189,12 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				ids[i] = id
 				if p, ok := res.PTrue[id]; ok {
 					x.P[i] = ptr(p)
+					if e, ok := res.Errors[id]; ok {
+						if x.Err == nil {
+							x.Err = make([]*prob, n)
+						}
+						x.Err[i] = ptr(e)
+					}
 				} else if kept, ok := res.Alias[id]; ok {
 					if x.Alias == nil {
 						x.Alias = make(map[int]int)

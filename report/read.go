@@ -48,6 +48,10 @@ type Result struct {
 	// contexts) by id; an atom or context merged into another by
 	// deduplication is not a variable and has no entry here (see Alias).
 	PTrue map[string]float64
+	// Errors holds, by id, how far each P(true) may be from the truth,
+	// where the line records it (a network not solved exactly: see
+	// pipeline.Marginal); nil when every marginal was exact.
+	Errors map[string]float64
 	// Alias maps the id of an atom or context that is not a variable to the
 	// variable it was merged into.
 	Alias  map[string]string
@@ -239,6 +243,15 @@ func (o *outputLine) result(inputs *Inputs) (*Result, error) {
 				return nil, fmt.Errorf("%s[%d].variable: %q is listed twice", m.field, i, v.Variable)
 			}
 			r.PTrue[v.Variable] = p
+			if e := v.Error; e != 0 {
+				if !(e > 0 && e <= 1) {
+					return nil, fmt.Errorf("%s[%d].error: %v is not in (0, 1]", m.field, i, e)
+				}
+				if r.Errors == nil {
+					r.Errors = make(map[string]float64)
+				}
+				r.Errors[v.Variable] = e
+			}
 		}
 	}
 	if len(o.Marginals) != *o.NumAtoms {

@@ -596,11 +596,17 @@ type MAR struct {
 	StatusMessage string
 	// Marginals[v][x] as printed.
 	Marginals [][]float64
+	// Errors[v] is how far variable v's marginal may be from the truth,
+	// from an ERRORS block (written for a result that is not exact; see
+	// inference.Result.Errors); nil without one.
+	Errors []float64
 }
 
 // WriteMAR writes a result in merlin's UAI output format: a PR block with
 // ln Z and Z (omitted when res.LogZ is NaN), a STATUS block, and the MAR
-// block on one line, every number with 6 decimals.
+// block on one line, every number with 6 decimals. A result that is not
+// exact (res.Errors) gets an ERRORS block after them, this project's own:
+// the number of variables and each one's error bar, on one line.
 func WriteMAR(w io.Writer, res *inference.Result) error {
 	bw := bufio.NewWriter(w)
 	consistent := !math.IsInf(res.LogZ, -1)
@@ -621,6 +627,15 @@ func WriteMAR(w io.Writer, res *inference.Result) error {
 		}
 	}
 	bw.WriteByte('\n')
+	if res.Errors != nil {
+		fmt.Fprintf(bw, "ERRORS\n%d", len(res.Errors))
+		for _, e := range res.Errors {
+			bw.WriteByte(' ')
+			// Rounded up, so that the bar printed still covers.
+			bw.WriteString(cfloat(math.Ceil(e*1e6)/1e6, 'f'))
+		}
+		bw.WriteByte('\n')
+	}
 	return bw.Flush()
 }
 
@@ -639,8 +654,8 @@ func cfloat(x float64, format byte) string {
 }
 
 // ReadMAR reads a result file in merlin's UAI output format. The PR and
-// STATUS blocks are optional (merlin's sampling algorithms write neither);
-// the MAR block is required.
+// STATUS blocks are optional (merlin's sampling algorithms write neither),
+// and so is an ERRORS block (WriteMAR's); the MAR block is required.
 func ReadMAR(r io.Reader, name string) (*MAR, error) {
 	s, err := newScanner(r, name)
 	if err != nil {
@@ -706,8 +721,25 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 				}
 				out.Marginals = append(out.Marginals, p)
 			}
+		case "ERRORS":
+			n, err := s.int(what{format: "number of variables in the ERRORS block"})
+			if err != nil {
+				return nil, err
+			}
+			if n > len(s.data) {
+				return nil, s.errorf("%d variables in the ERRORS block: more than the file's length", n)
+			}
+			out.Errors = make([]float64, n)
+			for v := range n {
+				if out.Errors[v], err = s.float(what{"error of variable %d", v, 0}); err != nil {
+					return nil, err
+				}
+				if e := out.Errors[v]; !(e >= 0 && e <= 1) {
+					return nil, s.errorf("error of variable %d is %v (want a number in [0, 1])", v, e)
+				}
+			}
 		default:
-			return nil, s.errorf("want a PR, STATUS or MAR block, found %q", clip(block))
+			return nil, s.errorf("want a PR, STATUS, MAR or ERRORS block, found %q", clip(block))
 		}
 	}
 	if !seen["MAR"] {

@@ -355,7 +355,7 @@ func TestReadMARStatusAndErrors(t *testing.T) {
 	}
 	cases := []struct{ src, err string }{
 		{"", "x.MAR:1: no MAR block"},
-		{"hello", `x.MAR:1: want a PR, STATUS or MAR block, found "hello"`},
+		{"hello", `x.MAR:1: want a PR, STATUS, MAR or ERRORS block, found "hello"`},
 		{"PR\n1.0 (2.718\nMAR\n0\n", `x.MAR:2: PR block: want Z in parentheses after ln Z, found "(2.718"`},
 		{"STATUS\nmaybe\nMAR\n0\n", `x.MAR:2: STATUS block: want true or false, found "maybe"`},
 		{"MAR\n2 2 0.5 0.5 2 0.5\n", "x.MAR:2: unexpected end of input: want P(variable 1 = 1)"},
@@ -378,6 +378,18 @@ func TestWriteMARFormat(t *testing.T) {
 	if want := "STATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 1 1.000000\n"; buf.String() != want {
 		t.Errorf("no ln Z: got %q, want %q", buf.String(), want)
 	}
+	buf.Reset()
+	// A result that is not exact: its error bars, rounded up.
+	r.Errors = []float64{0.0123451, 0}
+	WriteMAR(&buf, r)
+	if want := "STATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 1 1.000000\nERRORS\n2 0.012346 0.000000\n"; buf.String() != want {
+		t.Errorf("error bars: got %q, want %q", buf.String(), want)
+	}
+	mar, err := ReadMAR(&buf, "e.MAR")
+	if err != nil || len(mar.Errors) != 2 || mar.Errors[0] != 0.012346 {
+		t.Errorf("read back: %+v, %v", mar, err)
+	}
+	r.Errors = nil
 	buf.Reset()
 	r.LogZ = -2000 // Z underflows in print only
 	WriteMAR(&buf, r)
@@ -439,6 +451,7 @@ func FuzzRead(f *testing.F) {
 func FuzzReadMAR(f *testing.F) {
 	f.Add([]byte("PR\n-1.234567 (2.909910e-01)\nSTATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 3 0.100000 0.200000 0.700000\n"))
 	f.Add([]byte("MAR\n1 2 0.5 0.5\n"))
+	f.Add([]byte("MAR\n1 2 0.5 0.5\nERRORS\n1 0.031416\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mar, err := ReadMAR(bytes.NewReader(data), "fuzz.MAR")
 		if err != nil {
@@ -456,7 +469,7 @@ func FuzzReadMAR(f *testing.F) {
 			t.Fatalf("%d states of %d variables from %d bytes", states, len(mar.Marginals), len(data))
 		}
 		var buf bytes.Buffer
-		if err := WriteMAR(&buf, &inference.Result{LogZ: mar.LogZ, Marginals: mar.Marginals}); err != nil {
+		if err := WriteMAR(&buf, &inference.Result{LogZ: mar.LogZ, Marginals: mar.Marginals, Errors: mar.Errors}); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadMAR(&buf, "again")
@@ -465,6 +478,14 @@ func FuzzReadMAR(f *testing.F) {
 		}
 		if !close6(back.LogZ, mar.LogZ) || len(back.Marginals) != len(mar.Marginals) {
 			t.Fatalf("round trip: ln Z %v for %v, %d variables for %d", back.LogZ, mar.LogZ, len(back.Marginals), len(mar.Marginals))
+		}
+		if len(back.Errors) != len(mar.Errors) {
+			t.Fatalf("round trip: %d error bars for %d", len(back.Errors), len(mar.Errors))
+		}
+		for v, e := range mar.Errors {
+			if b := back.Errors[v]; b < e-5e-7 || !close6(b, e) && b-e > 1e-6 {
+				t.Fatalf("error of variable %d: %v back for %v", v, b, e)
+			}
 		}
 		for v, p := range mar.Marginals {
 			if len(back.Marginals[v]) != len(p) {

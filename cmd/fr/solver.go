@@ -25,6 +25,7 @@ func solverFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
 		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
 		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Usage: "cbp, auto: work allowed for conditioning loopy BP on the variables that change its result most, in millions of message updates per component (about 0.15 s each on one core); none: auto approximates with plain loopy BP"},
+		&cli.StringFlag{Name: "error-budget", Value: strconv.FormatFloat(float64(inference.DefaultErrorBudget)/1e6, 'g', -1, 64), Usage: "bp, cbp, auto: work allowed for the Gibbs sampler that gives each approximate marginal its error bar, in millions of factor lookups per component (updating a variable looks each of its factors up; about 4 ms per million on one core; auto may spend twice more where a label is within its bar); none: no error bars"},
 		&cli.StringFlag{Name: "merlin-path", Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
 		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Usage: "merlin solver: options; each replaces the default of the same name"},
 		&cli.DurationFlag{Name: "merlin-timeout", Usage: "merlin solver: time limit per run (0: none)"},
@@ -42,6 +43,7 @@ var nativeFlags = []struct {
 	{"tolerance", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"max-iterations", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 	{"clamp-budget", []string{inference.NameAuto, inference.NameConditionedBP}},
+	{"error-budget", []string{inference.NameAuto, inference.NameLoopyBP, inference.NameConditionedBP}},
 }
 
 // newSolver returns the Solver the flags of solverFlags describe.
@@ -119,6 +121,9 @@ func newNativeSolver(c *cli.Context) (inference.Solver, error) {
 		o.Approximate = inference.NameLoopyBP
 	default:
 		o.ClampBudget = budget
+	}
+	if o.ErrorBudget, err = inference.ParseErrorBudget(c.String("error-budget")); err != nil {
+		return nil, fmt.Errorf("--error-budget: %w", err)
 	}
 	return inference.New(alg, o)
 }

@@ -1,0 +1,37 @@
+package inference
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkSweep times sweeps of loopy BP on the binary path (from the
+// messages of a converged run, so that every sweep does the same work):
+// its time per message (ns/message), on dense FR3-shaped models. Run
+// with -cpu 1,2 to see what the parallel sweep gains.
+//
+//	go test ./inference -run '^$' -bench Sweep -cpu 1,2 -count 3
+func BenchmarkSweep(b *testing.B) {
+	for _, size := range [][2]int{{100, 300}, {500, 1500}} {
+		b.Run(fmt.Sprintf("dense/%dx%d", size[0], size[1]), func(b *testing.B) {
+			m := denseFR3(size[0], size[1])
+			bp, err := newLoopyBPModel(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := bp.run(ctx, 0, true, DefaultTolerance, DefaultMaxIterations, 0); err != nil {
+				b.Fatal(err)
+			}
+			const sweeps = 20 // per run: what a run costs besides is shared out
+			b.ResetTimer()
+			for range b.N {
+				if _, err := bp.run(ctx, 0, false, 0, sweeps, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/sweeps/float64(len(bp.edgeVar)), "ns/message")
+		})
+	}
+}
