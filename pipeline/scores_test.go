@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
