@@ -25,9 +25,11 @@ import (
 const (
 	ErrorBound   = "bound"   // a bound: from the share of Z a partial cutset leaves out
 	ErrorSampled = "sampled" // an estimate: from tempered Gibbs chains (distance to their estimate + 4 standard errors)
-	// ErrorUnknown: a model with hard constraints (a zero in a factor of
-	// two variables or more), where a Gibbs sampler may never cross from
-	// one set of states to another; the bars are 1.
+	// ErrorUnknown: no estimate, and the bars are 1. A model with hard
+	// constraints (a zero in a factor of two variables or more), where a
+	// Gibbs sampler may never cross from one set of states to another, or
+	// too large for the error budget to pay for minSweeps sweeps of 16
+	// chains.
 	ErrorUnknown = "unknown"
 )
 
@@ -59,7 +61,11 @@ func sampledErrors(ctx context.Context, b *loopyBP, scopes [][]int, tables [][]f
 		return nil // off, or loopy BP converged on a tree: exact
 	}
 	cards := b.cards
-	if hardConstraints(scopes, tables) {
+	entries := 0
+	for _, sc := range scopes {
+		entries += len(sc)
+	}
+	if _, sweeps := samplePlan(entries, budget); sweeps < minSweeps || hardConstraints(scopes, tables) {
 		bars := make([]float64, len(cards))
 		for v := range bars {
 			bars[v] = 1

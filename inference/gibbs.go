@@ -51,10 +51,13 @@ const (
 	// minTemperedSweeps: the ladder is shortened (down to one replica)
 	// when the budget would leave fewer sweeps than this per chain.
 	minTemperedSweeps = 1000
-	// minSweeps and maxSweeps bound the sweeps of a chain whatever the
-	// budget: small models need no more than 16 chains of 4,000 (the
-	// standard errors on the test models are a few thousandths).
-	minSweeps = 20
+	// maxSweeps bounds the sweeps of a chain whatever the budget: small
+	// models need no more than 16 chains of 4,000 (the standard errors on
+	// the test models are a few thousandths). Where the budget allows
+	// fewer than minSweeps, the sampler is not run at all: half of that
+	// is burn-in, and the rest would say nothing (16 chains of 11 sweeps
+	// on the dense 500x1500 model: R-hat 3.2).
+	minSweeps = 50
 	maxSweeps = 4_000
 	// errorZ: an error bar is this many standard errors (the chains'
 	// means are 16 draws: with a Student t of 15 degrees of freedom, 4
@@ -210,16 +213,16 @@ func (s *sampler) layoutBinary() {
 	s.pstart = start
 }
 
-// plan returns the replicas per chain and the sweeps per chain that a
-// budget of work allows (see DefaultErrorBudget).
-func (s *sampler) plan(budget int64) (replicas, sweeps int) {
-	perSweep := max(int64(len(s.fac)), 1) * sampleChains // one replica
+// samplePlan returns the replicas per chain and the sweeps per chain that
+// a budget of work allows (see DefaultErrorBudget) on a model whose
+// scopes hold entries variables in all, possibly fewer than minSweeps.
+func samplePlan(entries int, budget int64) (replicas, sweeps int) {
+	perSweep := max(int64(entries), 1) * sampleChains // one replica
 	replicas = sampleReplicas
 	for replicas > 1 && budget/(perSweep*int64(replicas)) < minTemperedSweeps {
 		replicas--
 	}
-	sweeps = int(min(budget/(perSweep*int64(replicas)), maxSweeps))
-	return replicas, max(sweeps, minSweeps)
+	return replicas, int(min(budget/(perSweep*int64(replicas)), maxSweeps))
 }
 
 // replica is one state of a chain at an inverse temperature.
@@ -231,7 +234,7 @@ type replica struct {
 
 // run samples with the given budget of work and returns the estimate.
 func (s *sampler) run(ctx context.Context, budget int64) (*sampleEstimate, error) {
-	replicas, sweeps := s.plan(budget)
+	replicas, sweeps := samplePlan(len(s.fac), budget)
 	est := &sampleEstimate{chains: sampleChains, sweeps: sweeps, kept: sweeps - sweeps/2, ladder: replicas}
 	// Per chain and state: the first conditional kept, and the sums of
 	// the later ones' differences from it and of their squares (shifted,

@@ -104,12 +104,13 @@ const (
 	MethodConditionedBP = "cbp"            // conditioned loopy BP
 	MethodBP            = "bp"             // loopy BP
 	MethodDoubleLoop    = "double-loop"    // the convergent double-loop (CCCP) minimization of the Bethe free energy
+	MethodBetheMin      = "bethe-min"      // quasi-Newton (L-BFGS) minimization of the Bethe free energy over the beliefs (binary pairwise models)
 	MethodGibbs         = "gibbs"          // tempered Gibbs sampling (where auto found BP's error bars too wide)
 	MethodEnumeration   = "enumeration"
 )
 
 // methodOrder orders the methods of a joined Method.
-var methodOrder = []string{MethodEnumeration, MethodExact, MethodCutset, MethodPartialCutset, MethodConditionedBP, MethodBP, MethodDoubleLoop, MethodGibbs}
+var methodOrder = []string{MethodEnumeration, MethodExact, MethodCutset, MethodPartialCutset, MethodConditionedBP, MethodBP, MethodDoubleLoop, MethodBetheMin, MethodGibbs}
 
 // add accounts for a component's report.
 func (r *Report) add(c ComponentReport, singleTree bool) {
@@ -123,7 +124,7 @@ func (r *Report) add(c ComponentReport, singleTree bool) {
 		r.Damping = max(r.Damping, c.Damping)
 		r.Clamped = max(r.Clamped, c.Clamped)
 		r.Runs += c.Runs
-		if c.Method == MethodConditionedBP || c.Method == MethodBP || c.Method == MethodDoubleLoop {
+		if c.Method == MethodConditionedBP || c.Method == MethodBP || c.Method == MethodDoubleLoop || c.Method == MethodBetheMin {
 			r.Branches += int(c.Branches)
 		}
 	}
@@ -220,7 +221,9 @@ func (c ComponentReport) summary() string {
 			}
 		}
 	}
-	if c.ErrorMethod != "" {
+	if c.ErrorMethod == ErrorUnknown {
+		d = append(d, "error unknown (hard constraints, or a model too large for the error budget)")
+	} else if c.ErrorMethod != "" {
 		e := fmt.Sprintf("error ≤ %.2g (%s", c.Error, c.ErrorMethod)
 		if c.Samples > 0 {
 			e += fmt.Sprintf(", %d samples, R-hat %.3g", c.Samples, c.RHat)
