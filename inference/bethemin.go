@@ -451,7 +451,6 @@ func (b *loopyBP) betheMinimize(ctx context.Context, tolerance float64, maxEvals
 		b.lam[e] = clampLogOdds(y[v] - m.nu[e])
 	}
 	b.stale = true
-	b.sync()
 	out := make([][]float64, n)
 	for v := range out {
 		q := sigmoid(y[v])

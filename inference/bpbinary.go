@@ -46,17 +46,22 @@ var maxOdds = math.Exp(maxLogOdds)
 // variable's incoming messages side by side (entries start[v] to
 // start[v+1]), with what computing them needs.
 type binaryLayout struct {
-	start []int32
-	edge  []int32 // the edge, in loopyBP's numbering, of each entry
-	other []int32 // the entry of the same factor's message to its other variable
-	nbr   []int32 // that other variable
-	// coef: the message of the entry's factor to its variable has odds
-	// (A + B·r)/(C + D·r), r the odds of the other variable's message
-	// into the factor.
-	coef [][4]float64
+	start   []int32
+	edge    []int32 // the edge, in loopyBP's numbering, of each entry
+	entries []binaryEntry
 	// phases lists, per colour class, its variables in chunks.
 	phases  [][][]int32
 	workers int
+}
+
+// binaryEntry is what computing a message takes.
+type binaryEntry struct {
+	// coef: the message of the entry's factor to its variable has odds
+	// (A + B·r)/(C + D·r), r the odds of the other variable's message
+	// into the factor.
+	coef  [4]float64
+	other int32 // the entry of the same factor's message to its other variable
+	nbr   int32 // that other variable
 }
 
 // Parallel sweeps: a class is cut into chunks of about chunkEntries
@@ -85,19 +90,15 @@ func (b *loopyBP) binaryLayout() *binaryLayout {
 		}
 	}
 	l.start[n] = int32(len(l.edge))
-	l.other = make([]int32, ne)
-	l.nbr = make([]int32, ne)
-	l.coef = make([][4]float64, ne)
+	l.entries = make([]binaryEntry, ne)
 	for _, f := range b.facs {
 		t := f.table
 		e0, e1 := f.edges[0], f.edges[1]
 		p0, p1 := pos[e0], pos[e1]
-		l.other[p0], l.other[p1] = p1, p0
-		l.nbr[p0], l.nbr[p1] = int32(f.vars[1]), int32(f.vars[0])
 		// To x = vars[0] from y: (f(1,0) + f(1,1)·r)/(f(0,0) + f(0,1)·r).
-		l.coef[p0] = [4]float64{t[2], t[3], t[0], t[1]}
+		l.entries[p0] = binaryEntry{coef: [4]float64{t[2], t[3], t[0], t[1]}, other: p1, nbr: int32(f.vars[1])}
 		// To y from x: (f(0,1) + f(1,1)·r)/(f(0,0) + f(1,0)·r).
-		l.coef[p1] = [4]float64{t[1], t[3], t[0], t[2]}
+		l.entries[p1] = binaryEntry{coef: [4]float64{t[1], t[3], t[0], t[2]}, other: p0, nbr: int32(f.vars[0])}
 	}
 	// Greedy colouring in the order of the variables.
 	color := make([]int32, n)
@@ -105,7 +106,7 @@ func (b *loopyBP) binaryLayout() *binaryLayout {
 	var classes [][]int32
 	for v := range n {
 		for p := l.start[v]; p < l.start[v+1]; p++ {
-			if u := l.nbr[p]; int(u) < v {
+			if u := l.entries[p].nbr; int(u) < v {
 				for int(color[u]) >= len(used) {
 					used = append(used, 0)
 				}
@@ -268,11 +269,16 @@ func (s *binarySweep) update(vars []int32) (float64, error) {
 	res := 0.0
 	for _, v := range vars {
 		for p := l.start[v]; p < l.start[v+1]; p++ {
-			r := s.cavity(l.nbr[p], s.mu[l.other[p]])
-			c := &l.coef[p]
-			q, ok := oddsRatio(c[0]+c[1]*r, c[2]+c[3]*r)
-			if !ok {
-				return 0, errInconsistent
+			en := &l.entries[p]
+			r := s.cavity(en.nbr, s.mu[en.other])
+			c := &en.coef
+			num, den := c[0]+c[1]*r, c[2]+c[3]*r
+			q := num / den
+			if !(q >= 1/maxOdds && q <= maxOdds) { // rare: saturated, or both 0
+				var ok bool
+				if q, ok = oddsRatio(num, den); !ok {
+					return 0, errInconsistent
+				}
 			}
 			m := s.mu[p]
 			// |p − p_old| for p = q/(1+q), in one division.
@@ -289,7 +295,12 @@ func (s *binarySweep) update(vars []int32) (float64, error) {
 
 // belief sets v's belief from its prior and incoming messages.
 func (s *binarySweep) belief(v int32) {
-	if s.fixed[v] != 0 {
+	switch s.fixed[v] {
+	case 1: // odds of +Inf or 0: cavity saturates them, whatever the message
+		s.mant[v], s.expo[v] = math.Inf(1), 0
+		return
+	case -1:
+		s.mant[v], s.expo[v] = 0, 0
 		return
 	}
 	l := s.l
@@ -319,12 +330,6 @@ func (s *binarySweep) belief(v int32) {
 // cavity returns the odds of the message from u into the factor whose
 // message to u has odds m: u's belief without that message.
 func (s *binarySweep) cavity(u int32, m float64) float64 {
-	switch s.fixed[u] {
-	case 1:
-		return maxOdds
-	case -1:
-		return 1 / maxOdds
-	}
 	ex := s.expo[u]
 	if ex == 0 {
 		// A quotient past float64 saturates, as it should.
@@ -384,6 +389,9 @@ func (b *loopyBP) sync() {
 		return
 	}
 	b.stale = false
+	if b.msg == nil {
+		b.initMessages()
+	}
 	for e, l := range b.lam {
 		off := b.edgeOff[e]
 		// log-sigmoid, stably.
@@ -400,6 +408,136 @@ func (b *loopyBP) sync() {
 		b.logMsg[off], b.logMsg[off+1] = math.Log(m0), math.Log(m1)
 	}
 	b.refreshBeliefs()
+}
+
+// floorLogOdds is the largest log-odds of a message whose entries are
+// kept above messageFloor (as the general path keeps them): one beyond
+// rules a state out.
+var floorLogOdds = -math.Log(messageFloor)
+
+// beliefLogOdds returns v's belief's log-odds from lam and its prior, and
+// whether each state is possible: allowed by the prior and by every
+// incoming message (one whose log-odds reach floorLogOdds against a state
+// rules it out, as a message at the floor does in marginals' general
+// path).
+func (b *loopyBP) beliefLogOdds(v int) (l float64, ok0, ok1 bool) {
+	ok0, ok1 = true, true
+	if lp := b.logPrior[v]; lp != nil {
+		ok0, ok1 = !math.IsInf(lp[0], -1), !math.IsInf(lp[1], -1)
+		switch {
+		case !ok0 && ok1:
+			l = math.Inf(1)
+		case !ok1 && ok0:
+			l = math.Inf(-1)
+		case ok0 && ok1:
+			l = lp[1] - lp[0]
+		}
+	}
+	for _, e := range b.varEdges[v] {
+		m := b.lam[e]
+		ok0, ok1 = ok0 && m < floorLogOdds, ok1 && m > -floorLogOdds
+		l += min(max(m, -floorLogOdds), floorLogOdds)
+	}
+	return l, ok0, ok1
+}
+
+// marginalsBinary is marginals on a binary pairwise model, from lam.
+func (b *loopyBP) marginalsBinary() ([][]float64, error) {
+	out := make([][]float64, len(b.cards))
+	flat := make([]float64, 2*len(b.cards))
+	for v := range b.cards {
+		l, ok0, ok1 := b.beliefLogOdds(v)
+		if !ok0 && !ok1 {
+			return nil, errInconsistent
+		}
+		q := sigmoid(l)
+		out[v] = flat[2*v : 2*v+2 : 2*v+2]
+		out[v][0], out[v][1] = 1-q, q
+		if l < 0 {
+			out[v][0] = sigmoid(-l) // 1 − q without the rounding
+		}
+	}
+	return out, nil
+}
+
+// betheBinary is betheTerms on a binary pairwise model at its current
+// messages lam: the factor beliefs are b_f ∝ f·n_i·n_j, n the messages
+// into the factor (each variable's belief without the factor's own
+// message). Its sums run over fixed chunks of factors, on every core for
+// a large model, and are added in order.
+func (b *loopyBP) betheBinary(marg [][]float64) float64 {
+	nv := len(b.cards)
+	bel := make([]float64, nv)
+	for v := range nv {
+		bel[v], _, _ = b.beliefLogOdds(v)
+	}
+	// into returns the log-odds of the message into factor f from the
+	// variable of its edge e.
+	into := func(v, e int) float64 {
+		if math.IsInf(bel[v], 0) {
+			return bel[v]
+		}
+		return bel[v] - min(max(b.lam[e], -floorLogOdds), floorLogOdds)
+	}
+	sum := chunkSum(len(b.facs), len(b.edgeVar) >= parallelEntries, func(lo, hi int) float64 {
+		s := 0.0
+		for fi := lo; fi < hi; fi++ {
+			f := &b.facs[fi]
+			n0 := into(f.vars[0], f.edges[0])
+			n1 := into(f.vars[1], f.edges[1])
+			// The normalized messages, by state: (1 − σ, σ).
+			a := [2]float64{sigmoid(-n0), sigmoid(n0)}
+			c := [2]float64{sigmoid(-n1), sigmoid(n1)}
+			var w [4]float64
+			z := 0.0
+			for k, t := range f.table {
+				w[k] = t * a[k>>1] * c[k&1]
+				z += w[k]
+			}
+			for k, t := range f.table {
+				if p := w[k] / z; p > 0 {
+					s += p * (math.Log(t) - math.Log(p))
+				}
+			}
+		}
+		return s
+	})
+	for v, p := range marg {
+		d := len(b.varEdges[v])
+		for x, q := range p {
+			if q <= 0 {
+				continue
+			}
+			if lp := b.logPrior[v]; lp != nil {
+				sum += q * lp[x]
+			}
+			sum += float64(d-1) * q * math.Log(q)
+		}
+	}
+	return sum
+}
+
+// sumChunk is how many items chunkSum gives each call.
+const sumChunk = 2048
+
+// chunkSum returns the sum of fn over the chunks [lo, hi) of sumChunk
+// items of [0, n), added in order (so that it does not depend on the
+// workers), on every core when parallel.
+func chunkSum(n int, parallelize bool, fn func(lo, hi int) float64) float64 {
+	partial := make([]float64, (n+sumChunk-1)/sumChunk)
+	workers := 1
+	if parallelize {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel.Do(context.Background(), len(partial), workers, func(_ context.Context, c int) error {
+		partial[c] = fn(c*sumChunk, min((c+1)*sumChunk, n))
+		return nil
+	})
+	s := 0.0
+	for _, x := range partial {
+		s += x
+	}
+	return s
 }
 
 // setLam sets lam from logMsg after the general code wrote the messages.
