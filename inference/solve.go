@@ -252,7 +252,7 @@ func firstPair(m *Model) []int {
 		}
 	}
 	first := make([]int, len(m.Factors))
-	seen := make([]int32, n+1) // seen[w]: 1 + the first factor of (u, w) for the u at hand, or 0
+	seen := make([]int32, n+1)  // seen[w]: 1 + the first factor of (u, w) for the u at hand, or 0
 	stamp := make([]int32, n+1) // which u seen[w] is for, plus 1
 	for u := range n {
 		for _, fi := range byLo[start[u]:start[u+1]] {
