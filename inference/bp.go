@@ -533,6 +533,13 @@ func (b *loopyBP) betheTerms(marg [][]float64, in func(e int, scratch []float64)
 			}
 		}
 	}
+	return sum + b.variableTerms(marg)
+}
+
+// variableTerms returns the variables' sums of bethe's formula at beliefs
+// marg: Σ_v [E_bv ln prior_v − (d_v − 1) H(b_v)].
+func (b *loopyBP) variableTerms(marg [][]float64) float64 {
+	sum := 0.0
 	for v, p := range marg {
 		d := len(b.varEdges[v])
 		for x, q := range p {

@@ -502,19 +502,7 @@ func (b *loopyBP) betheBinary(marg [][]float64) float64 {
 		}
 		return s
 	})
-	for v, p := range marg {
-		d := len(b.varEdges[v])
-		for x, q := range p {
-			if q <= 0 {
-				continue
-			}
-			if lp := b.logPrior[v]; lp != nil {
-				sum += q * lp[x]
-			}
-			sum += float64(d-1) * q * math.Log(q)
-		}
-	}
-	return sum
+	return sum + b.variableTerms(marg)
 }
 
 // sumChunk is how many items chunkSum gives each call.
