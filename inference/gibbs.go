@@ -63,17 +63,17 @@ const (
 	// means are 16 draws: with a Student t of 15 degrees of freedom, 4
 	// covers 99.9%).
 	errorZ = 4
-	// DefaultErrorBudget is the default work of the sampler that
-	// estimates the error of an approximate component, in factor lookups
-	// (updating a variable looks each of its factors up), summed over
-	// chains and replicas: about 4 ns each on the machine of
-	// BENCHMARKS.md.
-	DefaultErrorBudget = 300_000_000
 	// narrowScale: when an approximate answer's error could flip a
 	// label, Auto samples again with this many times the budget, and
 	// answers with the sampler's estimate.
 	narrowScale = 2
 )
+
+// DefaultErrorBudget is the default LoopyBP.ErrorBudget: the work of the
+// sampler that estimates the error of an approximate component, in factor
+// lookups (updating a variable looks each of its factors up), summed over
+// chains and replicas; about 4 ns each on the machine of BENCHMARKS.md.
+const DefaultErrorBudget = 300_000_000
 
 // sampleEstimate is what the sampler found.
 type sampleEstimate struct {
