@@ -91,7 +91,10 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxByte
 			res.LogZ += math.Log(float64(c))
 			continue
 		}
-		sub := subModel(m, comp, local)
+		sub := m
+		if len(comp.Vars) < len(m.Cards) || len(comp.Factors) < len(m.Factors) {
+			sub = subModel(m, comp, local)
+		} // else the component is the model, numbered as it is: no copy
 		cr, err := s.solveComponent(ctx, sub)
 		if err != nil {
 			if len(comp.Vars) < len(m.Cards) {
