@@ -85,7 +85,11 @@ func (a Auto) solveComponent(ctx context.Context, m *Model) (*componentResult, e
 	if r, err := a.partial(ctx, p.partial, root); r != nil || err != nil {
 		return r, err
 	}
-	return conditionedBP(ctx, b, root, opts, budget)
+	r, err := conditionedBP(ctx, b, root, opts, budget)
+	if err != nil {
+		return nil, err
+	}
+	return r, sampledErrors(ctx, b, scopes, tables, r, opts.errorBudget(), true)
 }
 
 // partial runs the heaviest branches of the plan whose affordable
@@ -149,6 +153,7 @@ func (a Auto) partial(ctx context.Context, plans []*cutset, root *bpRoot) (*comp
 	}
 	r.report.Method, r.report.Exact = MethodPartialCutset, false
 	r.report.Missing = missing
+	boundErrors(r, missing)
 	return r, nil
 }
 

@@ -21,6 +21,11 @@ type LoopyBP struct {
 	// marginals (estimated before any is allocated). Zero selects
 	// DefaultMaxBytes.
 	MaxBytes int64
+	// ErrorBudget bounds the work of the sampler that gives each
+	// approximate marginal its error bar (Result.Errors), per component,
+	// in factor lookups (updating a variable looks each of its factors
+	// up). Zero selects DefaultErrorBudget; NoErrorEstimate turns it off.
+	ErrorBudget int64
 }
 
 func (b LoopyBP) withDefaults() LoopyBP {
@@ -46,11 +51,16 @@ func (b LoopyBP) Solve(ctx context.Context, m *Model) (*Result, error) {
 }
 
 func (b LoopyBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
-	bp, err := newLoopyBPModel(m)
+	scopes, tables := mergeFactors(m)
+	bp, err := newLoopyBP(m.Cards, scopes, tables)
 	if err != nil {
 		return nil, err
 	}
-	return conditionedBP(ctx, bp, nil, b, 0)
+	r, err := conditionedBP(ctx, bp, nil, b, 0)
+	if err != nil {
+		return nil, err
+	}
+	return r, sampledErrors(ctx, bp, scopes, tables, r, b.errorBudget(), false)
 }
 
 // newLoopyBPModel prepares loopy BP on a component.
@@ -92,6 +102,7 @@ type loopyBP struct {
 	binary bool
 	lam    []float64
 	stale  bool
+	layout *binaryLayout // made by runBinary on first use
 }
 
 type bpFactor struct {
@@ -117,6 +128,7 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 	}
 	// Size the flat arrays first.
 	entries, edges, msgs, nfacs := 0, 0, 0, 0
+	degree := make([]int, len(cards))
 	for fi, s := range scopes {
 		entries += len(logTables[fi])
 		if len(s) > 1 {
@@ -124,16 +136,21 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 			edges += len(s)
 			for _, v := range s {
 				msgs += cards[v]
+				degree[v]++
 			}
 		}
 	}
 	tables := make([]float64, entries)
 	edgeIDs := make([]int, edges)
+	varEdges := make([]int, edges) // cut into b.varEdges
+	for v, d := range degree {
+		b.varEdges[v] = varEdges[:0:d]
+		varEdges = varEdges[d:]
+	}
 	b.facs = make([]bpFactor, 0, nfacs)
 	b.edgeVar = make([]int, 0, edges)
 	b.edgeOff = make([]int, 0, edges)
-	b.msg = make([]float64, 0, msgs)
-	b.logMsg = make([]float64, 0, msgs)
+	msgs = 0 // the offset of the next edge's messages
 	for fi, s := range scopes {
 		lt := logTables[fi]
 		mx := math.Inf(-1)
@@ -162,11 +179,8 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 			e := len(b.edgeVar)
 			f.edges[k] = e
 			b.edgeVar = append(b.edgeVar, v)
-			b.edgeOff = append(b.edgeOff, len(b.msg))
-			for range cards[v] {
-				b.msg = append(b.msg, 1/float64(cards[v]))
-				b.logMsg = append(b.logMsg, -math.Log(float64(cards[v])))
-			}
+			b.edgeOff = append(b.edgeOff, msgs)
+			msgs += cards[v]
 			b.varEdges[v] = append(b.varEdges[v], e)
 		}
 		b.facs = append(b.facs, f)
@@ -189,9 +203,29 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 		b.binary = b.binary && len(f.vars) == 2
 	}
 	if b.binary {
+		// The messages are lam; msg and logMsg are made when the general
+		// code needs them (sync).
 		b.lam = make([]float64, len(b.edgeVar))
+	} else {
+		b.initMessages()
 	}
 	return b, nil
+}
+
+// initMessages makes msg and logMsg, uniform.
+func (b *loopyBP) initMessages() {
+	n := 0
+	for _, v := range b.edgeVar {
+		n += b.cards[v]
+	}
+	b.msg, b.logMsg = make([]float64, n), make([]float64, n)
+	for e, v := range b.edgeVar {
+		c := b.cards[v]
+		for x := range c {
+			b.msg[b.edgeOff[e]+x] = 1 / float64(c)
+			b.logMsg[b.edgeOff[e]+x] = -math.Log(float64(c))
+		}
+	}
 }
 
 // bpStats says how a run ended.
@@ -400,7 +434,9 @@ func normalize(p []float64) bool {
 // message that is zero up to the floor: the model is then inconsistent
 // (BP cannot tell this from its floored messages alone).
 func (b *loopyBP) marginals() ([][]float64, error) {
-	b.sync()
+	if b.binary {
+		return b.marginalsBinary()
+	}
 	b.refreshBeliefs()
 	out := make([][]float64, len(b.cards))
 	for v, bel := range b.logBel {
@@ -436,7 +472,9 @@ func (b *loopyBP) marginals() ([][]float64, error) {
 //
 // where d_v counts the non-unary factors of v.
 func (b *loopyBP) bethe(marg [][]float64) float64 {
-	b.sync()
+	if b.binary {
+		return b.logScale + b.betheBinary(marg)
+	}
 	return b.logScale + b.betheTerms(marg, func(e int, scratch []float64) []float64 {
 		b.incoming(e, scratch)
 		return scratch
@@ -495,6 +533,13 @@ func (b *loopyBP) betheTerms(marg [][]float64, in func(e int, scratch []float64)
 			}
 		}
 	}
+	return sum + b.variableTerms(marg)
+}
+
+// variableTerms returns the variables' sums of bethe's formula at beliefs
+// marg: Σ_v [E_bv ln prior_v − (d_v − 1) H(b_v)].
+func (b *loopyBP) variableTerms(marg [][]float64) float64 {
+	sum := 0.0
 	for v, p := range marg {
 		d := len(b.varEdges[v])
 		for x, q := range p {

@@ -94,11 +94,16 @@ func (c ConditionedBP) withDefaults() ConditionedBP {
 }
 
 func (c ConditionedBP) solveComponent(ctx context.Context, m *Model) (*componentResult, error) {
-	b, err := newLoopyBPModel(m)
+	scopes, tables := mergeFactors(m)
+	b, err := newLoopyBP(m.Cards, scopes, tables)
 	if err != nil {
 		return nil, err
 	}
-	return conditionedBP(ctx, b, nil, c.BP, c.budget())
+	r, err := conditionedBP(ctx, b, nil, c.BP, c.budget())
+	if err != nil {
+		return nil, err
+	}
+	return r, sampledErrors(ctx, b, scopes, tables, r, c.BP.errorBudget(), false)
 }
 
 // budget returns the budget conditionedBP takes: the fixed one, or

@@ -117,6 +117,11 @@ func (b *loopyBP) runConverging(ctx context.Context, opts LoopyBP) (bpStats, str
 		tried = append(tried, fmt.Sprintf("bp (damping %g, %d sweeps, residual %.2g)", d, s.iterations, s.residual))
 		st = s
 	}
+	if b.binary {
+		s, marg, err := b.betheMinimize(ctx, opts.Tolerance, doubleLoopBudget*opts.MaxIterations)
+		s.iterations += total
+		return s, MethodBetheMin, marg, tried, err
+	}
 	s, marg, err := b.doubleLoop(ctx, max(opts.Tolerance, doubleLoopTolerance), doubleLoopBudget*opts.MaxIterations, true)
 	s.iterations += total
 	return s, MethodDoubleLoop, marg, tried, err

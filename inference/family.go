@@ -43,6 +43,9 @@ type Options struct {
 	// Approximate names the method auto uses where the junction tree does
 	// not fit: cbp (the default, also "") or bp.
 	Approximate string
+	// ErrorBudget is LoopyBP.ErrorBudget, for bp, cbp and auto, unless BP
+	// sets one.
+	ErrorBudget int64
 }
 
 // New returns the native solver called name (NameAuto, NameJunctionTree,
@@ -54,6 +57,9 @@ func New(name string, o Options) (Solver, error) {
 	}
 	if o.BP.MaxBytes == 0 {
 		o.BP.MaxBytes = o.MaxBytes
+	}
+	if o.BP.ErrorBudget == 0 {
+		o.BP.ErrorBudget = o.ErrorBudget
 	}
 	if err := o.BP.validate(); err != nil {
 		return nil, err
@@ -93,13 +99,30 @@ func New(name string, o Options) (Solver, error) {
 // plain loopy BP: Options.Approximate NameLoopyBP). A budget is positive,
 // at most 1e12 millions, and at least one update.
 func ParseClampBudget(s string) (budget int64, off bool, err error) {
+	return parseMillions(s, "message updates")
+}
+
+// ParseErrorBudget reads an error budget (Options.ErrorBudget) as command
+// lines give it, in millions of factor lookups (LoopyBP.ErrorBudget), or
+// "none", which turns the error bars off (NoErrorEstimate).
+func ParseErrorBudget(s string) (int64, error) {
+	budget, off, err := parseMillions(s, "factor lookups")
+	if off {
+		return NoErrorEstimate, nil
+	}
+	return budget, err
+}
+
+// parseMillions reads a positive number of millions of what (at most
+// 1e12 millions, at least one), or "none" (off).
+func parseMillions(s, what string) (n int64, off bool, err error) {
 	s = strings.TrimSpace(s)
 	if s == "none" {
 		return 0, true, nil
 	}
 	m, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(m > 0) || m > 1e12 {
-		return 0, false, fmt.Errorf("%q is not a positive number of millions of message updates, or none", s)
+		return 0, false, fmt.Errorf("%q is not a positive number of millions of %s, or none", s, what)
 	}
 	return max(1, int64(math.Round(m*1e6))), false, nil
 }
@@ -191,6 +214,9 @@ func (b LoopyBP) validate() error {
 	}
 	if b.MaxBytes < 0 {
 		return fmt.Errorf("loopy BP: memory bound %d bytes is negative", b.MaxBytes)
+	}
+	if b.ErrorBudget < 0 && b.ErrorBudget != NoErrorEstimate {
+		return fmt.Errorf("loopy BP: error budget %d is negative (NoErrorEstimate turns the error bars off)", b.ErrorBudget)
 	}
 	return nil
 }

@@ -33,8 +33,14 @@ func (b LoopyBP) Identify() string {
 
 func (b LoopyBP) settings() string {
 	b = b.withDefaults()
-	return fmt.Sprintf("damping=%s,tol=%s,maxiter=%d,maxmem=%d", b.Damping,
-		strconv.FormatFloat(b.Tolerance, 'g', -1, 64), b.MaxIterations, b.MaxBytes)
+	// The error budget changes more than the error bars: auto answers with
+	// the sampler's estimate where BP's bars could flip a label.
+	errors := "none"
+	if eb := b.errorBudget(); eb != NoErrorEstimate {
+		errors = strconv.FormatInt(eb, 10)
+	}
+	return fmt.Sprintf("damping=%s,tol=%s,maxiter=%d,maxmem=%d,errbudget=%s", b.Damping,
+		strconv.FormatFloat(b.Tolerance, 'g', -1, 64), b.MaxIterations, b.MaxBytes, errors)
 }
 
 // Identify says what the solver is: NameConditionedBP, its budget

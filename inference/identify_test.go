@@ -18,11 +18,11 @@ func TestIdentify(t *testing.T) {
 		s    inference.Solver
 		want string
 	}{
-		{bp, "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]"},
-		{inference.LoopyBP{}, "bp[damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912]"},
+		{bp, "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]"},
+		{inference.LoopyBP{}, "bp[damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]"},
 		{inference.JunctionTree{}, "exact[maxmem=536870912,budget=2s]"},
-		{inference.ConditionedBP{Budget: 7}, "cbp[budget=7,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912]"},
-		{inference.Auto{}, "auto[maxmem=536870912,budget=2s,approx=cbp[budget=scaled,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912]]"},
+		{inference.ConditionedBP{Budget: 7}, "cbp[budget=7,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]"},
+		{inference.Auto{}, "auto[maxmem=536870912,budget=2s,approx=cbp[budget=scaled,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]]"},
 	} {
 		if got := inference.Identify(tc.s); got != tc.want {
 			t.Errorf("%T: %s, want %s", tc.s, got, tc.want)

@@ -26,7 +26,7 @@ func TestConstants(t *testing.T) {
 		if !consistent(m) {
 			continue
 		}
-		for name, s := range map[string]Solver{"auto": Auto{}, "exact": JunctionTree{}, "cbp": ConditionedBP{}} {
+		for name, s := range map[string]Solver{"auto": Auto{}, "exact": JunctionTree{}, "cbp": ConditionedBP{BP: LoopyBP{ErrorBudget: NoErrorEstimate}}} {
 			r := checkAgainstEnumeration(t, fmt.Sprintf("model %d, %s", i, name), s, m, 1e-6)
 			for v, c := range m.Cards {
 				if c == 1 && (len(r.Marginals[v]) != 1 || r.Marginals[v][0] != 1) {

@@ -39,7 +39,13 @@ type Result struct {
 	Marginals [][]float64
 	// LogZ is the natural log of the partition function, when the method
 	// computes it (NaN otherwise).
-	LogZ   float64
+	LogZ float64
+	// Errors[v], when the result is not exact, is how far v's marginal
+	// may be from the truth: no state's probability is further off than
+	// that, by a bound or a statistical estimate (Report.Parts says which;
+	// see the ErrorBound and ErrorSampled methods). It is 0 for the
+	// variables solved exactly, and Errors is nil when all were.
+	Errors []float64
 	Report Report
 }
 

@@ -34,6 +34,11 @@ type Report struct {
 	// were solved, BPComponents how many of them approximately.
 	Components   int `json:"components,omitempty"`
 	BPComponents int `json:"bp_components,omitempty"`
+	// MaxError is the largest error bar of a marginal (Result.Errors),
+	// and Uncertain the number of variables whose label is within its
+	// bar (Result.Uncertain); both are 0 when the result is exact.
+	MaxError  float64 `json:"max_error,omitempty"`
+	Uncertain int     `json:"uncertain,omitempty"`
 	// Parts describes each component of two variables or more that was
 	// not solved by one junction tree (those are exact: Method and Width
 	// above cover them; so is any method on one variable).
@@ -75,8 +80,20 @@ type ComponentReport struct {
 	Runs       int     `json:"runs,omitempty"`
 	Spread     float64 `json:"spread,omitempty"`
 	// Fallbacks lists what was tried first and did not converge (loopy BP
-	// with the damping given, then with stronger damping).
+	// with the damping given, then with stronger damping), or, before the
+	// sampler's answer, the answer whose error bars were too wide.
 	Fallbacks []string `json:"fallbacks,omitempty"`
+	// The error bars of an approximate component (Result.Errors): the
+	// largest, how they were found (ErrorBound or ErrorSampled), and the
+	// labels within theirs. A sampled bar also gives the sampler's
+	// samples (chains × sweeps kept), its replicas per chain and its
+	// largest R-hat (near 1 when the chains have mixed).
+	Error       float64 `json:"error,omitempty"`
+	ErrorMethod string  `json:"error_method,omitempty"`
+	Uncertain   int     `json:"uncertain,omitempty"`
+	Samples     int     `json:"samples,omitempty"`
+	Replicas    int     `json:"replicas,omitempty"`
+	RHat        float64 `json:"r_hat,omitempty"`
 }
 
 // Methods named in reports.
@@ -87,11 +104,13 @@ const (
 	MethodConditionedBP = "cbp"            // conditioned loopy BP
 	MethodBP            = "bp"             // loopy BP
 	MethodDoubleLoop    = "double-loop"    // the convergent double-loop (CCCP) minimization of the Bethe free energy
+	MethodBetheMin      = "bethe-min"      // quasi-Newton (L-BFGS) minimization of the Bethe free energy over the beliefs (binary pairwise models)
+	MethodGibbs         = "gibbs"          // tempered Gibbs sampling (where auto found BP's error bars too wide)
 	MethodEnumeration   = "enumeration"
 )
 
 // methodOrder orders the methods of a joined Method.
-var methodOrder = []string{MethodEnumeration, MethodExact, MethodCutset, MethodPartialCutset, MethodConditionedBP, MethodBP, MethodDoubleLoop}
+var methodOrder = []string{MethodEnumeration, MethodExact, MethodCutset, MethodPartialCutset, MethodConditionedBP, MethodBP, MethodDoubleLoop, MethodBetheMin, MethodGibbs}
 
 // add accounts for a component's report.
 func (r *Report) add(c ComponentReport, singleTree bool) {
@@ -105,11 +124,13 @@ func (r *Report) add(c ComponentReport, singleTree bool) {
 		r.Damping = max(r.Damping, c.Damping)
 		r.Clamped = max(r.Clamped, c.Clamped)
 		r.Runs += c.Runs
-		if c.Method == MethodConditionedBP || c.Method == MethodBP || c.Method == MethodDoubleLoop {
+		if c.Method == MethodConditionedBP || c.Method == MethodBP || c.Method == MethodDoubleLoop || c.Method == MethodBetheMin {
 			r.Branches += int(c.Branches)
 		}
 	}
 	r.Converged = r.Converged && c.Converged
+	r.MaxError = max(r.MaxError, c.Error)
+	r.Uncertain += c.Uncertain
 	if !singleTree && (c.Variables > 1 || !c.Converged) {
 		r.Parts = append(r.Parts, c)
 	}
@@ -181,6 +202,10 @@ func (c ComponentReport) summary() string {
 		d = append(d, fmt.Sprintf("%d clamped, %d branches of width %d", c.Cutset, c.Branches, c.Width))
 	case MethodPartialCutset:
 		d = append(d, fmt.Sprintf("%d clamped, %d of %d branches of width %d, missing %.2g", c.Cutset, c.Branches, c.TotalBranches, c.Width, c.Missing))
+	case MethodGibbs:
+		if len(c.Fallbacks) > 0 {
+			d = append(d, "after "+strings.Join(c.Fallbacks, ", "))
+		}
 	default:
 		if !c.Exact {
 			conv := "converged"
@@ -195,6 +220,19 @@ func (c ComponentReport) summary() string {
 				d = append(d, "after "+strings.Join(c.Fallbacks, ", "))
 			}
 		}
+	}
+	if c.ErrorMethod == ErrorUnknown {
+		d = append(d, "error unknown (hard constraints, or a model too large for the error budget)")
+	} else if c.ErrorMethod != "" {
+		e := fmt.Sprintf("error ≤ %.2g (%s", c.Error, c.ErrorMethod)
+		if c.Samples > 0 {
+			e += fmt.Sprintf(", %d samples, R-hat %.3g", c.Samples, c.RHat)
+			if c.RHat > mixedRHat {
+				e += ": the chains did not mix, the bars are rough"
+			}
+		}
+		e += fmt.Sprintf("), %d labels uncertain", c.Uncertain)
+		d = append(d, e)
 	}
 	if len(d) > 0 {
 		fmt.Fprintf(&b, ": %s", strings.Join(d, ", "))

@@ -24,6 +24,7 @@ type componentSolver interface {
 type componentResult struct {
 	logZ      float64
 	marginals [][]float64
+	errors    []float64       // error bars, nil when exact (see Result.Errors)
 	report    ComponentReport // First and Variables are the caller's to fill in
 }
 
@@ -90,7 +91,10 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxByte
 			res.LogZ += math.Log(float64(c))
 			continue
 		}
-		sub := subModel(m, comp, local)
+		sub := m
+		if len(comp.Vars) < len(m.Cards) || len(comp.Factors) < len(m.Factors) {
+			sub = subModel(m, comp, local)
+		} // else the component is the model, numbered as it is: no copy
 		cr, err := s.solveComponent(ctx, sub)
 		if err != nil {
 			if len(comp.Vars) < len(m.Cards) {
@@ -101,6 +105,14 @@ func solveByComponents(ctx context.Context, m *Model, s componentSolver, maxByte
 		res.LogZ += cr.logZ
 		for i, v := range comp.Vars {
 			res.Marginals[v] = cr.marginals[i]
+		}
+		if cr.errors != nil {
+			if res.Errors == nil {
+				res.Errors = make([]float64, len(m.Cards))
+			}
+			for i, v := range comp.Vars {
+				res.Errors[v] = cr.errors[i]
+			}
 		}
 		cr.report.First, cr.report.Variables = comp.Vars[0], len(comp.Vars)
 		res.Report.add(cr.report, cr.report.Method == MethodExact)
@@ -144,13 +156,14 @@ func subModel(m *Model, comp Component, local []int) *Model {
 // small factors would underflow. Factors over no variable are dropped
 // (the caller accounts for them).
 func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
-	// Keys: the sorted scope, as one integer for one or two variables
-	// (most factors: cheap to hash), as an array for short scopes (no
-	// allocation) or as a string of varints.
+	// Factors over one or two variables (most) are matched by firstPair;
+	// longer scopes by a key: the sorted scope as an array for short
+	// scopes (no allocation), or as a string of varints.
 	type short [4]int
-	pairIndex := make(map[uint64]int, len(m.Factors))
+	first := firstPair(m)
 	shortIndex := map[short]int{}
 	longIndex := map[string]int{}
+	out := make([]int, len(m.Factors)) // the merged factor of each pair factor that comes first
 	scopes = make([][]int, 0, len(m.Factors))
 	logTables = make([][]float64, 0, len(m.Factors))
 	var sorted []int
@@ -160,35 +173,35 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 		entries += len(f.Table)
 	}
 	flat := make([]float64, entries)
-	for _, f := range m.Factors {
+	for fi, f := range m.Factors {
 		if len(f.Scope) == 0 {
 			continue
 		}
-		sorted = append(sorted[:0], f.Scope...)
-		slices.Sort(sorted)
 		var i int
 		var ok bool
-		if len(sorted) <= 2 && len(m.Cards) < 1<<31 {
-			k := uint64(sorted[0]) << 32
-			if len(sorted) == 2 {
-				k |= uint64(sorted[1]) + 1<<31 // never 0, unlike a missing second variable
-			}
-			if i, ok = pairIndex[k]; !ok {
-				pairIndex[k] = len(scopes)
-			}
-		} else if len(sorted) <= len(short{}) {
-			k := short{-1, -1, -1, -1}
-			copy(k[:], sorted)
-			if i, ok = shortIndex[k]; !ok {
-				shortIndex[k] = len(scopes)
+		if first != nil && len(f.Scope) <= 2 {
+			if j := first[fi]; j != fi {
+				i, ok = out[j], true
+			} else {
+				out[fi] = len(scopes)
 			}
 		} else {
-			key = key[:0]
-			for _, v := range sorted {
-				key = binary.AppendUvarint(key, uint64(v))
-			}
-			if i, ok = longIndex[string(key)]; !ok {
-				longIndex[string(key)] = len(scopes)
+			sorted = append(sorted[:0], f.Scope...)
+			slices.Sort(sorted)
+			if len(sorted) <= len(short{}) {
+				k := short{-1, -1, -1, -1}
+				copy(k[:], sorted)
+				if i, ok = shortIndex[k]; !ok {
+					shortIndex[k] = len(scopes)
+				}
+			} else {
+				key = key[:0]
+				for _, v := range sorted {
+					key = binary.AppendUvarint(key, uint64(v))
+				}
+				if i, ok = longIndex[string(key)]; !ok {
+					longIndex[string(key)] = len(scopes)
+				}
 			}
 		}
 		if ok {
@@ -204,6 +217,62 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 		logTables = append(logTables, lt)
 	}
 	return scopes, logTables
+}
+
+// firstPair returns, for each factor over one or two variables, the first
+// factor over the same variables (itself, if none comes before), found by
+// listing the factors under their smallest variable: no hashing, which
+// for the 864,587 factors of the dense 500x1500 model cost 0.3 s. It
+// returns nil for a model of 2^31 variables or more.
+func firstPair(m *Model) []int {
+	n := len(m.Cards)
+	if n >= 1<<31 {
+		return nil
+	}
+	// The factors of each smallest variable, in order (counting sort).
+	start := make([]int32, n+1)
+	lo := func(f Factor) int {
+		if len(f.Scope) == 2 {
+			return min(f.Scope[0], f.Scope[1])
+		}
+		return f.Scope[0]
+	}
+	for _, f := range m.Factors {
+		if k := len(f.Scope); k == 1 || k == 2 {
+			start[lo(f)+1]++
+		}
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	byLo := make([]int32, start[n])
+	fill := slices.Clone(start[:n])
+	for fi, f := range m.Factors {
+		if k := len(f.Scope); k == 1 || k == 2 {
+			u := lo(f)
+			byLo[fill[u]] = int32(fi)
+			fill[u]++
+		}
+	}
+	first := make([]int, len(m.Factors))
+	seen := make([]int32, n+1)  // seen[w]: 1 + the first factor of (u, w) for the u at hand, or 0
+	stamp := make([]int32, n+1) // which u seen[w] is for, plus 1
+	for u := range n {
+		for _, fi := range byLo[start[u]:start[u+1]] {
+			f := m.Factors[fi]
+			w := n // the other variable; n for a unary factor
+			if len(f.Scope) == 2 {
+				w = max(f.Scope[0], f.Scope[1])
+			}
+			if stamp[w] == int32(u+1) {
+				first[fi] = int(seen[w]) - 1
+				continue
+			}
+			stamp[w], seen[w] = int32(u+1), fi+1
+			first[fi] = int(fi)
+		}
+	}
+	return first
 }
 
 // addLogs adds the log of f, whose scope is a permutation of scope, into

@@ -230,8 +230,9 @@ func TestBPExactOnTrees(t *testing.T) {
 // TestBPOnLoopyFR: on small loopy FR networks BP converges. Plain loopy
 // BP is an approximation: on small, dense, strongly coupled networks its
 // fixed point can be far from exact, so only convergence is asserted for
-// it. Conditioned BP, which the default budget lets clamp until (almost)
-// every loop is cut, is asserted to be close to exact.
+// it, and that its error bars cover its error. Conditioned BP, which the
+// default budget lets clamp until (almost) every loop is cut, is asserted
+// to be close to exact.
 func TestBPOnLoopyFR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	worst, worstPlain := 0.0, 0.0
@@ -242,7 +243,7 @@ func TestBPOnLoopyFR(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, budget := range []int64{-1, 0} {
-			var s Solver = ConditionedBP{}
+			var s Solver = ConditionedBP{BP: LoopyBP{ErrorBudget: NoErrorEstimate}}
 			if budget < 0 {
 				s = LoopyBP{}
 			}
@@ -256,6 +257,15 @@ func TestBPOnLoopyFR(t *testing.T) {
 			d := diff(got.Marginals, want.Marginals)
 			if budget < 0 {
 				worstPlain = max(worstPlain, d)
+				for v, p := range got.Marginals {
+					bar := 0.0 // none: BP converged on a tree
+					if got.Errors != nil {
+						bar = got.Errors[v]
+					}
+					if e := math.Abs(p[1] - want.Marginals[v][1]); e > bar+1e-9 {
+						t.Errorf("model %d, variable %d: BP is %.3g from exact, outside its error bar %.3g", i, v, e, bar)
+					}
+				}
 				continue
 			}
 			worst = max(worst, d)
@@ -297,9 +307,15 @@ func TestMixedMethods(t *testing.T) {
 	}
 	want := Report{Solver: "native", Method: "exact+cbp", Width: 1, Iterations: r.Report.Iterations, Converged: true,
 		Residual: r.Report.Residual, Damping: r.Report.Damping, Clamped: r.Report.Clamped, Branches: r.Report.Branches,
-		Runs: r.Report.Runs, Components: 2, BPComponents: 1, Parts: r.Report.Parts}
+		Runs: r.Report.Runs, Components: 2, BPComponents: 1, Parts: r.Report.Parts, MaxError: r.Report.Parts[0].Error}
 	if !reflect.DeepEqual(r.Report, want) {
 		t.Errorf("report %+v, want %+v", r.Report, want)
+	}
+	// Error bars on the approximate component only.
+	for v, e := range r.Errors {
+		if (v >= 3) != (e > 0) {
+			t.Errorf("variable %d: error bar %v", v, e)
+		}
 	}
 	if p := r.Report.Parts; len(p) != 1 || p[0].First != 3 || p[0].Variables != 10 || p[0].Method != MethodConditionedBP || p[0].Exact || !p[0].Converged {
 		t.Errorf("parts %+v, want the dense component (variables 3–12) by cbp, converged", p)
@@ -462,7 +478,8 @@ func TestInconsistentModel(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	m := frModel(rng, 40, 0.5)
-	for alg, s := range map[string]Solver{"auto": Auto{}, "bp": ConditionedBP{}} {
+	bp := LoopyBP{ErrorBudget: 20_000_000}
+	for alg, s := range map[string]Solver{"auto": Auto{Approximate: ConditionedBP{BP: bp}}, "bp": ConditionedBP{BP: bp}} {
 		a, err := s.Solve(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)

@@ -124,6 +124,9 @@ func (a *Assessment) Record() Record {
 	r.ContextMarginals = []Marginal{}
 	for i, v := range a.Network.Variables { // sorted by name
 		m := Marginal{Variable: v.Name, Probabilities: [2]float64{a.Solution.Marginals[i][0], a.Solution.Marginals[i][1]}}
+		if a.Solution.Errors != nil {
+			m.Error, m.Uncertain = a.Solution.Errors[i], a.Solution.Uncertain(i)
+		}
 		if v.Kind == graph.AtomVariable {
 			r.Marginals = append(r.Marginals, m)
 		} else {

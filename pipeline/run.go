@@ -654,14 +654,19 @@ type Comparison struct {
 }
 
 // InferenceSummary says in one line how a run's responses were solved:
-// each method with its count, how many did not converge, and the largest
+// each method with its count, how many did not converge, the largest
 // error indicator of an approximate method (loopy BP's residual,
-// conditioned BP's spread, a partial cutset's missing share of Z).
+// conditioned BP's spread, a partial cutset's missing share of Z), and the
+// labels of atoms and contexts that are uncertain (within their error
+// bars) with the largest bar.
 func InferenceSummary(reports []inference.Report) string {
 	count := make(map[string]int)
 	var methods []string
 	unconverged, worst := 0, 0.0
+	uncertain, widest := 0, 0.0
 	for _, r := range reports {
+		uncertain += r.Uncertain
+		widest = max(widest, r.MaxError)
 		if count[r.Method] == 0 {
 			methods = append(methods, r.Method)
 		}
@@ -687,6 +692,9 @@ func InferenceSummary(reports []inference.Report) string {
 	}
 	if worst > 0 {
 		out += fmt.Sprintf("; largest error indicator %.2g", worst)
+	}
+	if widest > 0 {
+		out += fmt.Sprintf("; %d uncertain labels, largest error bar %.2g", uncertain, widest)
 	}
 	return out
 }

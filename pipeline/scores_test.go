@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -217,6 +219,54 @@ func TestFActScoreResponding(t *testing.T) {
 		}
 		if len(recs) != 3 || recs[1].Responded || !recs[2].Responded || recs[2].Facts != 0 || recs[2].Scored() {
 			t.Errorf("gold %v: records %+v", tc.gold, recs)
+		}
+	}
+}
+
+// loopRecord's network has a loop (a0–c0–c1, FR3's context–context
+// relation closing it), so loopy BP on it is not exact.
+const loopRecord = `{"input": "q", "output": "A.", "atoms": [{"id": "a0", "text": "A.", "contexts": ["c0", "c1"]}],
+ "contexts": [{"id": "c0", "text": "one"}, {"id": "c1", "text": "two"}],
+ "relations": [{"source": "c0", "target": "a0", "type": "entailment", "probability": 0.9},
+               {"source": "c1", "target": "a0", "type": "contradiction", "probability": 0.9},
+               {"source": "c0", "target": "c1", "type": "contradiction", "probability": 0.8}]}`
+
+// TestRecordErrorBars: an output line of a network solved approximately
+// gives each marginal its error bar and marks the labels within it as
+// uncertain, as the solver's result says; an exact solve's line has
+// neither field.
+func TestRecordErrorBars(t *testing.T) {
+	in, err := instance.NewReader(strings.NewReader(loopRecord), "loop").Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		solver inference.Solver
+		exact  bool
+	}{{"bp", inference.LoopyBP{}, false}, {"auto", inference.Auto{}, true}} {
+		p := &Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: GivenAlways, Solver: c.solver}
+		a, err := p.Assess(context.Background(), in, graph.FR3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := a.Record()
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"error":`); got == c.exact {
+			t.Errorf("%s: error bars written %v: %s", c.name, got, b)
+		}
+		if c.exact {
+			continue
+		}
+		all := append(slices.Clone(rec.Marginals), rec.ContextMarginals...)
+		for i, v := range a.Network.Variables {
+			m := all[slices.IndexFunc(all, func(m result.Marginal) bool { return m.Variable == v.Name })]
+			if m.Error != a.Solution.Errors[i] || !(m.Error > 0) || m.Uncertain != (math.Abs(m.Probabilities[1]-0.5) <= m.Error) {
+				t.Errorf("%s: %s: %+v, solver's bar %v", c.name, v.Name, m, a.Solution.Errors[i])
+			}
 		}
 	}
 }

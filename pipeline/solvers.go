@@ -25,6 +25,10 @@ type InferenceOptions struct {
 	MaxIterations int
 	ClampBudget   int64
 	NoClamping    bool
+	// ErrorBudget bounds the sampler that gives approximate marginals
+	// their error bars (inference.Options.ErrorBudget; zero: the default,
+	// inference.NoErrorEstimate: none).
+	ErrorBudget int64
 	// Merlin runs the merlin binary (the merlin algorithm).
 	Merlin merlin.Solver
 }
@@ -42,7 +46,7 @@ type Algorithm struct {
 // Algorithms is the table of the inference engines: the native family
 // (package inference) and merlin.
 func Algorithms() []Algorithm {
-	bp := []string{"MaxBytes", "Damping", "Tolerance", "MaxIterations"}
+	bp := []string{"MaxBytes", "Damping", "Tolerance", "MaxIterations", "ErrorBudget"}
 	return []Algorithm{
 		{Name: inference.NameAuto, Settings: append([]string{"ExactBudget", "ClampBudget", "NoClamping"}, bp...), Open: nativeSolver(inference.NameAuto),
 			Description: "exact where the junction tree fits in the memory bound, conditioned loopy BP elsewhere"},
@@ -77,7 +81,7 @@ func nativeSolver(name string) func(InferenceOptions) (inference.Solver, error) 
 		if o.NoClamping && name == inference.NameConditionedBP {
 			return nil, optionErr("Inference.NoClamping", fmt.Errorf("conditioned BP needs a clamp budget (%s is loopy BP without conditioning)", inference.NameLoopyBP))
 		}
-		opts := inference.Options{MaxBytes: o.MaxBytes, ExactBudget: o.ExactBudget, ClampBudget: o.ClampBudget,
+		opts := inference.Options{MaxBytes: o.MaxBytes, ExactBudget: o.ExactBudget, ClampBudget: o.ClampBudget, ErrorBudget: o.ErrorBudget,
 			BP: inference.LoopyBP{Damping: o.Damping, Tolerance: o.Tolerance, MaxIterations: o.MaxIterations}}
 		if o.NoClamping {
 			opts.Approximate, opts.ClampBudget = inference.NameLoopyBP, 0

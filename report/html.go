@@ -100,7 +100,7 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(template.FuncM
 {{- if .Gold}}<th title="responses with gold labels">labeled</th><th>mean gold Pr</th><th title="mean |Pr − gold Pr|">MAE</th><th>Pearson r</th><th>Spearman ρ</th><th title="F1 of predicted S against gold S over all labeled atoms">atom F1</th><th>accuracy</th><th>Brier</th><th title="expected calibration error over the bins of the reliability diagram">ECE</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Runs}}
-<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Decided}} <span class="warn" title="this run decides each atom, supported or not, without a P(true)">(decisions only)</span>{{else if not .Relations}} <span class="warn" title="this output does not record the relations that became factors">(relations not recorded)</span>{{end}}</td><td class="file">{{.File}}</td><td>{{.Solver}}</td><td>{{.S.Responses}}</td><td>{{f4 .S.MeanPr}}</td><td>{{f4 .S.MeanF1K}}</td><td>{{f4 .S.MeanEntropy}}</td>
+<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Decided}} <span class="warn" title="this run decides each atom, supported or not, without a P(true)">(decisions only)</span>{{else if not .Relations}} <span class="warn" title="this output does not record the relations that became factors">(relations not recorded)</span>{{end}}</td><td class="file">{{.File}}</td><td>{{.Solver}}{{if .Uncertain}} <span class="warn" title="atoms whose P(true) is within its error bar of 0.5: networks not solved exactly, whose labels could go either way">({{.Uncertain}} uncertain label{{if ne .Uncertain 1}}s{{end}})</span>{{end}}</td><td>{{.S.Responses}}</td><td>{{f4 .S.MeanPr}}</td><td>{{f4 .S.MeanF1K}}</td><td>{{f4 .S.MeanEntropy}}</td>
 {{- if $.Gold}}{{if .S.Labeled}}<td>{{.S.Labeled}}</td><td>{{f4 .S.MeanGold}}</td><td>{{f4 .S.MAE}}</td><td>{{f3 .S.Pearson}}</td><td>{{f3 .S.Spearman}}</td><td>{{f4 .S.AtomF1}}</td><td>{{f4 .S.Accuracy}}</td><td>{{f4 .S.Brier}}</td><td>{{f4 .ECE}}</td>{{else}}<td>0</td><td colspan="8" class="na">no gold labels</td>{{end}}{{end}}</tr>
 {{- end}}
 </tbody></table></div>
@@ -132,6 +132,7 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(template.FuncM
 type summaryRun struct {
 	Name, File, Solver, Color string
 	Relations, Decided        bool
+	Uncertain                 int
 	S                         any
 	ECE                       float64
 	C                         Confusion
@@ -161,7 +162,7 @@ func (rep *Report) summaryHTML(names []string, layout string) ([]byte, error) {
 		st := rep.Stats[i]
 		d.Gold = d.Gold || st.Summary.Labeled > 0
 		d.Runs = append(d.Runs, summaryRun{Name: names[i], File: filepath.Base(run.Path), Solver: run.Solver, Color: runColors[i%len(runColors)],
-			Relations: run.Relations, Decided: run.Decided, S: st.Summary, ECE: st.Calibration.ECE, C: st.Confusion})
+			Relations: run.Relations, Decided: run.Decided, Uncertain: st.Uncertain, S: st.Summary, ECE: st.Calibration.ECE, C: st.Confusion})
 	}
 	for _, p := range rep.Plots() {
 		svg, err := p.SVG()

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -99,6 +101,7 @@ type pageData struct {
 		R    []*struct {
 			Pr    float64
 			P     []*float64
+			Err   []*float64
 			Al    map[string]int
 			Rel   [][4]float64
 			W     [][]int
@@ -311,5 +314,69 @@ func TestHTMLHostileLinks(t *testing.T) {
 	}
 	if strings.Index(page, "Content-Security-Policy") > strings.Index(page, "<style>") {
 		t.Error("the policy comes after the style it governs")
+	}
+}
+
+// TestHTMLErrorBars: a run whose networks were not solved exactly records
+// an error bar per marginal; the report reads them, counts the atoms whose
+// label is within its bar in the summary, and gives the page each node's
+// bar. Runs solved exactly show none (the other tests: byte for byte as
+// before).
+func TestHTMLErrorBars(t *testing.T) {
+	runs := readExampleRuns(t)
+	recorded := plannedSchema(t, runs[2], t.TempDir())
+	lines := rawLines(t, recorded)
+	var marg []map[string]any
+	if err := json.Unmarshal(lines[0]["marginals"], &marg); err != nil {
+		t.Fatal(err)
+	}
+	// An uncertain atom (P(true) within its bar of 0.5) and a certain one.
+	p0 := marg[0]["probabilities"].([]any)[1].(float64)
+	marg[0]["error"], marg[0]["uncertain"] = math.Abs(p0-0.5)+0.01, true
+	marg[1]["error"] = 1e-3
+	lines[0]["marginals"] = rawJSON(t, marg)
+	path := filepath.Join(t.TempDir(), "approx.jsonl")
+	writeLines(t, path, lines)
+	run, err := report.ReadRun(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run.Results[0]
+	if len(res.Errors) != 2 || res.Errors[marg[0]["variable"].(string)] != marg[0]["error"] {
+		t.Fatalf("errors read: %v", res.Errors)
+	}
+	rep, err := report.New([]*report.Run{run}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1
+	if math.Abs(marg[1]["probabilities"].([]any)[1].(float64)-0.5) <= 1e-3 {
+		want++
+	}
+	if rep.Stats[0].Uncertain != want {
+		t.Errorf("%d uncertain labels counted, want %d", rep.Stats[0].Uncertain, want)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteHTML(context.Background(), &b, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), fmt.Sprintf("(%d uncertain label", want)) {
+		t.Error("the summary does not count the uncertain labels")
+	}
+	d := readPageData(t, b.Bytes())
+	x := d.Responses[0].R[0]
+	if len(x.Err) != len(x.P) || x.Err[0] == nil || math.Abs(*x.Err[0]-marg[0]["error"].(float64)) > 1e-6 || x.Err[len(x.Err)-1] != nil {
+		t.Errorf("page error bars %v", x.Err)
+	}
+	if d.Responses[1].R[0].Err != nil {
+		t.Error("a line without error bars has them on the page")
+	}
+
+	// A bar that is no probability is refused.
+	marg[0]["error"] = 1.5
+	lines[0]["marginals"] = rawJSON(t, marg)
+	writeLines(t, path, lines)
+	if _, err := report.ReadRun(context.Background(), path, nil); err == nil || !strings.Contains(err.Error(), "marginals[0].error: 1.5 is not in (0, 1]") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -62,7 +62,10 @@ type pageResult struct {
 	D []string `json:"d,omitempty"`
 	// Own are the values another system's file records under its own
 	// names: [name, value or null].
-	Own   [][2]any    `json:"own,omitempty"`
+	Own [][2]any `json:"own,omitempty"`
+	// Err is the error bar of each node's P(true) (null where exact), for
+	// a network not solved exactly; absent otherwise.
+	Err   []*prob     `json:"err,omitempty"`
 	Alias map[int]int `json:"al,omitempty"` // node → the node it was merged into
 	Rel   [][4]any    `json:"rel"`          // [source node, target node, type, probability]
 	Why   [][]int     `json:"w"`            // per relation, what it rests on (why.relation)
@@ -230,6 +233,12 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				ids[i] = id
 				if p, ok := res.PTrue[id]; ok {
 					x.P[i] = ptr(p)
+					if e, ok := res.Errors[id]; ok {
+						if x.Err == nil {
+							x.Err = make([]*prob, n)
+						}
+						x.Err[i] = ptr(e)
+					}
 				} else if kept, ok := res.Alias[id]; ok {
 					if x.Alias == nil {
 						x.Alias = make(map[int]int)

@@ -63,6 +63,10 @@ type Result struct {
 	// contexts) by id; an atom or context merged into another by
 	// deduplication is not a variable and has no entry here (see Alias).
 	PTrue map[string]float64
+	// Errors holds, by id, how far each P(true) may be from the truth,
+	// where the line records it (a network not solved exactly: see
+	// result.Marginal); nil when every marginal was exact.
+	Errors map[string]float64
 	// Alias maps the id of an atom or context that is not a variable to the
 	// variable it was merged into.
 	Alias  map[string]string
@@ -185,6 +189,12 @@ func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
 	for _, list := range [][]result.Marginal{o.Marginals, o.ContextMarginals} {
 		for _, v := range list {
 			r.PTrue[v.Variable] = v.Probabilities[1]
+			if e := v.Error; e != 0 {
+				if r.Errors == nil {
+					r.Errors = make(map[string]float64)
+				}
+				r.Errors[v.Variable] = e
+			}
 		}
 	}
 	r.Scores = scores(o)

@@ -70,6 +70,10 @@ type RunStats struct {
 	Summary     score.Summary // means, and against gold labels MAE, correlations, atom F1
 	Calibration Calibration   // over the labeled atoms
 	Confusion   Confusion     // over the labeled atoms
+	// Uncertain counts the atoms, labeled or not, whose label could
+	// change within their marginal's error bar (networks not solved
+	// exactly).
+	Uncertain int
 }
 
 // Confusion counts labeled atoms by gold label (rows S, NS) and prediction
@@ -156,6 +160,9 @@ func (rep *Report) stats(run *Run) RunStats {
 	for i, res := range run.Results {
 		all[i] = res.Scores
 		for _, a := range res.Atoms {
+			if pt, ok := res.PTrue[a.ID]; ok && uncertain(pt, res.Errors[a.ID]) {
+				st.Uncertain++
+			}
 			if a.Label == "" {
 				continue
 			}
@@ -189,6 +196,10 @@ func (rep *Report) stats(run *Run) RunStats {
 	}
 	return st
 }
+
+// uncertain reports whether the label of a marginal P(true) = p with
+// error bar e could change within it (inference.Result.Uncertain).
+func uncertain(p, e float64) bool { return e > 0 && math.Abs(p-0.5) <= e }
 
 // predicted is the column of the confusion matrix of an atom at P(true) p.
 func predicted(p float64) int {

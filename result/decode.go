@@ -222,6 +222,8 @@ func (l *Line) Validate() error {
 				return &instance.FieldError{Field: fmt.Sprintf("%s[%d].probabilities[1]", m.field, i), Msg: fmt.Sprintf("%v is not a probability", p)}
 			case seen[v.Variable]:
 				return &instance.FieldError{Field: fmt.Sprintf("%s[%d].variable", m.field, i), Msg: fmt.Sprintf("%q is listed twice", v.Variable)}
+			case v.Error != 0 && !(v.Error > 0 && v.Error <= 1):
+				return &instance.FieldError{Field: fmt.Sprintf("%s[%d].error", m.field, i), Msg: fmt.Sprintf("%v is not in (0, 1]", v.Error)}
 			}
 			seen[v.Variable] = true
 		}

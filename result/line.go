@@ -162,10 +162,17 @@ func (l Line) MarshalJSON() ([]byte, error) {
 	return instance.AppendFields(b, l.Extra, IsField)
 }
 
-// Marginal is the distribution of one binary variable.
+// Marginal is the distribution of one binary variable. When the network
+// was not solved exactly, Error is how far each probability may be from
+// the truth (inference.Result.Errors: a bound or a statistical estimate,
+// see the line's solver report), and Uncertain says that the label, true
+// when P(true) > 0.5, could change within it; both are left out of an
+// exact marginal.
 type Marginal struct {
 	Variable      string     `json:"variable"`
 	Probabilities [2]float64 `json:"probabilities"`
+	Error         float64    `json:"error,omitempty"`
+	Uncertain     bool       `json:"uncertain,omitempty"`
 }
 
 // Priors are the priors of a record's network as its output line records

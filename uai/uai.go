@@ -9,14 +9,20 @@ package uai
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/parallel"
 )
 
 // Model types of the preamble.
@@ -54,29 +60,38 @@ func (e *SyntaxError) Error() string {
 const maxStates = 1 << 31
 
 // scanner splits input into whitespace-separated tokens and tracks lines.
+// The input is held as a string, so that a token is a substring of it and
+// parsing millions of numbers allocates nothing.
 type scanner struct {
 	name string
-	data []byte
+	data string
 	pos  int
 	line int // line of the last token returned
 }
 
 func newScanner(r io.Reader, name string) (*scanner, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	var b strings.Builder
+	if f, ok := r.(*os.File); ok {
+		// Read a file in one piece: growing the buffer as it fills
+		// copies a 55 MB model several times over.
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < math.MaxInt32 {
+			b.Grow(int(st.Size()) + 1)
+		}
+	}
+	if _, err := io.Copy(&b, r); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &scanner{name: name, data: data, line: 1}, nil
+	return &scanner{name: name, data: b.String(), line: 1}, nil
 }
 
 // next returns the next token, or "" at the end of input (leaving line at
 // the last token's, where an error about a missing token belongs).
 func (s *scanner) next() string {
-	return string(s.token())
+	return s.token()
 }
 
-// token is next without a copy: the bytes of the token in the input.
-func (s *scanner) token() []byte {
+// token returns the next token, a substring of the input ("" at the end).
+func (s *scanner) token() string {
 	line := s.line
 	for s.pos < len(s.data) && isSpace(s.data[s.pos]) {
 		if s.data[s.pos] == '\n' {
@@ -85,7 +100,7 @@ func (s *scanner) token() []byte {
 		s.pos++
 	}
 	if s.pos == len(s.data) {
-		return nil
+		return ""
 	}
 	s.line = line
 	start := s.pos
@@ -109,7 +124,7 @@ func (s *scanner) restOfLine() string {
 	for s.pos < len(s.data) && s.data[s.pos] != '\n' {
 		s.pos++
 	}
-	return strings.TrimSpace(string(s.data[start:s.pos]))
+	return strings.TrimSpace(s.data[start:s.pos])
 }
 
 func isSpace(b byte) bool {
@@ -141,12 +156,12 @@ func (w what) String() string {
 // int reads a nonnegative integer token described by w.
 func (s *scanner) int(w what) (int, error) {
 	tok := s.token()
-	if tok == nil {
+	if tok == "" {
 		return 0, s.errorf("unexpected end of input: want %s", w)
 	}
-	n, err := strconv.Atoi(string(tok))
+	n, err := strconv.Atoi(tok)
 	if err != nil || n < 0 {
-		return 0, s.errorf("%s: want a nonnegative integer, found %q", w, clip(string(tok)))
+		return 0, s.errorf("%s: want a nonnegative integer, found %q", w, clip(tok))
 	}
 	return n, nil
 }
@@ -154,17 +169,24 @@ func (s *scanner) int(w what) (int, error) {
 // float reads a number token described by w.
 func (s *scanner) float(w what) (float64, error) {
 	tok := s.token()
-	if tok == nil {
+	if tok == "" {
 		return 0, s.errorf("unexpected end of input: want %s", w)
 	}
-	x, err := strconv.ParseFloat(string(tok), 64)
-	if err != nil && (string(tok) == "-nan" || string(tok) == "-NaN") { // C++ prints a negative NaN so
-		x, err = math.NaN(), nil
-	}
+	x, err := parseFloat(tok)
 	if err != nil {
-		return 0, s.errorf("%s: want a number, found %q", w, clip(string(tok)))
+		return 0, s.errorf("%s: want a number, found %q", w, clip(tok))
 	}
 	return x, nil
+}
+
+// parseFloat reads a number as strconv.ParseFloat does, and also C++'s
+// spelling of a negative NaN.
+func parseFloat(tok string) (float64, error) {
+	x, err := strconv.ParseFloat(tok, 64)
+	if err != nil && (tok == "-nan" || tok == "-NaN") { // C++ prints a negative NaN so
+		x, err = math.NaN(), nil
+	}
+	return x, err
 }
 
 // clip shortens a token for an error message.
@@ -204,7 +226,10 @@ func Read(r io.Reader, name string) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &inference.Model{}
+	// Every number is a token of at least two bytes (with its separator):
+	// what the input cannot hold is not allocated.
+	tokens := (len(s.data)-s.pos)/2 + 1
+	m := &inference.Model{Cards: make([]int, 0, min(nvars, tokens))}
 	for i := range nvars {
 		c, err := s.int(what{"domain size of variable %d", i, 0})
 		if err != nil {
@@ -224,12 +249,18 @@ func Read(r io.Reader, name string) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	tokens = (len(s.data)-s.pos)/2 + 1
+	m.Factors = make([]inference.Factor, 0, min(nfuncs, tokens))
+	var pool []int // scopes are cut from it, a block at a time
 	for i := range nfuncs {
 		k, err := s.int(what{"scope size of function %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
-		var f inference.Factor
+		if len(pool) < k {
+			pool = make([]int, max(min(k, tokens), 1<<12))
+		}
+		scope := pool[:0:min(k, len(pool))]
 		for j := range k {
 			v, err := s.int(what{"variable %d of the scope of function %d", j, i})
 			if err != nil {
@@ -238,50 +269,178 @@ func Read(r io.Reader, name string) (*Network, error) {
 			if v >= nvars {
 				return nil, s.errorf("function %d: variable %d out of range (the model has %d)", i, v, nvars)
 			}
-			for _, u := range f.Scope {
-				if u == v {
-					return nil, s.errorf("function %d: variable %d appears twice in the scope", i, v)
-				}
+			if slices.Contains(scope, v) {
+				return nil, s.errorf("function %d: variable %d appears twice in the scope", i, v)
 			}
-			f.Scope = append(f.Scope, v)
+			scope = append(scope, v)
+		}
+		switch {
+		case k == 0:
+			scope = nil
+		case &scope[0] == &pool[0]:
+			pool = pool[len(scope):]
 		}
 		if typ == Bayesian && k == 0 {
 			return nil, s.errorf("function %d: a BAYES function needs at least its child variable", i)
 		}
-		m.Factors = append(m.Factors, f)
+		m.Factors = append(m.Factors, inference.Factor{Scope: scope})
 	}
-	for i := range m.Factors {
-		f := &m.Factors[i]
+	sizes := make([]int, len(m.Factors))
+	for i, f := range m.Factors {
 		want := 1
 		for _, v := range f.Scope {
 			want *= m.Cards[v]
 			if want > maxStates {
+				// Found here, before any table is read, where the
+				// sequential reader also finds it (its line is the last
+				// scope's).
 				return nil, s.errorf("function %d: table of more than %d entries", i, maxStates)
 			}
 		}
-		n, err := s.int(what{"number of entries of function %d", i, 0})
-		if err != nil {
+		sizes[i] = want
+	}
+	if !readTables(s.data[s.pos:], m, sizes) {
+		// Something is wrong, or unusual: the tables again, one token
+		// at a time, to say where.
+		if err := s.tables(m, sizes); err != nil {
 			return nil, err
 		}
+	}
+	return &Network{Type: typ, Model: m}, nil
+}
+
+// tables reads the tables of m's factors, whose sizes are given, one token
+// at a time (readTables does it in parallel, but has no line numbers).
+func (s *scanner) tables(m *inference.Model, sizes []int) error {
+	for i := range m.Factors {
+		f := &m.Factors[i]
+		want := sizes[i]
+		n, err := s.int(what{"number of entries of function %d", i, 0})
+		if err != nil {
+			return err
+		}
 		if n != want {
-			return nil, s.errorf("function %d: table has %d entries, its scope needs %d", i, n, want)
+			return s.errorf("function %d: table has %d entries, its scope needs %d", i, n, want)
 		}
 		f.Table = make([]float64, 0, min(n, len(s.data)/2+1))
 		for j := range n {
 			x, err := s.float(what{"entry %d of function %d", j, i})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, s.errorf("entry %d of function %d is %v (want finite and >= 0)", j, i, x)
+				return s.errorf("entry %d of function %d is %v (want finite and >= 0)", j, i, x)
 			}
 			f.Table = append(f.Table, x)
 		}
 	}
 	if tok := s.next(); tok != "" {
-		return nil, s.errorf("unexpected %q after the last table", clip(tok))
+		return s.errorf("unexpected %q after the last table", clip(tok))
 	}
-	return &Network{Type: typ, Model: m}, nil
+	return nil
+}
+
+// tableChunk is how many bytes of tables one goroutine of readTables
+// parses at a time.
+const tableChunk = 1 << 20
+
+// readTables parses the tables of m's factors, whose sizes are given, from
+// data (the rest of the input), on every core: the input is cut into
+// chunks at whitespace, the tokens of each counted, and then each chunk
+// parsed into its place. It reports false, leaving the tables to the
+// sequential reader, on anything it does not accept as it is: a count
+// that is not the digits of the size, an entry that is not a finite
+// nonnegative number, a token too many or too few.
+func readTables(data string, m *inference.Model, sizes []int) bool {
+	// The token each factor's table starts at (its count), and the total.
+	first := make([]int, len(sizes)+1)
+	entries := 0
+	for i, n := range sizes {
+		first[i+1] = first[i] + 1 + n
+		entries += n
+		if first[i+1] > len(data)/2+1 {
+			return false // the input cannot hold so many tokens
+		}
+	}
+	var bounds []int // chunk boundaries, at whitespace or the end
+	for at := 0; at < len(data); {
+		bounds = append(bounds, at)
+		end := min(at+tableChunk, len(data))
+		for end < len(data) && !isSpace(data[end]) {
+			end++
+		}
+		at = end
+	}
+	bounds = append(bounds, len(data))
+	chunks := len(bounds) - 1
+	counts := make([]int, chunks+1) // counts[c]: the tokens before chunk c
+	workers := runtime.GOMAXPROCS(0)
+	parallel.Do(context.Background(), chunks, workers, func(_ context.Context, c int) error {
+		counts[c+1] = countTokens(data[bounds[c]:bounds[c+1]])
+		return nil
+	})
+	for c := range chunks {
+		counts[c+1] += counts[c]
+	}
+	if counts[chunks] != first[len(sizes)] {
+		return false
+	}
+	flat := make([]float64, entries)
+	for i, n := range sizes {
+		off := first[i] - i // entries before factor i
+		m.Factors[i].Table = flat[off : off+n : off+n]
+	}
+	err := parallel.Do(context.Background(), chunks, workers, func(_ context.Context, c int) error {
+		t := counts[c] // the token at hand
+		// The factor whose table holds token t.
+		i := sort.Search(len(sizes), func(i int) bool { return first[i+1] > t })
+		chunk := data[bounds[c]:bounds[c+1]]
+		for pos := 0; ; t++ {
+			for pos < len(chunk) && isSpace(chunk[pos]) {
+				pos++
+			}
+			if pos == len(chunk) {
+				return nil
+			}
+			start := pos
+			for pos < len(chunk) && !isSpace(chunk[pos]) {
+				pos++
+			}
+			tok := chunk[start:pos]
+			for t >= first[i+1] {
+				i++
+			}
+			if t == first[i] {
+				if tok != strconv.Itoa(sizes[i]) {
+					return errUnusual
+				}
+				continue
+			}
+			x, err := strconv.ParseFloat(tok, 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+				return errUnusual
+			}
+			flat[t-i-1] = x
+		}
+	})
+	return err == nil
+}
+
+// errUnusual stops readTables.
+var errUnusual = errors.New("unusual input")
+
+// countTokens counts the whitespace-separated tokens of data.
+func countTokens(data string) int {
+	n := 0
+	in := false
+	for i := 0; i < len(data); i++ {
+		sp := isSpace(data[i])
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }
 
 // Write writes a model in the UAI MARKOV format, with every number in the
@@ -437,11 +596,17 @@ type MAR struct {
 	StatusMessage string
 	// Marginals[v][x] as printed.
 	Marginals [][]float64
+	// Errors[v] is how far variable v's marginal may be from the truth,
+	// from an ERRORS block (written for a result that is not exact; see
+	// inference.Result.Errors); nil without one.
+	Errors []float64
 }
 
 // WriteMAR writes a result in merlin's UAI output format: a PR block with
 // ln Z and Z (omitted when res.LogZ is NaN), a STATUS block, and the MAR
-// block on one line, every number with 6 decimals.
+// block on one line, every number with 6 decimals. A result that is not
+// exact (res.Errors) gets an ERRORS block after them, this project's own:
+// the number of variables and each one's error bar, on one line.
 func WriteMAR(w io.Writer, res *inference.Result) error {
 	bw := bufio.NewWriter(w)
 	consistent := !math.IsInf(res.LogZ, -1)
@@ -462,6 +627,15 @@ func WriteMAR(w io.Writer, res *inference.Result) error {
 		}
 	}
 	bw.WriteByte('\n')
+	if res.Errors != nil {
+		fmt.Fprintf(bw, "ERRORS\n%d", len(res.Errors))
+		for _, e := range res.Errors {
+			bw.WriteByte(' ')
+			// Rounded up, so that the bar printed still covers.
+			bw.WriteString(cfloat(math.Ceil(e*1e6)/1e6, 'f'))
+		}
+		bw.WriteByte('\n')
+	}
 	return bw.Flush()
 }
 
@@ -480,8 +654,8 @@ func cfloat(x float64, format byte) string {
 }
 
 // ReadMAR reads a result file in merlin's UAI output format. The PR and
-// STATUS blocks are optional (merlin's sampling algorithms write neither);
-// the MAR block is required.
+// STATUS blocks are optional (merlin's sampling algorithms write neither),
+// and so is an ERRORS block (WriteMAR's); the MAR block is required.
 func ReadMAR(r io.Reader, name string) (*MAR, error) {
 	s, err := newScanner(r, name)
 	if err != nil {
@@ -547,8 +721,25 @@ func ReadMAR(r io.Reader, name string) (*MAR, error) {
 				}
 				out.Marginals = append(out.Marginals, p)
 			}
+		case "ERRORS":
+			n, err := s.int(what{format: "number of variables in the ERRORS block"})
+			if err != nil {
+				return nil, err
+			}
+			if n > len(s.data) {
+				return nil, s.errorf("%d variables in the ERRORS block: more than the file's length", n)
+			}
+			out.Errors = make([]float64, n)
+			for v := range n {
+				if out.Errors[v], err = s.float(what{"error of variable %d", v, 0}); err != nil {
+					return nil, err
+				}
+				if e := out.Errors[v]; !(e >= 0 && e <= 1) {
+					return nil, s.errorf("error of variable %d is %v (want a number in [0, 1])", v, e)
+				}
+			}
 		default:
-			return nil, s.errorf("want a PR, STATUS or MAR block, found %q", clip(block))
+			return nil, s.errorf("want a PR, STATUS, MAR or ERRORS block, found %q", clip(block))
 		}
 	}
 	if !seen["MAR"] {

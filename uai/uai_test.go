@@ -355,7 +355,7 @@ func TestReadMARStatusAndErrors(t *testing.T) {
 	}
 	cases := []struct{ src, err string }{
 		{"", "x.MAR:1: no MAR block"},
-		{"hello", `x.MAR:1: want a PR, STATUS or MAR block, found "hello"`},
+		{"hello", `x.MAR:1: want a PR, STATUS, MAR or ERRORS block, found "hello"`},
 		{"PR\n1.0 (2.718\nMAR\n0\n", `x.MAR:2: PR block: want Z in parentheses after ln Z, found "(2.718"`},
 		{"STATUS\nmaybe\nMAR\n0\n", `x.MAR:2: STATUS block: want true or false, found "maybe"`},
 		{"MAR\n2 2 0.5 0.5 2 0.5\n", "x.MAR:2: unexpected end of input: want P(variable 1 = 1)"},
@@ -378,6 +378,18 @@ func TestWriteMARFormat(t *testing.T) {
 	if want := "STATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 1 1.000000\n"; buf.String() != want {
 		t.Errorf("no ln Z: got %q, want %q", buf.String(), want)
 	}
+	buf.Reset()
+	// A result that is not exact: its error bars, rounded up.
+	r.Errors = []float64{0.0123451, 0}
+	WriteMAR(&buf, r)
+	if want := "STATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 1 1.000000\nERRORS\n2 0.012346 0.000000\n"; buf.String() != want {
+		t.Errorf("error bars: got %q, want %q", buf.String(), want)
+	}
+	mar, err := ReadMAR(&buf, "e.MAR")
+	if err != nil || len(mar.Errors) != 2 || mar.Errors[0] != 0.012346 {
+		t.Errorf("read back: %+v, %v", mar, err)
+	}
+	r.Errors = nil
 	buf.Reset()
 	r.LogZ = -2000 // Z underflows in print only
 	WriteMAR(&buf, r)
@@ -439,6 +451,7 @@ func FuzzRead(f *testing.F) {
 func FuzzReadMAR(f *testing.F) {
 	f.Add([]byte("PR\n-1.234567 (2.909910e-01)\nSTATUS\ntrue: Consistent evidence\nMAR\n2 2 0.250000 0.750000 3 0.100000 0.200000 0.700000\n"))
 	f.Add([]byte("MAR\n1 2 0.5 0.5\n"))
+	f.Add([]byte("MAR\n1 2 0.5 0.5\nERRORS\n1 0.031416\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mar, err := ReadMAR(bytes.NewReader(data), "fuzz.MAR")
 		if err != nil {
@@ -456,7 +469,7 @@ func FuzzReadMAR(f *testing.F) {
 			t.Fatalf("%d states of %d variables from %d bytes", states, len(mar.Marginals), len(data))
 		}
 		var buf bytes.Buffer
-		if err := WriteMAR(&buf, &inference.Result{LogZ: mar.LogZ, Marginals: mar.Marginals}); err != nil {
+		if err := WriteMAR(&buf, &inference.Result{LogZ: mar.LogZ, Marginals: mar.Marginals, Errors: mar.Errors}); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadMAR(&buf, "again")
@@ -465,6 +478,14 @@ func FuzzReadMAR(f *testing.F) {
 		}
 		if !close6(back.LogZ, mar.LogZ) || len(back.Marginals) != len(mar.Marginals) {
 			t.Fatalf("round trip: ln Z %v for %v, %d variables for %d", back.LogZ, mar.LogZ, len(back.Marginals), len(mar.Marginals))
+		}
+		if len(back.Errors) != len(mar.Errors) {
+			t.Fatalf("round trip: %d error bars for %d", len(back.Errors), len(mar.Errors))
+		}
+		for v, e := range mar.Errors {
+			if b := back.Errors[v]; b < e-5e-7 || !close6(b, e) && b-e > 1e-6 {
+				t.Fatalf("error of variable %d: %v back for %v", v, b, e)
+			}
 		}
 		for v, p := range mar.Marginals {
 			if len(back.Marginals[v]) != len(p) {
@@ -523,4 +544,68 @@ func FuzzReadEvidence(f *testing.F) {
 			t.Fatalf("%q read back as %v, %v; want %v", b.String(), back, err, ev)
 		}
 	})
+}
+
+// TestReadLargeTables: a model of several chunks of tables (read in
+// parallel) reads back as written, and as the sequential reader reads it.
+func TestReadLargeTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := &inference.Model{Cards: make([]int, 300)}
+	for v := range m.Cards {
+		m.Cards[v] = 2 + v%2
+	}
+	for range 40000 {
+		v := rng.IntN(len(m.Cards))
+		scope := []int{v}
+		if rng.IntN(2) == 0 {
+			scope = append(scope, (v+1+rng.IntN(len(m.Cards)-1))%len(m.Cards))
+		}
+		size := 1
+		for _, v := range scope {
+			size *= m.Cards[v]
+		}
+		tab := make([]float64, size)
+		for i := range tab {
+			tab[i] = rng.Float64() * math.Pow(10, float64(rng.IntN(10)-5))
+		}
+		m.Factors = append(m.Factors, inference.Factor{Scope: scope, Table: tab})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() < 3*tableChunk {
+		t.Fatalf("%d bytes: fewer than three chunks", buf.Len())
+	}
+	n, err := Read(bytes.NewReader(buf.Bytes()), "large.uai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(n.Model, m) {
+		t.Fatal("the model read differs from the one written")
+	}
+	// The sequential reader, on the same header.
+	s := &scanner{name: "large.uai", data: buf.String(), line: 1}
+	seq := &inference.Model{Cards: m.Cards, Factors: make([]inference.Factor, len(m.Factors))}
+	sizes := make([]int, len(m.Factors))
+	for i, f := range m.Factors {
+		seq.Factors[i].Scope = f.Scope
+		sizes[i] = len(f.Table)
+	}
+	start := strings.Index(s.data, "\n\n") // the blank line before the first table
+	s.pos = start
+	if err := s.tables(seq, sizes); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seq, m) {
+		t.Fatal("the sequential reader reads another model")
+	}
+	// A damaged entry deep in the tables is reported at its line.
+	bad := buf.String()
+	bad = bad[:len(bad)-200] + strings.Replace(bad[len(bad)-200:], " ", " -", 1)
+	_, err = Read(strings.NewReader(bad), "bad.uai")
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != strings.Count(bad[:len(bad)-200+strings.Index(bad[len(bad)-200:], " -")], "\n")+1 {
+		t.Errorf("damaged entry: %v", err)
+	}
 }

@@ -41,7 +41,7 @@ func TestOtherSolverSettings(t *testing.T) {
 		want string // "" when the run resumes
 	}{
 		{"same settings", exact, ""},
-		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]" in this run (--solver, --algorithm and its settings)`},
+		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]" in this run (--solver, --algorithm and its settings)`},
 		{"exact, other budget", append(exact[:len(exact):len(exact)], "--exact-budget", "3s"), `field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "exact[maxmem=536870912,budget=3s]"`},
 	} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
@@ -71,7 +71,7 @@ func TestOtherSolverSettings(t *testing.T) {
 	first := filepath.Join(t.TempDir(), "first.jsonl")
 	os.WriteFile(first, cut, 0o644)
 	_, _, err := run(t, ctx, "merge", first, rest)
-	if err == nil || !strings.Contains(err.Error(), `field "run.inference" is "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]", but "exact[maxmem=536870912,budget=2s]" at `+first+":1") {
+	if err == nil || !strings.Contains(err.Error(), `field "run.inference" is "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]", but "exact[maxmem=536870912,budget=2s]" at `+first+":1") {
 		t.Errorf("merge: %v", err)
 	}
 	// The same run's parts merge into its whole output.

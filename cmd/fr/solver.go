@@ -26,6 +26,7 @@ func solverFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Category: catInference, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
 		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Category: catInference, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
 		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "cbp, auto: millions of message updates per component for conditioning loopy BP, or none"},
+		&cli.StringFlag{Name: "error-budget", Value: strconv.FormatFloat(float64(inference.DefaultErrorBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "bp, cbp, auto: millions of factor lookups per component for the sampler that gives approximate marginals their error bars, or none"},
 		&cli.StringFlag{Name: "merlin-path", Category: catInference, Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
 		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Category: catInference, Usage: "merlin solver: options; each replaces the default of the same name"},
 		&cli.DurationFlag{Name: "merlin-timeout", Category: catInference, Usage: "merlin solver: time limit per run (0: none)"},
@@ -44,6 +45,7 @@ var settingFlags = []struct {
 	{"Tolerance", []string{"tolerance"}},
 	{"MaxIterations", []string{"max-iterations"}},
 	{"ClampBudget", []string{"clamp-budget"}},
+	{"ErrorBudget", []string{"error-budget"}},
 	{"Merlin", []string{"merlin-path", "merlin-flags", "merlin-timeout"}},
 }
 
@@ -135,6 +137,9 @@ func newSolver(c *cli.Context) (inference.Solver, error) {
 		return nil, fmt.Errorf("--clamp-budget none: conditioned BP needs a budget (--algorithm bp is loopy BP without conditioning)")
 	}
 	o.ClampBudget, o.NoClamping = budget, off
+	if o.ErrorBudget, err = inference.ParseErrorBudget(c.String("error-budget")); err != nil {
+		return nil, fmt.Errorf("--error-budget: %w", err)
+	}
 	return pipeline.OpenSolver(o)
 }
 

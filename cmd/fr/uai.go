@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -19,7 +21,11 @@ func uaiCommand() *cli.Command {
 			Usage:     "compute the marginals of a UAI model (MARKOV or BAYES)",
 			ArgsUsage: "MODEL.uai",
 			Description: "Prints ln Z and every variable's marginal to stdout in merlin's UAI output format\n" +
-				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed." +
+				"(PR, STATUS and MAR blocks, 6 decimals); says on stderr how they were computed.\n\n" +
+				"A result that is not exact also gets an ERRORS block: the number of variables, then how\n" +
+				"far each one's marginal may be from the truth (a bound, or a statistical estimate from\n" +
+				"a Gibbs sampler: the solver's line on stderr says which), rounded up to 6 decimals.\n" +
+				"stderr lists the variables whose label (most probable state) is within that error." +
 				examples(
 					"# Exact marginals of a model.",
 					"fr uai solve --algorithm exact model.uai",
@@ -77,6 +83,15 @@ func runUAISolve(c *cli.Context) (err error) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr uai solve: %s: %s in %v\n", path, res.Report.Summary(), time.Since(start).Round(time.Microsecond))
+	if res.Report.Uncertain > 0 {
+		var vars []string
+		for v := range res.Marginals {
+			if res.Uncertain(v) {
+				vars = append(vars, strconv.Itoa(v))
+			}
+		}
+		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: %d labels uncertain (the most probable state could change within the error bar): variables %s\n", len(vars), strings.Join(vars, " "))
+	}
 	if !res.Report.Converged {
 		fmt.Fprintf(c.App.ErrWriter, "fr uai solve: warning: an iterative method did not converge, even after its fallbacks; the marginals are rough (raise --max-iterations)\n")
 	}

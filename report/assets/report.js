@@ -69,6 +69,17 @@
   function inkOf(x, i) { return dOf(x, i) ? '#fff' : inkFor(pOf(x, i)); }
   function valueOf(x, i) { var d = dOf(x, i), p = pOf(x, i); return d ? d : f3(p) + (uniform(p) ? ' ?' : ''); }
   function decidedTitle(d) { return 'decided ' + d + ' (this run has no P(true))'; }
+  // Error bars: a network not solved exactly gives each P(true) one (x.err);
+  // a label within its bar of 0.5 is uncertain.
+  function errOf(x, i) {
+    if (!x.err) return null;
+    if (x.p[i] !== null) return x.err[i];
+    if (x.al && x.al[i] !== undefined) return x.err[x.al[i]];
+    return null;
+  }
+  function unsure(p, e) { return e !== null && e !== undefined && p !== null && p !== undefined && Math.abs(p - 0.5) <= e; }
+  function pm(e) { return e === null || e === undefined ? '' : ' ± ' + e.toPrecision(2); }
+  function pmNote(p, e) { return pm(e) + (unsure(p, e) ? ' (label uncertain: within its error bar of 0.5)' : ''); }
   function runColor(i) { return RUN_COLORS[i % RUN_COLORS.length]; }
   function swatch(i) { return el('span', { 'class': 'swatch', style: 'background:' + runColor(i) }); }
 
@@ -176,12 +187,12 @@
       el('span', null, 'atoms: boxes, contexts: ellipses'));
   }
   function chip(ri, run, x, i) {
-    var r = D.responses[ri], n = nodeOf(r, i), p = pOf(x, i), d = dOf(x, i);
+    var r = D.responses[ri], n = nodeOf(r, i), p = pOf(x, i), d = dOf(x, i), e = d ? null : errOf(x, i);
     var what = n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160);
-    var attrs = { 'class': 'chip' + (!d && uniform(p) ? ' uniform' : '') + (n.atom ? '' : ' context'), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
-      style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i), title: n.id + ': ' + what + '\n' + (d ? decidedTitle(d) : 'P(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : '')),
+    var attrs = { 'class': 'chip' + (!d && uniform(p) ? ' uniform' : '') + (unsure(p, e) ? ' unsure' : '') + (n.atom ? '' : ' context'), type: 'button', 'data-run': run, 'data-node': i, 'data-id': n.id,
+      style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i), title: n.id + ': ' + what + '\n' + (d ? decidedTitle(d) : 'P(true) = ' + f6(p) + pmNote(p, e) + (uniform(p) ? ' (undecided)' : '')),
       onclick: function () { select(ri, run, i); } };
-    return el('button', attrs, n.id + ' ' + (d || f3(p)));
+    return el('button', attrs, n.id + ' ' + (d || f3(p) + (unsure(p, e) ? ' ±' : '')));
   }
   // pOf: P(true) of node i, through the node it was merged into.
   function pOf(x, i) {
@@ -259,13 +270,13 @@
     svg.appendChild(edges);
     var nodes = sv('g');
     Object.keys(pos).forEach(function (key) {
-      var i = +key, q = pos[i], n = nodeOf(r, i), p = x.p[i], w = q[2], h = 18;
+      var i = +key, q = pos[i], n = nodeOf(r, i), p = x.p[i], e = errOf(x, i), w = q[2], h = 18;
       var shape = n.atom ? sv('rect', { x: q[0] - w / 2, y: q[1] - h / 2, width: w, height: h, rx: 3 }) :
         sv('ellipse', { cx: q[0], cy: q[1], rx: w / 2, ry: h / 2 });
-      setAttrs(shape, { fill: pColor(p), stroke: '#4a4a4a', 'stroke-width': 1, 'stroke-dasharray': uniform(p) ? '3 2' : null });
+      setAttrs(shape, { fill: pColor(p), stroke: unsure(p, e) ? '#b8860b' : '#4a4a4a', 'stroke-width': unsure(p, e) ? 2 : 1, 'stroke-dasharray': uniform(p) ? '3 2' : null });
       nodes.appendChild(sv('g', { 'class': 'node', 'data-node': i, 'data-id': n.id, onclick: function () { select(ri, run, i); } }, shape,
         sv('text', { x: q[0], y: q[1] + 3.5, 'text-anchor': 'middle', fill: inkFor(p), text: n.id }),
-        sv('title', { text: n.id + ' P(true) = ' + f6(p) + (uniform(p) ? ' (undecided)' : '') + '\n' + (n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160)) })));
+        sv('title', { text: n.id + ' P(true) = ' + f6(p) + pmNote(p, e) + (uniform(p) ? ' (undecided)' : '') + '\n' + (n.atom ? n.text : (n.title ? n.title + ': ' : '') + n.text.slice(0, 160)) })));
     });
     svg.appendChild(nodes);
     var alone = [];
@@ -288,11 +299,11 @@
         var tds = [el('td', null, n.id), el('td', { 'class': 'text' }, n.atom ? n.text : (n.title || '') + (n.title ? ': ' : '') + n.text.slice(0, 120)), el('td', null, n.atom ? (n.gold || '–') : '')];
         r.r.forEach(function (x, run) {
           if (!x) { tds.push(el('td', { 'class': 'na' }, '–')); return; }
-          var p = pOf(x, i), d = dOf(x, i);
+          var p = pOf(x, i), d = dOf(x, i), e = d ? null : errOf(x, i);
           (function (i, run) {
-            tds.push(el('td', { 'class': 'cell', 'data-run': run, 'data-node': i, style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i),
-              title: d ? decidedTitle(d) : p === null ? 'not in this run' : 'P(true) = ' + f6(p) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
-              valueOf(x, i)));
+            tds.push(el('td', { 'class': 'cell' + (unsure(p, e) ? ' unsure' : ''), 'data-run': run, 'data-node': i, style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i),
+              title: d ? decidedTitle(d) : p === null ? 'not in this run' : 'P(true) = ' + f6(p) + pmNote(p, e) + (x.p[i] === null ? ' (merged with a duplicate)' : ''), onclick: function () { select(ri, run, i); } },
+              valueOf(x, i) + (d ? '' : pm(e))));
           })(i, run);
         });
         body.appendChild(el('tr', null, tds));
@@ -325,7 +336,7 @@
         e.classList.toggle('on', on && (+e.getAttribute('data-s') === v || +e.getAttribute('data-t') === v));
       });
     });
-    var p = x.p[v], d = dOf(x, i);
+    var p = x.p[v], d = dOf(x, i), e = x.err ? x.err[v] : null;
     var box = [];
     box.push(el('h3', null, swatch(run), (n.atom ? 'Atom ' : 'Context ') + n.id, el('span', { 'class': 'note' }, ' · ' + D.runs[run].name)));
     if (n.atom) box.push(el('div', { 'class': 'body' }, n.text));
@@ -336,7 +347,8 @@
     }
     if (v !== i) box.push(el('p', { 'class': 'note' }, 'Merged into ' + nodeOf(r, v).id + ', which has the same text: its evidence is shown.'));
     box.push(el('p', null, d ? ['decided ', el('span', { 'class': 'ptrue', style: 'background:' + colorOf(x, i) + ';color:' + inkOf(x, i) }, d), ' (no P(true))'] :
-      ['P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(p) + ';color:' + inkFor(p) }, f6(p)), ' · predicted ', el('b', null, predicted(p))],
+      ['P(true) ', el('span', { 'class': 'ptrue', style: 'background:' + pColor(p) + ';color:' + inkFor(p) }, f6(p)), pm(e), ' · predicted ', el('b', null, predicted(p)),
+        unsure(p, e) ? el('span', { 'class': 'warn' }, ' (uncertain: within its error bar of 0.5)') : null],
       n.atom ? [' · gold ', el('b', { 'class': 'gold' }, n.gold || 'unknown')] : null));
     if (D.runs[run].decided) {
       box.push(el('p', { 'class': 'note' }, 'This run decides each atom without a P(true), and records no evidence.'));
