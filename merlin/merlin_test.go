@@ -72,7 +72,7 @@ func TestFakeMerlin(t *testing.T) {
 		{"good", ""},
 		{"underflow", ""},
 		{"status", `merlin reports "false: Inconsistent evidence or underflow" (ln Z = -Inf): the model or evidence is inconsistent`},
-		{"garbage", `merlin wrote an unreadable result: merlin's result:1: want a PR, STATUS or MAR block, found "Segmentation"`},
+		{"garbage", `merlin wrote an unreadable result: merlin's result:1: want a PR, STATUS, MAR or ERRORS block, found "Segmentation"`},
 		{"wrongvars", "merlin's result does not fit the model: it has 3 variables, the model 4"},
 		{"badsum", "merlin's result does not fit the model: variable 0 has marginal"},
 		{"nooutput", "merlin exited normally but wrote no result file result.MAR; its last output:\n  [MERLIN] fake merlin starting"},
