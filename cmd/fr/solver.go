@@ -26,7 +26,7 @@ func solverFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "tolerance", Value: inference.DefaultTolerance, Category: catInference, Usage: "bp, cbp, auto: stop when no message changes by more than this"},
 		&cli.IntFlag{Name: "max-iterations", Value: inference.DefaultMaxIterations, Category: catInference, Usage: "bp, cbp, auto: at most this many sweeps per BP run"},
 		&cli.StringFlag{Name: "clamp-budget", Value: strconv.FormatFloat(float64(inference.DefaultClampBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "cbp, auto: millions of message updates per component for conditioning loopy BP, or none"},
-		&cli.StringFlag{Name: "error-budget", Value: strconv.FormatFloat(float64(inference.DefaultErrorBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "bp, cbp, auto: millions of factor lookups per component for the sampler that gives approximate marginals their error bars, or none"},
+		&cli.StringFlag{Name: "error-budget", Value: strconv.FormatFloat(float64(inference.DefaultErrorBudget)/1e6, 'g', -1, 64), Category: catInference, Usage: "bp, cbp, auto: millions of factor lookups per component for the error bars' sampler, or none"},
 		&cli.StringFlag{Name: "merlin-path", Category: catInference, Usage: "merlin solver: the merlin binary (default: merlin on PATH)"},
 		&cli.StringFlag{Name: "merlin-flags", Value: strings.Join(merlin.DefaultFlags(), " "), Category: catInference, Usage: "merlin solver: options; each replaces the default of the same name"},
 		&cli.DurationFlag{Name: "merlin-timeout", Category: catInference, Usage: "merlin solver: time limit per run (0: none)"},
