@@ -95,6 +95,9 @@ func flagDetails() map[string]string {
 		"damping": "adaptive: none at first, raised when BP stalls.",
 		"clamp-budget": "Work allowed for conditioning loopy BP on the variables that change its result most, in millions of message " +
 			"updates per component (about 0.15 s each on one core); none: auto approximates with plain loopy BP.",
+		"error-budget": "Work allowed for the Gibbs sampler that gives approximate marginals their error bars (the error of each marginal " +
+			"in the output), in millions of factor lookups per component; none: no error bars. Where the budget cannot pay for the " +
+			"sampler's least run, every error is unknown (a bar of 1).",
 
 		"query": "atom queries with the atom's text, as FactReasoner; topic with topic + \" \" + atom, as FActScore. " +
 			"The db source always uses topic + atom.",
