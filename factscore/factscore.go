@@ -59,7 +59,7 @@ var negativeKeywords = [...]string{"not", "cannot", "unknown", "information"}
 // ParseAnswer reads a verifier's answer by FActScore's rule. In lower
 // case: an answer holding "true" and not "false" is supported; "false" and
 // not "true", not supported. Holding both, it is supported when the LAST
-// "true" comes after the last "false" (SPEC §8). FActScore's code compares
+// "true" comes after the last "false" (docs/scores.md). FActScore's code compares
 // the first occurrences (str.index), which reads a model that echoes the
 // question ("True or False? True") as not supported; the answer a model
 // ends on is its verdict. Holding neither, it is supported unless one of

@@ -55,12 +55,12 @@ func TestPrompt(t *testing.T) {
 	}
 }
 
-// TestParseAnswer: expected values follow SPEC §8. They are what FActScore's
+// TestParseAnswer: expected values follow docs/scores.md. They are what FActScore's
 // Python parsing code gives for each answer (checked by running it), except
 // for the answers holding both words whose first and last occurrences
 // disagree: "True or False? True", "True\nFalse\nTrue" and
 // "False\nTrue\nFalse". FActScore compares the first occurrences and reads
-// them the other way (not supported, not supported, supported); SPEC §8 and
+// them the other way (not supported, not supported, supported); docs/scores.md and
 // ParseAnswer take the last.
 func TestParseAnswer(t *testing.T) {
 	tests := []struct {

@@ -144,7 +144,7 @@ func (v *LLMVerifier) ask(ctx context.Context, id, prompt string) (string, error
 }
 
 // ReadVerdict reads a verifier's answer by FActScore's published rule
-// (ParseAnswer, SPEC §8) once the reasoning in <think> blocks is set
+// (ParseAnswer, docs/scores.md) once the reasoning in <think> blocks is set
 // aside. An empty answer, or one that is only reasoning, is an error: it
 // is no answer at all, where the published rule would find it supported.
 func ReadVerdict(answer string) (bool, error) {

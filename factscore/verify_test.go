@@ -14,7 +14,7 @@ import (
 )
 
 // TestReadVerdictCorpus runs the verifier's corpus of answers
-// (testdata/llm-answers/factscore): SPEC §8's published rule, and the
+// (testdata/llm-answers/factscore): docs/scores.md's published rule, and the
 // answers that are no answer at all.
 func TestReadVerdictCorpus(t *testing.T) {
 	for _, c := range answercorpus.Load(t, "factscore") {

@@ -30,7 +30,7 @@ import (
 // binary), and "entropy": null.
 
 // frRecorded are the fields of FactReasoner's results that this project
-// defines otherwise (README, "Fields named as FactReasoner's but defined
+// defines otherwise (docs/formats.md, "Fields named as FactReasoner's but defined
 // otherwise"): kept under their names beside the measures computed here.
 var frRecorded = []string{"avg_entropy", "num_false_atoms"}
 

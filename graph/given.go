@@ -7,7 +7,7 @@ import (
 )
 
 // GivenRelations returns the relations of a version's network that an
-// instance states itself, in its "relations" field (SPEC §2), for NLI
+// instance states itself, in its "relations" field (docs/formats.md), for NLI
 // computed elsewhere. They stand in for an NLI model's answers: the
 // version's pairs (Pairs(n)) are looked up among them, and every pair that
 // no relation lists is neutral. n must have been selected from in.

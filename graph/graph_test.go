@@ -179,7 +179,7 @@ func TestContextPairRule(t *testing.T) {
 	}
 }
 
-// TestFactorTables checks SPEC §4's tables, listed [f(¬s,¬t), f(¬s,t),
+// TestFactorTables checks docs/inference.md's tables, listed [f(¬s,¬t), f(¬s,t),
 // f(s,¬t), f(s,t)], and the clamping of p.
 func TestFactorTables(t *testing.T) {
 	const p, pa, pc = 0.8, 0.5, 0.9

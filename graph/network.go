@@ -145,7 +145,7 @@ func ContextPrior(c instance.Context, o Options) float64 {
 }
 
 // OwnPrior is the prior a context carries itself, its probability
-// (FactReasoner's Context.probability: SPEC §3a), kept inside
+// (FactReasoner's Context.probability: docs/formats.md), kept inside
 // [MinProbability, 1 − MinProbability] as NLI probabilities are, so that
 // no table holds an exact zero; ok is false when it carries none.
 func OwnPrior(c instance.Context) (p float64, ok bool) {
@@ -155,7 +155,7 @@ func OwnPrior(c instance.Context) (p float64, ok bool) {
 	return min(max(*c.Probability, MinProbability), 1-MinProbability), true
 }
 
-// table returns the factor table of a relation (SPEC §4). prior is the
+// table returns the factor table of a relation (docs/inference.md). prior is the
 // target's prior.
 func table(t RelationType, p, prior float64, usePriors bool) ([4]float64, error) {
 	p = min(max(p, MinProbability), 1-MinProbability)

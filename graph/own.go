@@ -3,7 +3,7 @@ package graph
 import "strings"
 
 // This file decides which contexts are an atom's own: those retrieved for
-// it. They are FR1's pairs, and the pairs pruning always asks (SPEC §3a).
+// it. They are FR1's pairs, and the pairs pruning always asks (docs/retrieval.md).
 
 // IsQueryContext reports whether a context id is one FactReasoner gives
 // the contexts retrieved for the question: c_q_<rank>.
@@ -99,7 +99,7 @@ type atomContexts struct {
 // own contexts, those retrieved for it: the contexts its "contexts" list
 // names, then those whose id names it (c_<atom id>_<rank>), then the
 // contexts retrieved for the question (c_q_<rank>), which are every atom's
-// own (SPEC §3a). They are FR1's pairs, and the pairs that pruning always
+// own (docs/retrieval.md). They are FR1's pairs, and the pairs that pruning always
 // asks; two contexts that are own contexts of one atom (retrieved for the
 // same atom, or one of them for the question) are an own pair of FR3. The
 // slices must not be modified.

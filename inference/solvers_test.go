@@ -13,7 +13,7 @@ import (
 )
 
 // frModel is an FR-shaped network: binary variables with unary priors and
-// pairwise factors taken from SPEC §4's tables with random probabilities.
+// pairwise factors taken from docs/inference.md's tables with random probabilities.
 func frModel(rng *rand.Rand, n int, density float64) *Model {
 	m := &Model{Cards: make([]int, n)}
 	for v := range n {

@@ -3,7 +3,7 @@
 // inference.Solver: it writes the model in the UAI format, runs the binary
 // for marginals (MAR), and reads back its UAI-format result.
 //
-// merlin's quirks that shape this package (SPEC §5): --output-file is a
+// merlin's quirks that shape this package (docs/inference.md): --output-file is a
 // prefix (merlin appends ".MAR"); its JSON output comes back with empty
 // marginals when ln Z underflows and is invalid with -inf values, so the
 // UAI output is read instead; an exit status of 0 does not mean success,

@@ -105,7 +105,7 @@ func TestGoldenFR2(t *testing.T) {
 	if d := math.Abs(gd.AvgBrier - g.Results.AvgBrier); d > 1e-6 {
 		t.Errorf("avg_brier %v, golden %v", gd.AvgBrier, g.Results.AvgBrier)
 	}
-	// The reference computes the entropy with ln; we use log10 (SPEC §6).
+	// The reference computes the entropy with ln; we use log10 (docs/scores.md).
 	if d := math.Abs(s.Entropy*math.Ln10 - g.Results.Entropy); d > 1e-5 {
 		t.Errorf("entropy %v (×ln 10 = %v), reference (ln) %v", s.Entropy, s.Entropy*math.Ln10, g.Results.Entropy)
 	}

@@ -456,7 +456,7 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if base == "" {
 			base = llm.DefaultBaseURL
 		}
-		return nil, optionErr("LLM.Model", fmt.Errorf("required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see the README, \"Using an LLM endpoint\")", redact.URL(base)))
+		return nil, optionErr("LLM.Model", fmt.Errorf("required by the LLM stages: the model name at the endpoint %s, e.g. gpt-4o-mini (see docs/llm.md)", redact.URL(base)))
 	}
 	// Bad values are the command line's mistakes (exit status 2), found
 	// before llm.New, whose errors may also be the cache's.

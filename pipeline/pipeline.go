@@ -85,7 +85,7 @@ type Pipeline struct {
 	SkipMissingTopics bool
 
 	// Summarizer, when set, runs FactReasoner's context summarizer on each
-	// record before NLI (SPEC §3a; see summarize.LLM.Record): contexts
+	// record before NLI (docs/llm.md; see summarize.LLM.Record): contexts
 	// that say nothing about their atoms are dropped, a kept context's
 	// prior is scaled by its summary's probability, and NLI reads the
 	// summaries. UseSummaries instead reads the summaries the records'

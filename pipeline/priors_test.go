@@ -38,7 +38,7 @@ func priorsRecord() *instance.Instance {
 }
 
 // bruteMarginals enumerates the joint distribution of binary variables
-// with unary priors and pairwise factors written out from SPEC §3a and §4
+// with unary priors and pairwise factors written out from docs/formats.md; docs/inference.md
 // (π_T the target's own prior), independently of package graph, and
 // returns every variable's P(true).
 func bruteMarginals(prior map[string]float64, rels [][4]any, usePriors bool) map[string]float64 {

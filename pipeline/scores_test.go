@@ -31,7 +31,7 @@ const tiedRecord = `{"input": "q", "output": "A. B.", "atoms": [{"id": "a0", "te
                {"source": "c4", "target": "a1", "type": "entailment", "probability": 0.9}]}`
 
 // enumerateTied computes P(a0 = 1) and P(a1 = 1) of tiedRecord's network
-// by summing over all 2^7 states, with SPEC §4's tables (use_priors = true:
+// by summing over all 2^7 states, with docs/inference.md's tables (use_priors = true:
 // entailment [1−π, π, 1−p, p], contradiction [1−π, π, p, 1−p], π = 0.5 for
 // an atom target) and priors 0.5 (atoms) and 0.9 (contexts). It shares no
 // code with package graph or inference.
@@ -76,7 +76,7 @@ func enumerateTied() (p0, p1 float64) {
 }
 
 // TestTiedEvidence: the tied atom is undecided, and neither true nor
-// false, so the three counts of the 2-atom record add up to 2 (SPEC §6).
+// false, so the three counts of the 2-atom record add up to 2 (docs/scores.md).
 // Before the tie rule, P(a0) = 0.5000000000000002 counted as true and
 // uniform at once (3 atoms counted).
 func TestTiedEvidence(t *testing.T) {

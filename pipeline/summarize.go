@@ -11,7 +11,7 @@ import (
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
-// The summarizer stage (SPEC §3a, package summarize) comes after retrieval
+// The summarizer stage (docs/llm.md, package summarize) comes after retrieval
 // and before the pairs: with Pipeline.Summarizer, an LLM summarizes each
 // context with respect to its atom (the question, for query contexts),
 // the contexts that say nothing about their atoms leave the record, and a

@@ -78,7 +78,7 @@ type RunStats struct {
 
 // Confusion counts labeled atoms by gold label (rows S, NS) and prediction
 // (columns S, NS, undecided). Undecided atoms are those at P(true) 0.5
-// (SPEC §6); the scores count them as predicted NS.
+// (docs/scores.md); the scores count them as predicted NS.
 type Confusion [2][3]int
 
 // Confusion rows and columns.
@@ -249,5 +249,5 @@ func quoteShort(s string) string {
 }
 
 // round6 rounds to 6 decimals, the precision of the display and of the
-// uniform rule (SPEC §6).
+// uniform rule (docs/scores.md).
 func round6(p float64) float64 { return math.Round(p*1e6) / 1e6 }

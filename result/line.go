@@ -39,7 +39,7 @@ type Line struct {
 	RecallK         float64 `json:"recall_k"`
 	F1K             float64 `json:"f1_k"`
 
-	// The reference's other measures (README, Output), p being P(true)
+	// The reference's other measures (docs/formats.md, output lines), p being P(true)
 	// clamped to [1e-6, 1 − 1e-6]; the record's input and output under
 	// the reference's names; and, only with timings on, the seconds the
 	// record took (atomizing, retrieval, NLI, inference).

@@ -21,7 +21,7 @@ type Atom struct {
 }
 
 // Supported reports the predicted label: S iff P(true) > 0.5 and the atom
-// is not uniform (SPEC §6). Tied evidence can leave floating-point noise
+// is not uniform (docs/scores.md). Tied evidence can leave floating-point noise
 // such as P(true) = 0.5000000000000002; such an atom is undecided, not
 // supported.
 func (a Atom) Supported() bool { return a.PTrue > 0.5 && !a.Uniform() }

@@ -31,7 +31,7 @@ func TestCompute(t *testing.T) {
 			Entropy: 4 * 0.1505149978319906, AvgEntropy: 0.1505149978319906, K: 2,
 			Predictions: " a0: NS a1: NS a2: NS a3: NS"}, nil},
 		// a10 rounds to 0.5: undecided, so neither true nor false, and
-		// predicted NS (SPEC §6; before the tie rule it counted as both
+		// predicted NS (docs/scores.md; before the tie rule it counted as both
 		// true and uniform).
 		{"mixed, K half", mixed, K{Half: true}, Scores{NumAtoms: 5, NumTrueAtoms: 2, NumFalseAtoms: 1, NumUniformAtoms: 2,
 			Precision: 0.4, Entropy: h(0.9) + h(0.2) + h(0.5000004) + h(0.999999) + h(0.5),
@@ -167,7 +167,7 @@ func TestRanks(t *testing.T) {
 
 // TestTies: an atom whose P(true) rounds to 0.5 at 6 decimals is
 // undecided and neither true nor false, whatever side of 0.5 the
-// floating-point noise puts it (SPEC §6); the three counts add up to n.
+// floating-point noise puts it (docs/scores.md); the three counts add up to n.
 // 0.5000000000000002 is what two supporting and two contradicting contexts
 // of equal strengths give (see pipeline's TestTiedEvidence).
 func TestTies(t *testing.T) {

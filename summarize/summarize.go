@@ -1,4 +1,4 @@
-// Package summarize is FactReasoner's context summarizer (SPEC §3a): before
+// Package summarize is FactReasoner's context summarizer (docs/llm.md): before
 // NLI, an LLM writes, for each context and the atom it was retrieved for
 // (for a query context, c_q_<j>, the question), a summary of what the
 // context says about the atom, or "None" when it says nothing about it.

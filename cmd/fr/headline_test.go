@@ -50,7 +50,7 @@ func relabeled(t *testing.T) string {
 }
 
 // handHeadline computes the headline's numbers from the output lines'
-// marginals and the input's labels, as the SPEC (§6) defines them: per
+// marginals and the input's labels, as docs/scores.md defines them: per
 // response Pr = #S/n and F1@K with K = k(n); pooled over the labeled atoms,
 // accuracy and F1 of predicted S against gold S.
 func handHeadline(t *testing.T, input, output string, k func(n int) float64) (responses, labeled int, pr, f1k, acc, atomF1 float64) {

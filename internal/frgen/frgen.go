@@ -1,5 +1,5 @@
 // Package frgen generates synthetic FR3-like Markov networks (atoms,
-// contexts, NLI relations as SPEC §4's pairwise factors) for benchmarks of
+// contexts, NLI relations as docs/inference.md's pairwise factors) for benchmarks of
 // the inference package at sizes the reference data does not reach.
 //
 // Three kinds, after the worst-case models of the reference data

@@ -117,7 +117,7 @@ func Probability(p, fixed float64, c *llm.Client, r *llm.Response, part string) 
 		if r.Tokens != nil {
 			what = "token log probabilities that do not cover " + part
 		}
-		return 0, false, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see the README, \"Using an LLM endpoint\", for servers that return them)",
+		return 0, false, fmt.Errorf("model %s at %s answered %q with %s, and this run requires them: no fixed probability is allowed for answers without them (see docs/llm.md for servers that return them)",
 			c.Model(), c.Endpoint(), Clip(r.Content, 80), what)
 	}
 	return fixed, false, nil

@@ -1,7 +1,7 @@
 // Package llmnli is the NLI backend that asks a chat model, over an
 // OpenAI-compatible endpoint, whether a premise entails, contradicts or is
 // neutral to a hypothesis, and takes the probability of its answer from the
-// log probabilities of the answer's tokens (SPEC §7).
+// log probabilities of the answer's tokens (docs/nli.md).
 //
 // Two prompts: V1 asks for the bare label, and p = exp(mean log probability
 // of the answer's tokens); V2 asks for brief reasoning and then the label in
@@ -215,7 +215,7 @@ type Stats struct {
 	Contradiction int64
 	Neutral       int64
 	// FromLogprobs answers took their probability from their tokens' log
-	// probabilities (SPEC §7); Fixed answers came without them and got
+	// probabilities (docs/nli.md); Fixed answers came without them and got
 	// FixedProbability.
 	FromLogprobs, Fixed int64
 	// FixedProbability is the fixed rule's probability; negative when the

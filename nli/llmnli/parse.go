@@ -172,7 +172,7 @@ func trimmedSpan(text string) (int, int) {
 
 // ParseV1 reads an answer to prompt v1, which asks for the bare label: its
 // label by ReadLabel. When the answer is the label alone, the probability
-// is exp(mean log probability of the answer's tokens) (SPEC §7): the
+// is exp(mean log probability of the answer's tokens) (docs/nli.md): the
 // tokens that make up the text of the answer, so that an end-of-turn token
 // the server lists after it is left out. Otherwise it is that of the
 // tokens of the label ReadLabel found.
@@ -187,7 +187,7 @@ func ParseV1(content string, tokens []llm.Token) (Answer, error) {
 // ParseV2 reads an answer to prompt v2, which asks for reasoning and then
 // the label in square brackets: its label by ReadLabel. The probability is
 // exp(mean log probability of the tokens that overlap the text inside the
-// brackets, spaces not counted) (SPEC §7); a token that holds a bracket and
+// brackets, spaces not counted) (docs/nli.md); a token that holds a bracket and
 // part of the label (" [ent") counts, one that holds only a bracket (and
 // spaces) does not. When the label is not in brackets, the tokens are
 // those of the label ReadLabel found.

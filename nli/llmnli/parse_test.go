@@ -58,7 +58,7 @@ func checkParse(t *testing.T, parse func(string, []llm.Token) (Answer, error), t
 }
 
 // TestParseV1: p = exp(mean log probability of the answer's tokens), end
-// token excluded, when the answer is the label alone (SPEC §7); for an
+// token excluded, when the answer is the label alone (docs/nli.md); for an
 // answer that says more, the label's tokens.
 func TestParseV1(t *testing.T) {
 	checkParse(t, ParseV1, []parseCase{
