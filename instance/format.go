@@ -88,27 +88,16 @@ func ReadLabeled(path string, fn func(line int, r *LabeledRecord) error) error {
 // next record (an empty file is always an error). Scan returns the first
 // error of fn, or of reading.
 func Scan(path string, skip func(*Error), fn func(*Instance) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := NewReader(f, path)
-	for {
-		in, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
+	return ScanRaw(path, skip, func(raw Raw) error {
+		in, err := raw.Decode()
 		var ie *Error
-		if errors.As(err, &ie) && skip != nil && !errors.Is(err, ErrEmpty) {
+		if errors.As(err, &ie) && skip != nil {
 			skip(ie)
-			continue
+			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := fn(in); err != nil {
-			return err
-		}
-	}
+		return fn(in)
+	})
 }
