@@ -52,6 +52,11 @@ func ends(s string, caseless bool) []int {
 	var out []int
 	start := 0
 	for i := 0; i < len(s); {
+		// Most of a text is ASCII letters and spaces: pass them by byte.
+		if b := s[i]; b < utf8.RuneSelf && b != '.' && b != '!' && b != '?' {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if !strings.ContainsRune(terminators, r) {
 			i += size
@@ -114,11 +119,15 @@ func endsSentence(before, next string, lonePeriod, caseless bool) bool {
 	startsWithDigit := unicode.IsDigit(r)
 	switch {
 	case isInitial(word, caseless): // before the lists: "C." is an initial, "c." circa
-		return opening
+		// An initial before another is one of a run ("U. S. A."), even
+		// when the next is a word that opens sentences ("A", "I").
+		return opening && !startsWithInitial(next, caseless)
 	case neverFinal[lw]:
 		return false
-	case beforeNumber[lw] && startsWithDigit:
+	case (beforeNumber[lw] || wordBeforeNumber[lw]) && startsWithDigit:
 		return false
+	case wordBeforeNumber[lw]:
+		return true
 	case beforeNumber[lw] || mayBeFinal[lw] || isDottedAcronym(word):
 		return opening
 	}
@@ -145,6 +154,12 @@ func firstWord(s string) string {
 func isInitial(w string, caseless bool) bool {
 	r, n := utf8.DecodeRuneInString(w)
 	return n == len(w) && (unicode.IsUpper(r) || caseless && unicode.IsLetter(r))
+}
+
+// startsWithInitial: s starts with an initial and its period ("A. Smith").
+func startsWithInitial(s string, caseless bool) bool {
+	_, n := utf8.DecodeRuneInString(s)
+	return isInitial(s[:n], caseless) && strings.HasPrefix(s[n:], ".")
 }
 
 // isDottedAcronym: "U.S", "Ph.D", "a.m" (the final period is not part of w).
@@ -184,9 +199,15 @@ var neverFinal = set(
 // beforeNumber are abbreviations usually followed by a number: never a
 // sentence end before a digit, else only before a sentence opening.
 var beforeNumber = set(
-	"no", "nos", "vol", "vols", "fig", "figs", "eq", "eqs", "p", "pp", "ch", "sec", "op", "art",
+	"nos", "vol", "vols", "fig", "figs", "eq", "eqs", "p", "pp", "ch", "sec", "op",
 	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 )
+
+// wordBeforeNumber are abbreviations usually followed by a number that are
+// also common words: never a sentence end before a digit ("No. 5", "Art.
+// 12"), else always one ("he said no. Nobody came", "European art.
+// Provenance"), since the word is far more common than the abbreviation.
+var wordBeforeNumber = set("no", "art")
 
 // mayBeFinal are abbreviations that end sentences as often as not.
 var mayBeFinal = set(
@@ -200,7 +221,7 @@ var sentenceOpenings = set(
 	"The", "A", "An", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "Its", "Their", "Our", "My",
 	"This", "That", "These", "Those", "There", "Here", "In", "On", "At", "After", "Before", "During", "As",
 	"But", "And", "However", "Also", "When", "While", "Since", "Although", "Though", "Today", "Later",
-	"Then", "Both", "Many", "Some", "One", "From", "With", "For", "By", "Throughout", "Born",
+	"Then", "Both", "Many", "Some", "One", "From", "With", "For", "By", "Throughout", "Born", "All",
 )
 
 // caselessOpenings are sentenceOpenings in lower case.

@@ -28,6 +28,18 @@ func TestEnds(t *testing.T) {
 		{"He joined the U.S. Army in 1942. Later he moved to the U.S. He stayed there.",
 			[]string{"He joined the U.S. Army in 1942.", "Later he moved to the U.S.", "He stayed there."}},
 		{"It cost $3.5 million. it was cheap.", []string{"It cost $3.5 million. it was cheap."}},
+		// "art" and "no" are words far more often than abbreviations:
+		// they end sentences except before a number.
+		{"It shows European art. Provenance is unknown. See Art. 12 of the law.",
+			[]string{"It shows European art.", "Provenance is unknown.", "See Art. 12 of the law."}},
+		{"He said no. Nobody asked again. It was No. 5 on the list.",
+			[]string{"He said no.", "Nobody asked again.", "It was No. 5 on the list."}},
+		// An initial before another is one of a run, even when the next
+		// is a word that opens sentences.
+		{"It was made in the U. S. A. He bought it. Plan B. It failed.",
+			[]string{"It was made in the U. S. A.", "He bought it.", "Plan B.", "It failed."}},
+		{"Copyright 2024 Playbill Inc. All Rights Reserved.",
+			[]string{"Copyright 2024 Playbill Inc.", "All Rights Reserved."}},
 	}
 	for _, tt := range tests {
 		if got := split(tt.text, Ends); !reflect.DeepEqual(got, tt.want) {
@@ -57,6 +69,10 @@ func TestCaselessEnds(t *testing.T) {
 			[]string{"he sold acme inc.", "the buyer was sony.", "he joined acme inc. records."}},
 		{"decimals and digits after a sentence", "it cost 3.5 million. 1994 was a good year.",
 			[]string{"it cost 3.5 million.", "1994 was a good year."}},
+		{"a run of initials", "= = 1942 film releases = = u. s. a. unless stated = = = january = = =",
+			[]string{"= = 1942 film releases = = u. s. a. unless stated = = = january = = ="}},
+		{"art and no are words", "he studied modern art. critics praised him. he said no. it was no. 5 in the chart.",
+			[]string{"he studied modern art.", "critics praised him.", "he said no.", "it was no. 5 in the chart."}},
 		{"question and exclamation", "was it fair? no! he left.",
 			[]string{"was it fair?", "no!", "he left."}},
 	}
