@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/factreasoner/factreasoner-go/internal/sentence"
 	"github.com/factreasoner/factreasoner-go/prune"
 )
 
@@ -190,16 +191,22 @@ func distinct(words []string) []string {
 
 // Sentences splits text into sentences, in text order.
 //
-// A sentence ends at a run of terminators (. ! ? …) and closing quotes or
-// brackets followed by white space, at a blank line, and at a line break
-// before a line that does not go on in lower case. Within a paragraph that
-// has capital letters, a period before a lower-case word, after an initial
-// ("John F. Kennedy") or after a title or Latin abbreviation ("Dr.",
-// "e.g.") ends nothing. Some corpora are lower-cased (the Wikipedia
+// Where a sentence ends within a line is package internal/sentence's rule,
+// the one the sentence atomizer and retrieval's passages use: at a run of
+// terminators (. ! ? …) and closing quotes or brackets followed by white
+// space, except after titles, initials, dotted acronyms and abbreviations
+// that the next word shows go on ("Dr. Smith", "John F. Kennedy", "the
+// U.S. Army", "No. 5"), and in a paragraph that has capital letters never
+// before a lower-case word. Some corpora are lower-cased (the Wikipedia
 // passages of FactReasoner's reference data are: "he was born in crofton,
-// maryland. he is a graduate of ucla"); in a paragraph without capitals a
-// period ends a sentence before any word, but not before a comma, a
-// semicolon, a colon or a closing bracket ("robert downey jr. , tommy").
+// maryland. he is a graduate of ucla"); a paragraph without capitals is
+// read as such text (sentence.CaselessEnds), where a period does not end a
+// sentence before a comma, a semicolon, a colon or a closing bracket
+// ("robert downey jr. , tommy").
+//
+// What lines and markers mean is decided here: a sentence also ends at a
+// blank line, and at a line break before a line that does not go on in
+// lower case (in a paragraph without capitals, at every line break).
 // Wikipedia's section headings ("= = early life = =") end sentences and
 // are not sentences themselves. A sentence longer than MaxSentenceRunes is
 // cut at word boundaries.
@@ -237,62 +244,53 @@ func paragraphs(text string) []Span {
 // list, a filmography).
 const maxHeadingWords = 8
 
-const (
-	terminators = ".!?…"
-	closers     = "\"'”’)]»"
-	// continuers cannot open a sentence: in caseless text a period before
-	// one is an abbreviation's.
-	continuers = ",;:)]}%"
-)
-
-// splitParagraph appends the sentences of text[p.Start:p.End] to out.
+// splitParagraph appends the sentences of text[p.Start:p.End] to out. The
+// line breaks that end sentences and the heading markers cut the paragraph
+// into runs; package sentence finds the sentence ends within each run.
 func splitParagraph(text string, p Span, out []Span) []Span {
 	caseless := strings.IndexFunc(text[p.Start:p.End], unicode.IsUpper) < 0
-	start := p.Start
-	afterHeading := false // the current sentence starts after a heading marker
-	end := func(at int, atHeading bool) {
-		s := trim(text, Span{start, at})
-		heading := atHeading && afterHeading && len(strings.Fields(s.Text(text))) <= maxHeadingWords
-		if s.End > s.Start && !heading && hasLetterOrDigit(s.Text(text)) {
+	ends := sentence.Ends
+	if caseless {
+		ends = sentence.CaselessEnds
+	}
+	add := func(s Span) {
+		if s = trim(text, s); s.End > s.Start && hasLetterOrDigit(s.Text(text)) {
 			out = cut(text, s, out)
 		}
 	}
-	for i := p.Start; i < p.End; {
-		// Most of a text is letters and spaces: pass them by byte.
-		if b := text[i]; b < utf8.RuneSelf && b != '\n' && b != '=' && b != '.' && b != '!' && b != '?' {
-			i++
-			continue
+	start := p.Start
+	afterHeading := false // the run starts after a heading marker
+	// run adds the sentences of text[start:at]; atHeading: a heading
+	// marker follows it. A run between two markers that holds no sentence
+	// end and few words is a heading.
+	run := func(at int, atHeading bool) {
+		from := start
+		for _, e := range ends(text[start:at]) {
+			add(Span{from, start + e})
+			from = start + e
 		}
-		r, size := utf8.DecodeRuneInString(text[i:p.End])
-		switch {
-		case r == '\n':
+		if from == start && atHeading && afterHeading && len(strings.Fields(text[start:at])) <= maxHeadingWords {
+			return
+		}
+		add(Span{from, at})
+	}
+	for i := p.Start; i < p.End; i++ {
+		switch text[i] {
+		case '\n':
 			next, _ := utf8.DecodeRuneInString(strings.TrimLeft(text[i+1:p.End], " \t\r"))
 			if caseless || !unicode.IsLower(next) {
-				end(i, false)
+				run(i, false)
 				start, afterHeading = i+1, false
 			}
-			i++
-		case r == '=':
-			j, ok := headingMarker(text, p, i)
-			if !ok {
-				i++
-				continue
+		case '=':
+			if j, ok := headingMarker(text, p, i); ok {
+				run(i, true)
+				start, afterHeading = j, true
+				i = j - 1
 			}
-			end(i, true)
-			start, afterHeading = j, true
-			i = j
-		case strings.ContainsRune(terminators, r):
-			j, ends := sentenceEnd(text, p, start, i, caseless)
-			if ends {
-				end(j, false)
-				start, afterHeading = j, false
-			}
-			i = j
-		default:
-			i += size
 		}
 	}
-	end(p.End, false)
+	run(p.End, false)
 	return out
 }
 
@@ -318,62 +316,6 @@ func headingMarker(text string, p Span, i int) (int, bool) {
 }
 
 func isSpaceByte(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
-// sentenceEnd looks at the terminator at i of the sentence that starts at
-// start: it returns the offset just after the run of terminators and
-// closing marks there, and whether the sentence ends at it.
-func sentenceEnd(text string, p Span, start, i int, caseless bool) (int, bool) {
-	j := i
-	for j < p.End {
-		r, n := utf8.DecodeRuneInString(text[j:p.End])
-		if !strings.ContainsRune(terminators, r) {
-			break
-		}
-		j += n
-	}
-	lone := j-i == 1 && text[i] == '.' // a single period, not "?!" or "..."
-	for j < p.End {
-		r, n := utf8.DecodeRuneInString(text[j:p.End])
-		if !strings.ContainsRune(closers, r) {
-			break
-		}
-		j += n
-	}
-	if j == p.End {
-		return j, true
-	}
-	if r, _ := utf8.DecodeRuneInString(text[j:p.End]); !unicode.IsSpace(r) {
-		return j, false // "3.5", "U.S.A", "example.com"
-	}
-	next, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(text[j:p.End], unicode.IsSpace))
-	switch {
-	case caseless && strings.ContainsRune(continuers, next):
-		return j, false
-	case !caseless && unicode.IsLower(next):
-		return j, false
-	case !lone:
-		return j, true
-	}
-	word := lastWord(text[start:i])
-	if r, n := utf8.DecodeRuneInString(word); n == len(word) && unicode.IsLetter(r) {
-		return j, false // an initial
-	}
-	return j, !abbreviations[strings.ToLower(word)]
-}
-
-// abbreviations are words whose period never ends a sentence: titles, which
-// precede a name, and Latin abbreviations, which precede more text.
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "rev": true, "hon": true, "st": true,
-	"gen": true, "col": true, "lt": true, "capt": true, "sgt": true, "gov": true, "sen": true, "rep": true,
-	"e.g": true, "i.e": true, "cf": true, "vs": true, "viz": true, "ca": true, "approx": true, "al": true,
-}
-
-// lastWord is the word before a period, without opening punctuation.
-func lastWord(s string) string {
-	w := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
-	return strings.TrimLeft(w, "\"'“‘([«")
-}
 
 // trim shrinks s to exclude white space at either end.
 func trim(text string, s Span) Span {
