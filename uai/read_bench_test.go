@@ -1,0 +1,54 @@
+package uai
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/frgen"
+)
+
+// BenchmarkRead reads the dense 500x1500 generated model (2,000 variables,
+// 864,587 factors, 55 MB: what go run ./scripts/frgen -kind dense -size
+// 500x1500 writes) from a file, as fr uai solve does; MB/s is the file's
+// size over the time. Reading splits the tables across cores, so compare
+// one core with two (BENCHMARKS.md, issue 24):
+//
+//	go test ./uai -run '^$' -bench Read -benchmem -cpu 1,2 -count 3
+func BenchmarkRead(b *testing.B) {
+	m, err := frgen.Generate(frgen.Dense, 500, 1500, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "dense_500x1500.uai")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	if err := Write(w, m); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for b.Loop() {
+		n, err := ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(n.Model.Factors) != len(m.Factors) {
+			b.Fatalf("%d factors read, want %d", len(n.Model.Factors), len(m.Factors))
+		}
+	}
+}
