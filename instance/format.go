@@ -1,7 +1,6 @@
 package instance
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -42,7 +41,7 @@ func DetectFormat(path string) (Format, error) {
 		return 0, err
 	}
 	defer f.Close()
-	r := &Reader{br: bufio.NewReaderSize(f, 1<<16), MaxLineBytes: DefaultMaxLineBytes}
+	r := &Reader{split: &lineSplitter{src: f}, MaxLineBytes: DefaultMaxLineBytes}
 	for {
 		l, err := r.readLine() // bounded; the first loses a byte order mark
 		line := l.raw

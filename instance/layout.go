@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
+	"sync"
 )
 
 // layout is what a pass over a whole input says about its lines and its
@@ -387,3 +389,85 @@ func (s *jsonScanner) value(c byte) bool {
 
 // literals are the words a value may be, by their first byte.
 var literals = [256]string{'t': "true", 'f': "false", 'n': "null", 'N': "NaN", 'I': "Infinity"}
+
+// parallelLayoutMin is the smallest input whose layout parallelJSONL
+// checks on several cores; a smaller one is scanned in one pass, which
+// takes a few milliseconds.
+const parallelLayoutMin = 8 << 20
+
+// parallelJSONL reports whether the n bytes of r from off are jsonl as
+// scanLayout would find them (valid, no value across lines, the first
+// value not an array), checking ranges of whole lines on workers cores at
+// once: a file of records is read first for its layout, and on one core
+// that pass alone took longer than reading its records. A range that
+// starts at a line start is scanned from a scanner's first state: that is
+// the state the one pass would be in there if every range before it ends
+// between values, which each range checks of itself. false leaves the
+// answer to scanLayout (pretty-printed JSON, a broken line, an error).
+func parallelJSONL(r io.ReaderAt, off, n int64, workers int) bool {
+	if workers < 2 || n < parallelLayoutMin {
+		return false
+	}
+	return jsonlParts(r, off, n, min(int64(workers), n/(parallelLayoutMin/2)))
+}
+
+// jsonlParts is parallelJSONL on parts ranges of about n/parts bytes.
+func jsonlParts(r io.ReaderAt, off, n, parts int64) bool {
+	ok := make([]bool, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() {
+			start, end := lineStart(r, off, n, i*n/parts), lineStart(r, off, n, (i+1)*n/parts)
+			ok[i] = jsonlRange(r, off, start, end, i == 0)
+		})
+	}
+	wg.Wait()
+	return !slices.Contains(ok, false)
+}
+
+// lineStart is the offset, from off, of the first line that starts at or
+// after at within the n bytes of r from off: at itself at 0 or just after a
+// line break, else just after the next line break (n when there is none).
+func lineStart(r io.ReaderAt, off, n, at int64) int64 {
+	if at <= 0 || at >= n {
+		return min(max(at, 0), n)
+	}
+	buf := make([]byte, 64<<10)
+	for pos := at - 1; pos < n; {
+		k, err := r.ReadAt(buf[:min(int64(len(buf)), n-pos)], off+pos)
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			return pos + int64(i) + 1
+		}
+		pos += int64(k)
+		if err != nil {
+			break
+		}
+	}
+	return n
+}
+
+// jsonlRange scans the bytes [start, end) of r from off, whole lines, and
+// reports whether they are values that each end on the line where they
+// start, the range ending between values; first: the range starts the
+// input (a byte order mark is skipped, and its first value must not be an
+// array).
+func jsonlRange(r io.ReaderAt, off, start, end int64, first bool) bool {
+	var s jsonScanner
+	s.reset()
+	buf := make([]byte, 256<<10)
+	for pos := start; pos < end; {
+		k, err := r.ReadAt(buf[:min(int64(len(buf)), end-pos)], off+pos)
+		chunk := buf[:k]
+		if first && pos == start {
+			chunk = bytes.TrimPrefix(chunk, bom)
+		}
+		if s.feed(chunk) || !s.ok {
+			return false
+		}
+		pos += int64(k)
+		if err != nil && pos < end {
+			return false
+		}
+	}
+	return s.end() && !(first && s.topArray)
+}

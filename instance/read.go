@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,10 @@ var ErrEmpty = errors.New("no records in file")
 type Reader struct {
 	name string
 	src  io.Reader
-	br   *bufio.Reader // src, once the layout is decided
+	br   *bufio.Reader // src, once the layout is decided: document mode
+	// split splits src into lines, once the layout is decided: jsonl
+	// mode.
+	split *lineSplitter
 	// MaxLineBytes bounds a jsonl line, MaxDocumentBytes a file of
 	// pretty-printed JSON: longer input is an error before it is held in
 	// memory (a long jsonl line is skipped whole). NewReader sets
@@ -128,34 +132,81 @@ func (r *Reader) Next() (*Instance, error) {
 }
 
 // readLine reads a line of at most MaxLineBytes (a longer one is consumed
-// whole and returned cut, marked tooLong). The first line loses a byte
+// whole and returned empty, marked tooLong). The first line loses a byte
 // order mark.
 func (r *Reader) readLine() (lineAt, error) {
-	var buf []byte
-	tooLong := false
+	line, tooLong, err := r.split.next(r.MaxLineBytes)
+	if err != nil {
+		return lineAt{}, err
+	}
+	r.line++
+	if r.line == 1 {
+		line = bytes.TrimPrefix(line, bom)
+	}
+	return lineAt{raw: line, n: r.line, tooLong: tooLong}, nil
+}
+
+// lineSplitter splits its input into lines that are slices of the blocks
+// it reads into, so that a line is copied once, from the input into its
+// block, and not again into a slice of its own: on a file of large records
+// the one goroutine that splits the input for every worker spent most of
+// its time allocating and copying lines. A block stays in memory as long
+// as a line of it does (the records in flight).
+type lineSplitter struct {
+	src     io.Reader
+	block   []byte // block[pos:] is read and not yet returned; block[len:cap] is free
+	pos     int
+	scanned int   // block[pos:scanned] holds no line break
+	err     error // of the last read
+}
+
+// lineBlock is the size of a block, unless a line needs more.
+const lineBlock = 1 << 20
+
+// next returns the next line, with its line break, when it has at most
+// limit bytes; a longer one is consumed whole and reported as tooLong, without
+// its bytes. At the end it returns io.EOF, or the error of reading.
+func (l *lineSplitter) next(limit int) (line []byte, tooLong bool, err error) {
+	skipped := 0 // bytes of a line too long, dropped
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > r.MaxLineBytes {
-				tooLong = true
-			} else {
-				buf = append(buf, chunk...)
+		if i := bytes.IndexByte(l.block[l.scanned:], '\n'); i >= 0 {
+			end := l.scanned + i + 1
+			line = l.block[l.pos:end:end]
+			l.pos, l.scanned = end, end
+			if skipped+len(line) > limit {
+				return nil, true, nil
 			}
+			return line, false, nil
 		}
-		if err == bufio.ErrBufferFull {
-			continue
+		l.scanned = len(l.block)
+		rest := len(l.block) - l.pos
+		if rest > limit {
+			skipped += rest
+			l.pos = len(l.block)
+			rest = 0
 		}
-		if err != nil && err != io.EOF {
-			return lineAt{}, err
+		if l.err != nil {
+			line = l.block[l.pos:len(l.block):len(l.block)]
+			l.pos = len(l.block)
+			switch {
+			case l.err != io.EOF:
+				return nil, false, l.err
+			case skipped > 0:
+				return nil, true, nil
+			case len(line) > 0:
+				return line, false, nil
+			}
+			return nil, false, io.EOF
 		}
-		if len(buf) == 0 && !tooLong && err == io.EOF {
-			return lineAt{}, io.EOF
+		if len(l.block) == cap(l.block) {
+			// Full: the rest of the line starts a new block.
+			nb := make([]byte, rest, max(lineBlock, 2*rest))
+			copy(nb, l.block[l.pos:])
+			l.block, l.pos, l.scanned = nb, 0, rest
 		}
-		r.line++
-		if r.line == 1 {
-			buf = bytes.TrimPrefix(buf, bom)
-		}
-		return lineAt{raw: buf, n: r.line, tooLong: tooLong}, nil
+		n, err := l.src.Read(l.block[len(l.block):cap(l.block)])
+		l.block = l.block[:len(l.block)+n]
+		l.err = err
 	}
 }
 
@@ -169,11 +220,12 @@ func (r *Reader) detect() error {
 	if err != nil {
 		return &Error{File: r.name, Err: err}
 	}
-	r.br = bufio.NewReaderSize(src, readBuffer)
 	r.mode = mode
 	if mode == modeDocument {
+		r.br = bufio.NewReaderSize(src, readBuffer)
 		return r.readDocument()
 	}
+	r.split = &lineSplitter{src: src}
 	return nil
 }
 
@@ -182,6 +234,16 @@ func (r *Reader) detect() error {
 func (r *Reader) decide() (io.Reader, int, error) {
 	if rs, ok := r.src.(io.ReadSeeker); ok {
 		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			if ra, ok := r.src.(io.ReaderAt); ok {
+				if end, err := rs.Seek(0, io.SeekEnd); err == nil {
+					if _, err := rs.Seek(start, io.SeekStart); err != nil {
+						return nil, 0, err
+					}
+					if parallelJSONL(ra, start, end-start, runtime.GOMAXPROCS(0)) {
+						return rs, modeLines, nil
+					}
+				}
+			}
 			l, err := scanLayout(rs, r.MaxLineBytes)
 			if err != nil {
 				return nil, 0, err

@@ -8,9 +8,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 
@@ -30,11 +33,53 @@ func main() {
 		// (BENCHMARKS.md, "Records in parallel"). GOGC overrides it.
 		debug.SetGCPercent(gcPercent)
 	}
-	err := execute(context.Background(), newApp(), os.Args)
+	stop, err := startProfiles(os.Getenv("FR_CPUPROFILE"), os.Getenv("FR_TRACE"))
+	if err == nil {
+		err = execute(context.Background(), newApp(), os.Args)
+		err = errors.Join(err, stop())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fr:", err) // redacted by execute
 	}
 	os.Exit(exitStatus(err))
+}
+
+// startProfiles starts a CPU profile (runtime/pprof) and an execution
+// trace (runtime/trace) into the files named, where named: the
+// environment's FR_CPUPROFILE and FR_TRACE, for finding where a run spends
+// its time (BENCHMARKS.md). stop ends them and closes the files.
+func startProfiles(cpu, tr string) (stop func() error, err error) {
+	var stops []func() error
+	stop = func() error {
+		var errs []error
+		for _, s := range stops {
+			errs = append(errs, s())
+		}
+		return errors.Join(errs...)
+	}
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return nil, fmt.Errorf("FR_CPUPROFILE: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("FR_CPUPROFILE: %w", err)
+		}
+		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
+	}
+	if tr != "" {
+		f, err := os.Create(tr)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("FR_TRACE: %w", err), stop())
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return nil, errors.Join(fmt.Errorf("FR_TRACE: %w", err), stop())
+		}
+		stops = append(stops, func() error { trace.Stop(); return f.Close() })
+	}
+	return stop, nil
 }
 
 // gcPercent is the collector's target (debug.SetGCPercent) unless GOGC
