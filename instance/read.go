@@ -673,46 +673,43 @@ func parseProbability(raw json.RawMessage) (*float64, error) {
 
 // quoteNonFinite rewrites the bare words NaN, Infinity and -Infinity that
 // Python's json module emits (outside strings) as JSON strings, so that the
-// decoder can report them against the field they sit in.
+// decoder can report them against the field they sit in. Data without
+// such a word, even in a string (a passage about a film called Infinity),
+// is returned as it is; strings are skipped whole.
 func quoteNonFinite(data []byte) []byte {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
 		return data
 	}
-	var out []byte
-	inString, escaped := false, false
+	var out []byte // nil until a word is quoted
+	copied := 0    // data[:copied] is in out
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+		if data[i] == '"' {
+			end := stringEnd(data, i)
+			if end < 0 {
+				break // a string to the end
 			}
+			i = end - 1
 			continue
 		}
-		if c == '"' {
-			inString = true
-			out = append(out, c)
-			continue
-		}
-		replaced := false
-		for _, w := range []string{"-Infinity", "Infinity", "NaN"} {
+		for _, w := range nonFiniteWords {
 			if bytes.HasPrefix(data[i:], []byte(w)) {
-				out = append(out, '"')
-				out = append(out, w...)
-				out = append(out, '"')
-				i += len(w) - 1
-				replaced = true
+				if out == nil {
+					out = make([]byte, 0, len(data)+16)
+				}
+				out = append(out, data[copied:i]...)
+				out = append(append(append(out, '"'), w...), '"')
+				copied = i + len(w)
+				i = copied - 1
 				break
 			}
 		}
-		if !replaced {
-			out = append(out, c)
-		}
 	}
-	return out
+	if out == nil {
+		return data
+	}
+	return append(out, data[copied:]...)
 }
+
+// nonFiniteWords are the bare words quoteNonFinite quotes, -Infinity
+// before Infinity.
+var nonFiniteWords = [...]string{"-Infinity", "Infinity", "NaN"}
