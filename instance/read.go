@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -465,9 +464,23 @@ type notObjectError struct{ kind string }
 
 func (e *notObjectError) Error() string { return "not a JSON object but " + e.kind }
 
-// decode parses and validates one record.
+// decode parses and validates one record. A record that decodes and
+// validates in one pass (decodeValid) is taken as it is; any other is
+// decoded again by decodeErr, whose passes name what is wrong.
 func decode(raw []byte) (*Instance, error) {
 	raw = quoteNonFinite(raw)
+	if in := decodeValid(raw); in != nil {
+		return in, nil
+	}
+	return decodeErr(raw)
+}
+
+// decodeErr decodes a record (quoted by quoteNonFinite) that decodeValid
+// refused: the record whole, then its unknown fields, contexts and
+// relations one by one, so that an error names its field and the index of
+// its context or relation. It gives what decodeValid gives for a valid
+// record.
+func decodeErr(raw []byte) (*Instance, error) {
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] != '{' && json.Valid(t) {
 		kinds := map[byte]string{'[': "an array", '"': "a string", 't': "a boolean", 'f': "a boolean", 'n': "null"}
 		kind, ok := kinds[t[0]]
@@ -552,18 +565,9 @@ func extraFields(raw []byte) ([]Field, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		known := false
-		for _, f := range instanceFields {
-			known = known || strings.EqualFold(f, name)
+		if !knownField(name) {
+			out = addField(out, name, v)
 		}
-		if known {
-			continue
-		}
-		i := slices.IndexFunc(out, func(f Field) bool { return f.Name == name })
-		if i >= 0 {
-			out = slices.Delete(out, i, i+1)
-		}
-		out = append(out, Field{Name: name, Value: v})
 	}
 	return out, nil
 }
@@ -593,12 +597,7 @@ func ReadFile(path string) ([]*Instance, error) {
 // probability that is not a finite number (Python's json writes NaN and
 // Infinity as bare words; quoteNonFinite turns them into strings first).
 func (r *Relation) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Source      string          `json:"source"`
-		Target      string          `json:"target"`
-		Type        string          `json:"type"`
-		Probability json.RawMessage `json:"probability"`
-	}
+	var raw relationJSON
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
@@ -619,10 +618,7 @@ func (r *Relation) UnmarshalJSON(data []byte) error {
 // can refuse them); a missing or null probability stays nil. Errors name
 // the field inside the context.
 func decodeContext(raw []byte, c *Context) *FieldError {
-	var in struct {
-		Context
-		Probability json.RawMessage `json:"probability"`
-	}
+	var in contextJSON
 	if err := json.Unmarshal(raw, &in); err != nil {
 		if fe := typeError(raw, err); fe != nil {
 			return fe
@@ -677,46 +673,43 @@ func parseProbability(raw json.RawMessage) (*float64, error) {
 
 // quoteNonFinite rewrites the bare words NaN, Infinity and -Infinity that
 // Python's json module emits (outside strings) as JSON strings, so that the
-// decoder can report them against the field they sit in.
+// decoder can report them against the field they sit in. Data without
+// such a word, even in a string (a passage about a film called Infinity),
+// is returned as it is; strings are skipped whole.
 func quoteNonFinite(data []byte) []byte {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
 		return data
 	}
-	var out []byte
-	inString, escaped := false, false
+	var out []byte // nil until a word is quoted
+	copied := 0    // data[:copied] is in out
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+		if data[i] == '"' {
+			end := stringEnd(data, i)
+			if end < 0 {
+				break // a string to the end
 			}
+			i = end - 1
 			continue
 		}
-		if c == '"' {
-			inString = true
-			out = append(out, c)
-			continue
-		}
-		replaced := false
-		for _, w := range []string{"-Infinity", "Infinity", "NaN"} {
+		for _, w := range nonFiniteWords {
 			if bytes.HasPrefix(data[i:], []byte(w)) {
-				out = append(out, '"')
-				out = append(out, w...)
-				out = append(out, '"')
-				i += len(w) - 1
-				replaced = true
+				if out == nil {
+					out = make([]byte, 0, len(data)+16)
+				}
+				out = append(out, data[copied:i]...)
+				out = append(append(append(out, '"'), w...), '"')
+				copied = i + len(w)
+				i = copied - 1
 				break
 			}
 		}
-		if !replaced {
-			out = append(out, c)
-		}
 	}
-	return out
+	if out == nil {
+		return data
+	}
+	return append(out, data[copied:]...)
 }
+
+// nonFiniteWords are the bare words quoteNonFinite quotes, -Infinity
+// before Infinity.
+var nonFiniteWords = [...]string{"-Infinity", "Infinity", "NaN"}
