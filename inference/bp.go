@@ -200,10 +200,10 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 		}
 		b.logScale += mx
 	}
-	for _, f := range b.facs {
-		for k, v := range f.vars {
-			b.varEdges[v] = append(b.varEdges[v], f.edges[k])
-		}
+	// Edges are numbered in the order of the factors and their scopes,
+	// the order each variable lists its edges in.
+	for e, v := range b.edgeVar {
+		b.varEdges[v] = append(b.varEdges[v], e)
 	}
 	for v, p := range b.prior {
 		b.logBel[v] = make([]float64, cards[v])
