@@ -126,10 +126,16 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 		varEdges: make([][]int, len(cards)),
 		logBel:   make([][]float64, len(cards)),
 	}
-	// Size the flat arrays first.
+	// Size the flat arrays first, and note where each chunk of factors
+	// starts in them, so that the chunks can be filled on every core.
+	type chunkStart struct{ entry, edge, msg, fac int }
+	starts := make([]chunkStart, 0, (len(scopes)+sumChunk-1)/sumChunk)
 	entries, edges, msgs, nfacs := 0, 0, 0, 0
 	degree := make([]int, len(cards))
 	for fi, s := range scopes {
+		if fi%sumChunk == 0 {
+			starts = append(starts, chunkStart{entries, edges, msgs, nfacs})
+		}
 		entries += len(logTables[fi])
 		if len(s) > 1 {
 			nfacs++
@@ -147,43 +153,57 @@ func newLoopyBP(cards []int, scopes [][]int, logTables [][]float64) (*loopyBP, e
 		b.varEdges[v] = varEdges[:0:d]
 		varEdges = varEdges[d:]
 	}
-	b.facs = make([]bpFactor, 0, nfacs)
-	b.edgeVar = make([]int, 0, edges)
-	b.edgeOff = make([]int, 0, edges)
-	msgs = 0 // the offset of the next edge's messages
-	for fi, s := range scopes {
-		lt := logTables[fi]
-		mx := math.Inf(-1)
-		for _, x := range lt {
-			if x > mx {
-				mx = x
+	b.facs = make([]bpFactor, nfacs)
+	b.edgeVar = make([]int, edges)
+	b.edgeOff = make([]int, edges)
+	// Each chunk writes only its own factors' entries (and the priors of
+	// its unary factors, over distinct variables), with the same
+	// arithmetic on any number of cores.
+	maxes := make([]float64, len(scopes))
+	chunkDo(len(scopes), edges >= parallelEntries, func(c, lo, hi int) {
+		st := starts[c]
+		for fi := lo; fi < hi; fi++ {
+			s, lt := scopes[fi], logTables[fi]
+			mx := math.Inf(-1)
+			for _, x := range lt {
+				if x > mx {
+					mx = x
+				}
 			}
+			maxes[fi] = mx
+			t := tables[st.entry : st.entry+len(lt) : st.entry+len(lt)]
+			st.entry += len(lt)
+			for i, x := range lt {
+				t[i] = math.Exp(x - mx)
+			}
+			if len(s) == 1 {
+				// Scopes are distinct, so this is the only unary factor of v.
+				b.prior[s[0]] = t
+				continue
+			}
+			f := bpFactor{vars: s, table: t, edges: edgeIDs[st.edge : st.edge+len(s) : st.edge+len(s)]}
+			for k, v := range s {
+				e := st.edge + k
+				f.edges[k] = e
+				b.edgeVar[e] = v
+				b.edgeOff[e] = st.msg
+				st.msg += cards[v]
+			}
+			st.edge += len(s)
+			b.facs[st.fac] = f
+			st.fac++
 		}
+	})
+	for _, mx := range maxes {
 		if math.IsInf(mx, -1) {
 			return nil, errInconsistent
 		}
 		b.logScale += mx
-		t := tables[:len(lt):len(lt)]
-		tables = tables[len(lt):]
-		for i, x := range lt {
-			t[i] = math.Exp(x - mx)
-		}
-		if len(s) == 1 {
-			// Scopes are distinct, so this is the only unary factor of v.
-			b.prior[s[0]] = t
-			continue
-		}
-		f := bpFactor{vars: s, table: t, edges: edgeIDs[:len(s):len(s)]}
-		edgeIDs = edgeIDs[len(s):]
-		for k, v := range s {
-			e := len(b.edgeVar)
-			f.edges[k] = e
-			b.edgeVar = append(b.edgeVar, v)
-			b.edgeOff = append(b.edgeOff, msgs)
-			msgs += cards[v]
-			b.varEdges[v] = append(b.varEdges[v], e)
-		}
-		b.facs = append(b.facs, f)
+	}
+	// Edges are numbered in the order of the factors and their scopes,
+	// the order each variable lists its edges in.
+	for e, v := range b.edgeVar {
+		b.varEdges[v] = append(b.varEdges[v], e)
 	}
 	for v, p := range b.prior {
 		b.logBel[v] = make([]float64, cards[v])

@@ -91,15 +91,18 @@ func (b *loopyBP) binaryLayout() *binaryLayout {
 	}
 	l.start[n] = int32(len(l.edge))
 	l.entries = make([]binaryEntry, ne)
-	for _, f := range b.facs {
-		t := f.table
-		e0, e1 := f.edges[0], f.edges[1]
-		p0, p1 := pos[e0], pos[e1]
-		// To x = vars[0] from y: (f(1,0) + f(1,1)·r)/(f(0,0) + f(0,1)·r).
-		l.entries[p0] = binaryEntry{coef: [4]float64{t[2], t[3], t[0], t[1]}, other: p1, nbr: int32(f.vars[1])}
-		// To y from x: (f(0,1) + f(1,1)·r)/(f(0,0) + f(1,0)·r).
-		l.entries[p1] = binaryEntry{coef: [4]float64{t[1], t[3], t[0], t[2]}, other: p0, nbr: int32(f.vars[0])}
-	}
+	// Each factor writes its own two entries.
+	chunkDo(len(b.facs), ne >= parallelEntries, func(_, lo, hi int) {
+		for _, f := range b.facs[lo:hi] {
+			t := f.table
+			e0, e1 := f.edges[0], f.edges[1]
+			p0, p1 := pos[e0], pos[e1]
+			// To x = vars[0] from y: (f(1,0) + f(1,1)·r)/(f(0,0) + f(0,1)·r).
+			l.entries[p0] = binaryEntry{coef: [4]float64{t[2], t[3], t[0], t[1]}, other: p1, nbr: int32(f.vars[1])}
+			// To y from x: (f(0,1) + f(1,1)·r)/(f(0,0) + f(1,0)·r).
+			l.entries[p1] = binaryEntry{coef: [4]float64{t[1], t[3], t[0], t[2]}, other: p0, nbr: int32(f.vars[0])}
+		}
+	})
 	// Greedy colouring in the order of the variables.
 	color := make([]int32, n)
 	var used []int32 // used[c] == v+1: colour c is taken by a neighbour of v
@@ -513,19 +516,28 @@ const sumChunk = 2048
 // workers), on every core when parallel.
 func chunkSum(n int, parallelize bool, fn func(lo, hi int) float64) float64 {
 	partial := make([]float64, (n+sumChunk-1)/sumChunk)
-	workers := 1
-	if parallelize {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	parallel.Do(context.Background(), len(partial), workers, func(_ context.Context, c int) error {
-		partial[c] = fn(c*sumChunk, min((c+1)*sumChunk, n))
-		return nil
+	chunkDo(n, parallelize, func(c, lo, hi int) {
+		partial[c] = fn(lo, hi)
 	})
 	s := 0.0
 	for _, x := range partial {
 		s += x
 	}
 	return s
+}
+
+// chunkDo calls fn(c, lo, hi) for the chunks c, [lo, hi) of sumChunk
+// items of [0, n), on every core when parallel: fn must write only what
+// belongs to its chunk, so that the result does not depend on the workers.
+func chunkDo(n int, parallelize bool, fn func(c, lo, hi int)) {
+	workers := 1
+	if parallelize {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel.Do(context.Background(), (n+sumChunk-1)/sumChunk, workers, func(_ context.Context, c int) error {
+		fn(c, c*sumChunk, min((c+1)*sumChunk, n))
+		return nil
+	})
 }
 
 // setLam sets lam from logMsg after the general code wrote the messages.

@@ -163,17 +163,25 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 	first := firstPair(m)
 	shortIndex := map[short]int{}
 	longIndex := map[string]int{}
-	out := make([]int, len(m.Factors)) // the merged factor of each pair factor that comes first
-	scopes = make([][]int, 0, len(m.Factors))
-	logTables = make([][]float64, 0, len(m.Factors))
+	// First the structure: the merged factor of each factor (−1 for none),
+	// numbered in the order of their first factors, and where each chunk
+	// of factors starts among them and in the flat table array. Then the
+	// logarithms of the first factors' tables, chunk by chunk on every
+	// core, and last the factors that multiply into earlier ones, in
+	// order: each merged table sees the same operations in the same order
+	// whatever the number of workers.
+	target := make([]int, len(m.Factors))
+	type chunkStart struct{ merged, entry int }
+	starts := make([]chunkStart, 0, (len(m.Factors)+sumChunk-1)/sumChunk)
+	var merges []int // the factors that multiply into an earlier one
 	var sorted []int
 	var key []byte
-	entries := 0
-	for _, f := range m.Factors {
-		entries += len(f.Table)
-	}
-	flat := make([]float64, entries)
+	n, entries := 0, 0
 	for fi, f := range m.Factors {
+		if fi%sumChunk == 0 {
+			starts = append(starts, chunkStart{n, entries})
+		}
+		target[fi] = -1
 		if len(f.Scope) == 0 {
 			continue
 		}
@@ -181,9 +189,7 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 		var ok bool
 		if first != nil && len(f.Scope) <= 2 {
 			if j := first[fi]; j != fi {
-				i, ok = out[j], true
-			} else {
-				out[fi] = len(scopes)
+				i, ok = target[j], true
 			}
 		} else {
 			sorted = append(sorted[:0], f.Scope...)
@@ -192,7 +198,7 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 				k := short{-1, -1, -1, -1}
 				copy(k[:], sorted)
 				if i, ok = shortIndex[k]; !ok {
-					shortIndex[k] = len(scopes)
+					shortIndex[k] = n
 				}
 			} else {
 				key = key[:0]
@@ -200,21 +206,41 @@ func mergeFactors(m *Model) (scopes [][]int, logTables [][]float64) {
 					key = binary.AppendUvarint(key, uint64(v))
 				}
 				if i, ok = longIndex[string(key)]; !ok {
-					longIndex[string(key)] = len(scopes)
+					longIndex[string(key)] = n
 				}
 			}
 		}
 		if ok {
-			addLogs(m.Cards, scopes[i], logTables[i], f)
+			target[fi] = i
+			merges = append(merges, fi)
 			continue
 		}
-		lt := flat[:len(f.Table):len(f.Table)]
-		flat = flat[len(f.Table):]
-		for j, x := range f.Table {
-			lt[j] = math.Log(x)
+		target[fi] = n
+		n++
+		entries += len(f.Table)
+	}
+	scopes = make([][]int, n)
+	logTables = make([][]float64, n)
+	flat := make([]float64, entries)
+	chunkDo(len(m.Factors), entries >= parallelEntries, func(c, lo, hi int) {
+		st := starts[c]
+		for fi := lo; fi < hi; fi++ {
+			if target[fi] != st.merged {
+				continue // over no variable, or merged into an earlier one
+			}
+			f := m.Factors[fi]
+			lt := flat[st.entry : st.entry+len(f.Table) : st.entry+len(f.Table)]
+			for j, x := range f.Table {
+				lt[j] = math.Log(x)
+			}
+			scopes[st.merged], logTables[st.merged] = f.Scope, lt
+			st.merged++
+			st.entry += len(f.Table)
 		}
-		scopes = append(scopes, f.Scope)
-		logTables = append(logTables, lt)
+	})
+	for _, fi := range merges {
+		i := target[fi]
+		addLogs(m.Cards, scopes[i], logTables[i], m.Factors[fi])
 	}
 	return scopes, logTables
 }

@@ -38,6 +38,23 @@ func BenchmarkSweep(b *testing.B) {
 	}
 }
 
+// BenchmarkBPSetup times what loopy BP builds before its first sweep on
+// the binary path: the merged factors, the factor graph and the sweeps'
+// layout. Run with -cpu 1,2 to see what building them on every core gains.
+//
+//	go test ./inference -run '^$' -bench BPSetup -cpu 1,2 -count 3
+func BenchmarkBPSetup(b *testing.B) {
+	m := denseFR3(500, 1500)
+	b.ResetTimer()
+	for range b.N {
+		bp, err := newLoopyBPModel(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bp.binaryLayout()
+	}
+}
+
 // TestParallelDeterministic: loopy BP's sweeps, its Bethe estimate and
 // the Bethe minimization run on every core on a model this large (69,000
 // messages), with the same bits on any number of cores; under -race, the
