@@ -361,19 +361,7 @@ func (s *splitter) pack(units []unit) ([]string, error) {
 
 // trimSpan narrows text[lo:hi] to exclude white space at either end.
 func trimSpan(text string, lo, hi int) (int, int) {
-	for lo < hi {
-		r, n := utf8.DecodeRuneInString(text[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		lo += n
-	}
-	for hi > lo {
-		r, n := utf8.DecodeLastRuneInString(text[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		hi -= n
-	}
-	return lo, hi
+	span := text[lo:hi]
+	lo += len(span) - len(strings.TrimLeftFunc(span, unicode.IsSpace))
+	return lo, lo + len(strings.TrimSpace(span))
 }

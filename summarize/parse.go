@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
@@ -85,21 +84,9 @@ func ReadSummary(answer string) (Reading, error) {
 // trim narrows [lo, hi) to leave out surrounding space (any Unicode
 // space, as strings.TrimSpace).
 func trim(t string, lo, hi int) (int, int) {
-	for lo < hi {
-		r, n := utf8.DecodeRuneInString(t[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		lo += n
-	}
-	for hi > lo {
-		r, n := utf8.DecodeLastRuneInString(t[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		hi -= n
-	}
-	return lo, hi
+	span := t[lo:hi]
+	lo += len(span) - len(strings.TrimLeftFunc(span, unicode.IsSpace))
+	return lo, lo + len(strings.TrimSpace(span))
 }
 
 // fenced narrows [lo, hi) to the inside of its first code fence, if it
