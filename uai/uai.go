@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
@@ -70,18 +71,54 @@ type scanner struct {
 }
 
 func newScanner(r io.Reader, name string) (*scanner, error) {
-	var b strings.Builder
 	if f, ok := r.(*os.File); ok {
-		// Read a file in one piece: growing the buffer as it fills
-		// copies a 55 MB model several times over.
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < math.MaxInt32 {
-			b.Grow(int(st.Size()) + 1)
+			data, err := readFile(f, int(st.Size()))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return &scanner{name: name, data: data, line: 1}, nil
 		}
 	}
+	var b strings.Builder
 	if _, err := io.Copy(&b, r); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &scanner{name: name, data: b.String(), line: 1}, nil
+}
+
+// readFile reads the rest of f, a regular file of size bytes, into one
+// buffer of that size (copying through io.Copy's small buffer, or growing
+// a buffer as it fills, costs a 55 MB model several copies), and returns
+// it as a string without copying it again: the buffer is never written
+// after. A file that shrank or grew since its size was taken is read as it
+// is now.
+func readFile(f *os.File, size int) (string, error) {
+	buf := make([]byte, size)
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		buf = buf[:n] // shorter than its size said (or read from an offset)
+	case err != nil:
+		return "", err
+	default:
+		var probe [1]byte
+		k, err := f.Read(probe[:])
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		if k > 0 { // it grew
+			rest, err := io.ReadAll(f)
+			if err != nil {
+				return "", err
+			}
+			buf = append(append(buf, probe[0]), rest...)
+		}
+	}
+	if len(buf) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&buf[0], len(buf)), nil
 }
 
 // next returns the next token, or "" at the end of input (leaving line at
@@ -128,7 +165,9 @@ func (s *scanner) restOfLine() string {
 }
 
 func isSpace(b byte) bool {
-	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+	// ' ', or '\t', '\n', '\v', '\f', '\r' (9 to 13): two comparisons
+	// instead of six, in the loops that read every byte of a model.
+	return b == ' ' || b-'\t' <= '\r'-'\t'
 }
 
 func (s *scanner) errorf(format string, args ...any) error {
@@ -213,6 +252,13 @@ func Read(r io.Reader, name string) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.model(true)
+}
+
+// model reads a model from s. With inParallel false it reads every scope
+// and table one token at a time, as Read does where its parallel readers
+// refuse the input (tests compare the two).
+func (s *scanner) model(inParallel bool) (*Network, error) {
 	typ := s.next()
 	switch strings.ToUpper(typ) {
 	case Markov, Bayesian:
@@ -249,41 +295,12 @@ func Read(r io.Reader, name string) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	tokens = (len(s.data)-s.pos)/2 + 1
-	m.Factors = make([]inference.Factor, 0, min(nfuncs, tokens))
-	var pool []int // scopes are cut from it, a block at a time
-	for i := range nfuncs {
-		k, err := s.int(what{"scope size of function %d", i, 0})
-		if err != nil {
+	if !inParallel || !s.readScopes(m, typ, nvars, nfuncs) {
+		// Something is wrong, or unusual: the scopes again, one token
+		// at a time, to say where.
+		if err := s.scopes(m, typ, nvars, nfuncs); err != nil {
 			return nil, err
 		}
-		if len(pool) < k {
-			pool = make([]int, max(min(k, tokens), 1<<12))
-		}
-		scope := pool[:0:min(k, len(pool))]
-		for j := range k {
-			v, err := s.int(what{"variable %d of the scope of function %d", j, i})
-			if err != nil {
-				return nil, err
-			}
-			if v >= nvars {
-				return nil, s.errorf("function %d: variable %d out of range (the model has %d)", i, v, nvars)
-			}
-			if slices.Contains(scope, v) {
-				return nil, s.errorf("function %d: variable %d appears twice in the scope", i, v)
-			}
-			scope = append(scope, v)
-		}
-		switch {
-		case k == 0:
-			scope = nil
-		case &scope[0] == &pool[0]:
-			pool = pool[len(scope):]
-		}
-		if typ == Bayesian && k == 0 {
-			return nil, s.errorf("function %d: a BAYES function needs at least its child variable", i)
-		}
-		m.Factors = append(m.Factors, inference.Factor{Scope: scope})
 	}
 	sizes := make([]int, len(m.Factors))
 	for i, f := range m.Factors {
@@ -299,7 +316,7 @@ func Read(r io.Reader, name string) (*Network, error) {
 		}
 		sizes[i] = want
 	}
-	if !readTables(s.data[s.pos:], m, sizes) {
+	if !inParallel || !readTables(s.data[s.pos:], m, sizes) {
 		// Something is wrong, or unusual: the tables again, one token
 		// at a time, to say where.
 		if err := s.tables(m, sizes); err != nil {
@@ -307,6 +324,188 @@ func Read(r io.Reader, name string) (*Network, error) {
 		}
 	}
 	return &Network{Type: typ, Model: m}, nil
+}
+
+// scopeChunk is how many bytes of scopes one goroutine of readScopes
+// parses at a time.
+const scopeChunk = 1 << 18
+
+// readScopes parses the scopes of nfuncs functions into m.Factors on every
+// core, when each scope is a line of its own (as Write, merlin and the
+// competition's files have them): the nfuncs lines after the number of
+// functions are cut into chunks at line ends, the lines and tokens of each
+// counted, and then each chunk parsed into its place. On success it leaves
+// s after the last scope, where the sequential reader would be. It reports
+// false, changing neither s nor m, on anything it does not accept as it
+// is: a line that is not a scope size and that many variables, a variable
+// out of range or repeated, an empty BAYES scope; scanner.scopes then
+// reads the scopes again and says where.
+func (s *scanner) readScopes(m *inference.Model, typ string, nvars, nfuncs int) bool {
+	data := s.data
+	// The rest of the line of the number of functions must be blank.
+	start := s.pos
+	for start < len(data) && data[start] != '\n' {
+		if !isSpace(data[start]) {
+			return false
+		}
+		start++
+	}
+	if nfuncs == 0 || start == len(data) || nfuncs > len(data)-start {
+		return false
+	}
+	start++
+	// The end of the nfuncs-th line: count line ends a block at a time,
+	// then find the last in its block.
+	end, lines := start, 0
+	for {
+		block := data[end:min(end+1<<16, len(data))]
+		n := strings.Count(block, "\n")
+		if lines+n < nfuncs {
+			if end += len(block); end == len(data) {
+				return false // too few lines
+			}
+			lines += n
+			continue
+		}
+		for ; ; end++ {
+			end += strings.IndexByte(data[end:], '\n')
+			if lines++; lines == nfuncs {
+				break
+			}
+		}
+		break
+	}
+	section := data[start:end] // nfuncs lines, without the last line end
+	// Chunks of whole lines: chunk c is section[lo[c]:lo[c+1]-1] (the
+	// last one ends at the end of the section).
+	lo := []int{0}
+	for at := 0; at < len(section); {
+		next := min(at+scopeChunk, len(section))
+		if i := strings.IndexByte(section[next:], '\n'); i >= 0 {
+			next += i + 1
+		} else {
+			next = len(section) + 1
+		}
+		lo = append(lo, next)
+		at = next
+	}
+	if len(lo) == 1 {
+		lo = append(lo, 1) // one empty line: a scope without tokens
+	}
+	chunks := len(lo) - 1
+	chunk := func(c int) string { return section[lo[c] : lo[c+1]-1] }
+	// funcs[c] and vars[c]: the functions and scope variables before
+	// chunk c, if every line holds a scope.
+	funcs := make([]int, chunks+1)
+	vars := make([]int, chunks+1)
+	workers := runtime.GOMAXPROCS(0)
+	parallel.Do(context.Background(), chunks, workers, func(_ context.Context, c int) error {
+		text := chunk(c)
+		funcs[c+1] = strings.Count(text, "\n") + 1
+		vars[c+1] = countTokens(text) - funcs[c+1]
+		return nil
+	})
+	for c := range chunks {
+		funcs[c+1] += funcs[c]
+		vars[c+1] += vars[c]
+	}
+	if funcs[chunks] != nfuncs || vars[chunks] < 0 {
+		return false
+	}
+	flat := make([]int, vars[chunks])
+	factors := make([]inference.Factor, nfuncs)
+	err := parallel.Do(context.Background(), chunks, workers, func(_ context.Context, c int) error {
+		text := chunk(c)
+		i := funcs[c]                   // the function at hand
+		off, stop := vars[c], vars[c+1] // its variables' place in flat
+		for pos := 0; pos <= len(text); i++ {
+			k, scope := -1, []int(nil)
+			for {
+				for pos < len(text) && text[pos] != '\n' && isSpace(text[pos]) {
+					pos++
+				}
+				if pos == len(text) || text[pos] == '\n' {
+					pos++ // past the line end
+					break
+				}
+				at := pos
+				for pos < len(text) && !isSpace(text[pos]) {
+					pos++
+				}
+				n, err := strconv.Atoi(text[at:pos])
+				if err != nil || n < 0 {
+					return errUnusual
+				}
+				if k < 0 {
+					if k = n; k > stop-off {
+						return errUnusual
+					}
+					scope = flat[off : off : off+k]
+					continue
+				}
+				if len(scope) == k || n >= nvars || slices.Contains(scope, n) {
+					return errUnusual
+				}
+				scope = append(scope, n)
+			}
+			if k < 0 || len(scope) != k || k == 0 && typ == Bayesian {
+				return errUnusual
+			}
+			if k > 0 {
+				factors[i].Scope = scope
+				off += k
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	m.Factors = factors
+	s.pos, s.line = end, s.line+nfuncs
+	return true
+}
+
+// scopes reads the scopes of nfuncs functions into m.Factors, one token
+// at a time (readScopes does it in parallel, but has no line numbers).
+func (s *scanner) scopes(m *inference.Model, typ string, nvars, nfuncs int) error {
+	tokens := (len(s.data)-s.pos)/2 + 1
+	m.Factors = make([]inference.Factor, 0, min(nfuncs, tokens))
+	var pool []int // scopes are cut from it, a block at a time
+	for i := range nfuncs {
+		k, err := s.int(what{"scope size of function %d", i, 0})
+		if err != nil {
+			return err
+		}
+		if len(pool) < k {
+			pool = make([]int, max(min(k, tokens), 1<<12))
+		}
+		scope := pool[:0:min(k, len(pool))]
+		for j := range k {
+			v, err := s.int(what{"variable %d of the scope of function %d", j, i})
+			if err != nil {
+				return err
+			}
+			if v >= nvars {
+				return s.errorf("function %d: variable %d out of range (the model has %d)", i, v, nvars)
+			}
+			if slices.Contains(scope, v) {
+				return s.errorf("function %d: variable %d appears twice in the scope", i, v)
+			}
+			scope = append(scope, v)
+		}
+		switch {
+		case k == 0:
+			scope = nil
+		case &scope[0] == &pool[0]:
+			pool = pool[len(scope):]
+		}
+		if typ == Bayesian && k == 0 {
+			return s.errorf("function %d: a BAYES function needs at least its child variable", i)
+		}
+		m.Factors = append(m.Factors, inference.Factor{Scope: scope})
+	}
+	return nil
 }
 
 // tables reads the tables of m's factors, whose sizes are given, one token
@@ -429,16 +628,23 @@ func readTables(data string, m *inference.Model, sizes []int) bool {
 // errUnusual stops readTables.
 var errUnusual = errors.New("unusual input")
 
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // countTokens counts the whitespace-separated tokens of data.
 func countTokens(data string) int {
-	n := 0
-	in := false
+	// A token starts at every byte that is not a space and follows a
+	// space (or the start), counted without a branch on the data.
+	n, prev := 0, 1 // prev: whether the byte before was a space
 	for i := 0; i < len(data); i++ {
-		sp := isSpace(data[i])
-		if !sp && !in {
-			n++
-		}
-		in = !sp
+		sp := b2i(isSpace(data[i]))
+		n += prev &^ sp
+		prev = sp
 	}
 	return n
 }

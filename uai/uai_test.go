@@ -413,6 +413,12 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("MARKOV\n1\n2\n1\n0\n1\n2.5\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := Read(bytes.NewReader(data), "fuzz.uai")
+		// The parallel readers of scopes and tables read what the
+		// sequential reader reads, or fail as it does.
+		seq, serr := (&scanner{name: "fuzz.uai", data: string(data), line: 1}).model(false)
+		if fmt.Sprint(err) != fmt.Sprint(serr) || err == nil && !reflect.DeepEqual(n, seq) {
+			t.Fatalf("read %v, %v; sequentially %v, %v", n, err, seq, serr)
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Line < 1 || se.Msg == "" {
@@ -607,5 +613,205 @@ func TestReadLargeTables(t *testing.T) {
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Line != strings.Count(bad[:len(bad)-200+strings.Index(bad[len(bad)-200:], " -")], "\n")+1 {
 		t.Errorf("damaged entry: %v", err)
+	}
+}
+
+// TestReadScopes: scopes of one chunk or several (read in parallel) read
+// back as written, and as the sequential reader reads them, which leaves
+// the scanner where the parallel reader does; a damaged scope gives the
+// sequential reader's error, at the damaged line; scopes laid out other
+// than one to a line read back the same.
+func TestReadScopes(t *testing.T) {
+	for _, nfuncs := range []int{1, 2000, 60000, 120000} {
+		t.Run(strconv.Itoa(nfuncs), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(nfuncs)))
+			m := &inference.Model{Cards: make([]int, 5000)}
+			for v := range m.Cards {
+				m.Cards[v] = 1 + v%3
+			}
+			for range nfuncs {
+				var scope []int // 0 to 4 distinct variables
+				for k := rng.IntN(5); len(scope) < k; {
+					if v := rng.IntN(len(m.Cards)); !slices.Contains(scope, v) {
+						scope = append(scope, v)
+					}
+				}
+				size := 1
+				for _, v := range scope {
+					size *= m.Cards[v]
+				}
+				tab := make([]float64, size)
+				for i := range tab {
+					tab[i] = float64(rng.IntN(100))
+				}
+				m.Factors = append(m.Factors, inference.Factor{Scope: scope, Table: tab})
+			}
+			var buf bytes.Buffer
+			if err := Write(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			text := buf.String()
+			// The scope section: after the line of the number of
+			// functions, up to the blank line before the first table.
+			header := len(fmt.Sprintf("%s\n%d\n", Markov, len(m.Cards))) + strings.IndexByte(text[len(fmt.Sprintf("%s\n%d\n", Markov, len(m.Cards))):], '\n') + 1
+			start := header + len(strconv.Itoa(nfuncs)) + 1
+			end := strings.Index(text, "\n\n")
+			chunks := (end-start)/scopeChunk + 1
+			t.Logf("%d bytes of scopes: %d chunks", end-start, chunks)
+			if nfuncs == 120000 && chunks < 3 {
+				t.Fatalf("%d bytes of scopes: fewer than three chunks", end-start)
+			}
+
+			// The parallel reader accepts the section as it is, and
+			// leaves the scanner where the sequential one does.
+			par := &scanner{name: "m.uai", data: text, pos: start - 1, line: 4}
+			pm := &inference.Model{Cards: m.Cards}
+			if !par.readScopes(pm, Markov, len(m.Cards), nfuncs) {
+				t.Fatal("the parallel reader refused Write's scopes")
+			}
+			seq := &scanner{name: "m.uai", data: text, pos: start - 1, line: 4}
+			sm := &inference.Model{Cards: m.Cards}
+			if err := seq.scopes(sm, Markov, len(m.Cards), nfuncs); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(pm, sm) {
+				t.Fatal("the parallel and sequential readers read different scopes")
+			}
+			if par.pos != seq.pos || par.line != seq.line || par.pos != end || par.line != 4+nfuncs {
+				t.Fatalf("scanner left at %d, line %d; sequentially at %d, line %d; want %d, line %d", par.pos, par.line, seq.pos, seq.line, end, 4+nfuncs)
+			}
+			n, err := Read(strings.NewReader(text), "m.uai")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(n.Model, m) {
+				t.Fatal("the model read differs from the one written")
+			}
+
+			// Damage to the scope of the last function (the last
+			// chunk's last line), of the middle one, of the first.
+			lineStart := func(i int) int { // of function i's scope
+				at := start
+				for range i {
+					at += strings.IndexByte(text[at:], '\n') + 1
+				}
+				return at
+			}
+			for _, i := range []int{nfuncs - 1, nfuncs / 2, 0} {
+				at := lineStart(i)
+				line := text[at : at+strings.IndexByte(text[at:], '\n')]
+				scope := m.Factors[i].Scope
+				k := len(scope)
+				vars := func(vs ...int) string { // a scope line of vs
+					var b strings.Builder
+					b.WriteString(strconv.Itoa(len(vs)))
+					for _, v := range vs {
+						fmt.Fprintf(&b, " %d", v)
+					}
+					return b.String()
+				}
+				damages := []struct{ name, line, msg string }{
+					{"out of range", vars(append(slices.Clone(scope), 5000)...), fmt.Sprintf("function %d: variable 5000 out of range (the model has 5000)", i)},
+					{"not a number", "x" + line, fmt.Sprintf(`scope size of function %d: want a nonnegative integer, found "x%d"`, i, k)},
+					{"negative", "-1" + line[len(strconv.Itoa(k)):], fmt.Sprintf(`scope size of function %d: want a nonnegative integer, found "-1"`, i)},
+				}
+				if k > 0 {
+					damages = append(damages, struct{ name, line, msg string }{"repeated", vars(append(slices.Clone(scope), scope[0])...), fmt.Sprintf("function %d: variable %d appears twice in the scope", i, scope[0])})
+				}
+				for _, d := range damages {
+					bad := text[:at] + d.line + text[at+len(line):]
+					_, err := Read(strings.NewReader(bad), "bad.uai")
+					var se *SyntaxError
+					if !errors.As(err, &se) || se.Msg != d.msg || se.Line != 5+i {
+						t.Errorf("function %d, %s: err = %v, want line %d: %s", i, d.name, err, 5+i, d.msg)
+					}
+					// The same error as the sequential reader's.
+					s := &scanner{name: "bad.uai", data: bad, pos: start - 1, line: 4}
+					if serr := s.scopes(&inference.Model{Cards: m.Cards}, Markov, len(m.Cards), nfuncs); err == nil || serr == nil || serr.Error() != err.Error() {
+						t.Errorf("function %d, %s: %v, sequentially %v", i, d.name, err, serr)
+					}
+				}
+			}
+
+			// Other layouts: CRLF line ends and spaces around the tokens
+			// (read in parallel), a blank line among the scopes, two
+			// scopes on one line, a scope over two lines (read one token
+			// at a time): the same model every time.
+			mid := lineStart(nfuncs / 2)
+			layouts := map[string]string{
+				"crlf":     strings.ReplaceAll(text, "\n", "\r\n"),
+				"spaces":   strings.ReplaceAll(text[:end], " ", " \t ") + text[end:],
+				"blank":    text[:mid] + "\n" + text[mid:],
+				"two":      text[:mid-1] + " " + text[mid:],
+				"split":    text[:mid] + strings.Replace(text[mid:], " ", "\n", 1),
+				"trailing": strings.Replace(text, strconv.Itoa(nfuncs)+"\n", strconv.Itoa(nfuncs)+" \n", 1),
+			}
+			for name, l := range layouts {
+				if nfuncs == 1 && (name == "two" || name == "split" || name == "blank") {
+					continue // no line before the middle one
+				}
+				n, err := Read(strings.NewReader(l), "m.uai")
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if !reflect.DeepEqual(n.Model, m) {
+					t.Errorf("%s: the model read differs from the one written", name)
+				}
+			}
+		})
+	}
+}
+
+// TestReadFileSizes: a model file reads as the same bytes through a
+// reader; so does one read from an offset, and an empty file is the empty
+// input.
+func TestReadFileSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	m := randomModel(rng)
+	for len(m.Factors) == 0 {
+		m = randomModel(rng)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.uai")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = normalizeNil(m)
+	n, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(n.Model, m) {
+		t.Fatal("the model read from the file differs from the one written")
+	}
+	// From an offset: the leading blank lines are skipped.
+	if err := os.WriteFile(path, append([]byte("xyz\n\n"), buf.Bytes()...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(3, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err = Read(f, path); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(n.Model, m) {
+		t.Fatal("the model read from an offset differs from the one written")
+	}
+	empty := filepath.Join(dir, "empty.uai")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(empty); err == nil || !strings.Contains(err.Error(), "empty.uai:1: empty input") {
+		t.Errorf("empty file: %v", err)
 	}
 }
