@@ -23,8 +23,7 @@ type errorBarModel struct {
 	exact func(t testing.TB, m *inference.Model) [][]float64
 	// tol is the rounding of the reference: 5e-7 for one printed with 6
 	// decimals.
-	tol  float64
-	slow bool
+	tol float64
 }
 
 // approximateAuto is Auto kept off exact inference: no junction tree fits
@@ -86,13 +85,13 @@ func errorBarModels() []errorBarModel {
 		// scripts/frgen -kind contradictory -size 20x40 (2,048 branches).
 		{name: "contradictory 20x40", model: generated(20, 40), exact: fromMAR(filepath.Join("testdata", "contradictory_20x40.exact.MAR")), tol: 5e-7},
 	}
-	for i, size := range []string{"5x10", "10x20", "15x30", "20x40"} {
+	for _, size := range []string{"5x10", "10x20", "15x30", "20x40"} {
 		tol := 5e-7 // merlin's exact marginals, printed with 6 decimals
 		if size == "20x40" {
 			tol = 1e-12
 		}
 		models = append(models, errorBarModel{name: "fr3 " + size, model: fr3(size),
-			exact: func(t testing.TB, _ *inference.Model) [][]float64 { return fr3Exact(t, size) }, tol: tol, slow: i != 1})
+			exact: func(t testing.TB, _ *inference.Model) [][]float64 { return fr3Exact(t, size) }, tol: tol})
 	}
 	return models
 }
@@ -104,11 +103,10 @@ func errorBarModels() []errorBarModel {
 // bars are within 0.05 of the true error, auto's (which narrows them by
 // sampling) within 0.05 at all; and the labels within their bar are
 // exactly those reported uncertain. By default auto is exact on these
-// models (no bars), or uses a partial cutset, whose bars are bounds. The models
-// marked slow (the other FR3 sizes) run with FACTREASONER_SLOW_TESTS=1;
+// models (no bars), or uses a partial cutset, whose bars are bounds. Every
+// model runs in every test run (all six take about 15 s on 2 cores);
 // BENCHMARKS.md has the whole table.
 func TestErrorBars(t *testing.T) {
-	slow := os.Getenv("FACTREASONER_SLOW_TESTS") == "1"
 	solvers := []struct {
 		name string
 		s    inference.Solver
@@ -120,9 +118,6 @@ func TestErrorBars(t *testing.T) {
 	}
 	for _, bm := range errorBarModels() {
 		t.Run(bm.name, func(t *testing.T) {
-			if bm.slow && !slow {
-				t.Skip("set FACTREASONER_SLOW_TESTS=1")
-			}
 			m := bm.model(t)
 			want := bm.exact(t, m)
 			for _, sv := range solvers {
