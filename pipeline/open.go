@@ -18,6 +18,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
@@ -111,6 +112,22 @@ type NLIOptions struct {
 	// Extra are backends beside the built-in ones (NLIBackends), chosen
 	// by Backend like them: a program's own.
 	Extra []NLIBackend
+	// PositiveLabel and Unsupported read a grounding classifier with the
+	// onnx and remote backends (a model with two labels, supported and
+	// not supported, or one score; see docs/nli.md): PositiveLabel names
+	// the label that means supported where its labels do not say it
+	// (MiniCheck's exports: LABEL_1); Unsupported is what a pair it finds
+	// not supported becomes: "neutral" (or "") or "contradiction".
+	PositiveLabel string
+	Unsupported   string
+}
+
+// grounding reads the settings of a grounding classifier.
+func (o NLIOptions) grounding() (positive string, unsupported nli.Label, err error) {
+	if unsupported, err = nli.ParseUnsupported(o.Unsupported); err != nil {
+		return "", 0, optionErr("NLI.Unsupported", err)
+	}
+	return o.PositiveLabel, unsupported, nil
 }
 
 // Revise says whether atoms are revised.
@@ -438,6 +455,9 @@ func (p *Pipeline) openONNX(o NLIOptions) (*onnxnli.Model, error) {
 	}
 	opts := o.ONNX
 	opts.Name, opts.Graph = ref.Name, ref.Graph
+	if opts.PositiveLabel, opts.Unsupported, err = o.grounding(); err != nil {
+		return nil, err
+	}
 	if ref.Found != "" {
 		fmt.Fprintf(p.res.log, "nli model %s from %s\n", ref.Name, ref.Found)
 	}

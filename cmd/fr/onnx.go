@@ -18,6 +18,10 @@ func onnxFlags() []cli.Flag {
 		&cli.IntFlag{Name: "nli-batch-tokens", Value: onnxnli.DefaultBatchTokens, Category: catNLIRuntime, Usage: "most tokens per ONNX Runtime call (--nli remote: per request), padding included"},
 		&cli.IntFlag{Name: "nli-threads", Category: catNLIRuntime, Usage: "ONNX Runtime threads (0: one per core)"},
 		&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window); longer premises are split into chunks"},
+		&cli.StringFlag{Name: "nli-positive-label", Category: catNLI,
+			Usage: "label of a 2-label grounding classifier (--nli onnx, remote) that means supported, where its labels do not say it (MiniCheck: LABEL_1)"},
+		&cli.StringFlag{Name: "nli-unsupported", Value: "neutral", Category: catNLI,
+			Usage: "what a pair that a grounding classifier finds not supported becomes: neutral, or contradiction with probability 1 − P(supported)"},
 	}
 }
 

@@ -21,6 +21,8 @@ var optionFlags = []struct{ option, flags string }{
 	{"NLI.Remote.Protocol", "--nli-protocol"},
 	{"NLI.Remote.Model", "--nli-remote-model"},
 	{"NLI.Remote", "--nli-endpoint, --nli-protocol, --nli-remote-model"},
+	{"NLI.PositiveLabel", "--nli-positive-label"},
+	{"NLI.Unsupported", "--nli-unsupported"},
 	{"NLI.Backend", "--nli"},
 	{"NLI.Model", "--nli-model"},
 	{"NLI", "--nli, --nli-model"},
@@ -63,6 +65,7 @@ var optionFlags = []struct{ option, flags string }{
 	{"FileOptions.OmitInputs", "--output-inputs=false"},
 	// Other packages' options, as their errors name them.
 	{"onnxnli.Options.Library", "--onnxruntime-lib"},
+	{"crossenc.EncoderOptions.PositiveLabel", "--nli-positive-label"},
 	{"remotenli.Options.Model", "--nli-remote-model"},
 	{"remotenli.Options.MaxLength", "--nli-max-length"},
 	{"remotenli.Options.Endpoint", "--nli-endpoint"},
@@ -100,7 +103,7 @@ func withFlagNames(err error) error {
 		msg = strings.Replace(msg, oe.Error(), flagOf(oe.Option)+": "+withFlagNames(oe.Err).Error(), 1)
 	}
 	for _, o := range optionFlags {
-		if strings.Contains(o.option, ".Options.") || strings.Contains(o.option, ".Config.") || strings.Contains(o.option, ".Solver.") || strings.HasPrefix(o.option, "report.") || strings.HasPrefix(o.option, "FileOptions.") {
+		if strings.Contains(o.option, "Options.") || strings.Contains(o.option, ".Config.") || strings.Contains(o.option, ".Solver.") || strings.HasPrefix(o.option, "report.") || strings.HasPrefix(o.option, "FileOptions.") {
 			msg = strings.ReplaceAll(msg, "("+o.option+")", "("+o.flags+")")
 			continue
 		}

@@ -109,7 +109,8 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 // nliOptions maps the flags of nliFlags, and the LLM stages', to options.
 func nliOptions(c *cli.Context) pipeline.Options {
 	o := llmOptions(c)
-	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c)}
+	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c),
+		PositiveLabel: c.String("nli-positive-label"), Unsupported: c.String("nli-unsupported")}
 	o.Caches.NLI = c.String("cache")
 	return o
 }
