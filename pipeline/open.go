@@ -60,17 +60,26 @@ type Options struct {
 	// writes to Log.
 	Retry *retry.Policy
 	// LLMPrompt is the prompt of the llm NLI backend: "v1" (default) or
-	// "v2". LLMFixedProbability is the probability it gives a label whose
-	// answer came without log probabilities (llmnli.Options: 0 is the
-	// default, a negative value makes such an answer an error).
+	// "v2". LLMMethod is how it measures a label's probability: "auto"
+	// (or ""; log probabilities where the endpoint returns them, else
+	// LLMSamples answers sampled), "logprobs", "sample" or "fixed"
+	// (llm.ParseMethod). LLMFixedProbability is the fixed method's
+	// probability of a label whose answer came without log probabilities
+	// (llmnli.Options: 0 is the default, a negative value makes such an
+	// answer an error).
 	LLMPrompt           string
+	LLMMethod           string
+	LLMSamples          int
 	LLMFixedProbability float64
 	// Summaries selects the summarizer stage (see Pipeline.Summarizer):
 	// SummariesOff, SummariesLLM (over the LLM endpoint) or
-	// SummariesGiven. SummaryFixedProbability is p_summary for a summary
-	// whose answer came without log probabilities (summarize.Options: 0
-	// is the default, a negative value makes such an answer an error).
+	// SummariesGiven. SummaryMethod, SummarySamples and
+	// SummaryFixedProbability measure p_summary as LLMMethod, LLMSamples
+	// and LLMFixedProbability measure a label's probability
+	// (summarize.Options).
 	Summaries               string
+	SummaryMethod           string
+	SummarySamples          int
 	SummaryFixedProbability float64
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or

@@ -12,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
@@ -179,8 +180,12 @@ func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
-		return nil, optionErr("LLMFixedProbability", err)
+	method, err := llm.ParseMethod(o.LLMMethod)
+	if err != nil {
+		return nil, optionErr("LLMMethod", err)
+	}
+	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, Method: method, Samples: o.LLMSamples, FixedProbability: o.LLMFixedProbability, Log: env.p.res.log}); err != nil {
+		return nil, optionErr("LLMMethod", err)
 	}
 	return st.classifier, nil
 }
