@@ -146,7 +146,7 @@ type Response struct {
 	Cached bool
 	// Reasks is how many times the answer was asked again, with the
 	// request's Reminder, before Read accepted it.
-	Reasks int
+	Reasks  int
 	Choices []*Response
 }
 

@@ -53,12 +53,12 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Timeout:     c.Duration("llm-timeout"),
 			Reasks:      c.Int("llm-reask"),
 		},
-		Retry:               &retry.Policy{Retries: c.Int("retries")},
-		LLMPrompt:           c.String("nli-prompt"),
-		LLMSamples:          c.Int("nli-samples"),
-		Atomizer:            c.String("atomizer"),
-		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
-		Log:                 &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
+		Retry:      &retry.Policy{Retries: c.Int("retries")},
+		LLMPrompt:  c.String("nli-prompt"),
+		LLMSamples: c.Int("nli-samples"),
+		Atomizer:   c.String("atomizer"),
+		Caches:     pipeline.Caches{LLM: c.String("llm-cache")},
+		Log:        &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}
 	o.LLMMethod, o.LLMFixedProbability = method(c, "nli-method", "nli-fixed-probability")
 	if c.IsSet("revise") {
