@@ -67,6 +67,9 @@ type Result struct {
 	// Distribution is the full distribution indexed by Label, when the
 	// backend has one (nil otherwise).
 	Distribution []float64 `json:",omitempty"`
+	// By names the backend that answered, where a classifier puts each
+	// pair to one of several (package cascade); empty otherwise.
+	By string `json:",omitempty"`
 }
 
 // Identity names a backend and its model. Caches key on it and output

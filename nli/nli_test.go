@@ -14,13 +14,13 @@ func TestSupported(t *testing.T) {
 		unsupported Label
 		want        Result
 	}{
-		{0.9, Neutral, Result{Entailment, 0.9, []float64{0.09999999999999998, 0.9, 0}}},
-		{0.5, Neutral, Result{Entailment, 0.5, []float64{0.5, 0.5, 0}}},
-		{0.25, Neutral, Result{Neutral, 0.75, []float64{0.75, 0.25, 0}}},
-		{0, Neutral, Result{Neutral, 1, []float64{1, 0, 0}}},
-		{1, Contradiction, Result{Entailment, 1, []float64{0, 1, 0}}},
-		{0.25, Contradiction, Result{Contradiction, 0.75, []float64{0, 0.25, 0.75}}},
-		{0.4999, Contradiction, Result{Contradiction, 0.5001, []float64{0, 0.4999, 0.5001}}},
+		{0.9, Neutral, Result{Label: Entailment, Probability: 0.9, Distribution: []float64{0.09999999999999998, 0.9, 0}}},
+		{0.5, Neutral, Result{Label: Entailment, Probability: 0.5, Distribution: []float64{0.5, 0.5, 0}}},
+		{0.25, Neutral, Result{Label: Neutral, Probability: 0.75, Distribution: []float64{0.75, 0.25, 0}}},
+		{0, Neutral, Result{Label: Neutral, Probability: 1, Distribution: []float64{1, 0, 0}}},
+		{1, Contradiction, Result{Label: Entailment, Probability: 1, Distribution: []float64{0, 1, 0}}},
+		{0.25, Contradiction, Result{Label: Contradiction, Probability: 0.75, Distribution: []float64{0, 0.25, 0.75}}},
+		{0.4999, Contradiction, Result{Label: Contradiction, Probability: 0.5001, Distribution: []float64{0, 0.4999, 0.5001}}},
 	} {
 		got := Supported(c.p, c.unsupported)
 		if got.Label != c.want.Label || got.Probability != c.want.Probability || !slices.Equal(got.Distribution, c.want.Distribution) {

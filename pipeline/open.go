@@ -19,6 +19,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
@@ -129,6 +130,10 @@ type NLIOptions struct {
 	// not supported becomes: "neutral" (or "") or "contradiction".
 	PositiveLabel string
 	Unsupported   string
+	// CascadeBelow is the threshold of a cascade, Backend "FIRST,SECOND"
+	// (package cascade): the pairs whose FIRST answer has a probability
+	// below it go to SECOND. Zero is cascade.DefaultBelow.
+	CascadeBelow float64
 }
 
 // grounding reads the settings of a grounding classifier.
@@ -433,6 +438,21 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	if err != nil || cl == nil {
 		return err
 	}
+	if c, ok := cl.(*cascade.Classifier); ok {
+		// Its backends were registered, each behind the cache, as it
+		// opened them.
+		p.summarizeAtClose(c)
+		p.Classifier = c
+		return nil
+	}
+	p.Classifier, err = p.register(cl, o)
+	return err
+}
+
+// register makes the pipeline close a classifier at Close, say what it did
+// at the end of a run, and know whether it runs in process; and returns it
+// behind the NLI cache when one is configured.
+func (p *Pipeline) register(cl nli.Classifier, o Options) (nli.Classifier, error) {
 	if c, ok := cl.(io.Closer); ok {
 		p.onClose(c.Close)
 	}
@@ -442,18 +462,17 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	}
 	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {
-		return optionErr("Caches.NLI", err)
+		return nil, optionErr("Caches.NLI", err)
 	}
-	if path != "" {
-		cache, err := nlicache.Open(path, cl)
-		if err != nil {
-			return optionErr("Caches.NLI", err)
-		}
-		p.onClose(cache.Close)
-		cl = cache
+	if path == "" {
+		return cl, nil
 	}
-	p.Classifier = cl
-	return nil
+	cache, err := nlicache.Open(path, cl)
+	if err != nil {
+		return nil, optionErr("Caches.NLI", err)
+	}
+	p.onClose(cache.Close)
+	return cache, nil
 }
 
 // openONNX loads the onnx backend's model.

@@ -117,11 +117,15 @@ func oneOf(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// nliBackend looks a backend up in the built-in table and o.NLI.Extra.
+// nliBackend looks a backend up in the built-in table and o.NLI.Extra; two
+// names, "FIRST,SECOND", are a cascade of the two (openCascade).
 func nliBackend(o Options) (NLIBackend, error) {
 	name := o.NLI.Backend
 	if name == "" {
 		name = "auto"
+	}
+	if first, second, ok := strings.Cut(name, ","); ok {
+		return cascadeBackend(o, strings.TrimSpace(first), strings.TrimSpace(second))
 	}
 	builtin := NLIBackends()
 	for _, b := range o.NLI.Extra {

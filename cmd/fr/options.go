@@ -23,6 +23,7 @@ var optionFlags = []struct{ option, flags string }{
 	{"NLI.Remote", "--nli-endpoint, --nli-protocol, --nli-remote-model"},
 	{"NLI.PositiveLabel", "--nli-positive-label"},
 	{"NLI.Unsupported", "--nli-unsupported"},
+	{"NLI.CascadeBelow", "--nli-cascade-below"},
 	{"NLI.Backend", "--nli"},
 	{"NLI.Model", "--nli-model"},
 	{"NLI", "--nli, --nli-model"},

@@ -9,6 +9,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -42,7 +43,8 @@ func pipelineFlags() []cli.Flag {
 // with them.
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Category: catNLI, Usage: "NLI backend: " + tableNames(pipeline.NLIBackends(), func(b pipeline.NLIBackend) string { return b.Name })},
+		&cli.StringFlag{Name: "nli", Value: "auto", Category: catNLI, Usage: "NLI backend: " + tableNames(pipeline.NLIBackends(), func(b pipeline.NLIBackend) string { return b.Name }) + "; FIRST,SECOND: a cascade"},
+		&cli.Float64Flag{Name: "nli-cascade-below", Value: cascade.DefaultBelow, Category: catNLI, Usage: "--nli FIRST,SECOND: pairs whose FIRST answer is less sure than this go to SECOND"},
 		&cli.StringFlag{Name: "cache", Value: "off", Category: catNLI, Usage: "NLI answers reused by later runs: an SQLite `FILE`, auto or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
@@ -115,7 +117,7 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 func nliOptions(c *cli.Context) pipeline.Options {
 	o := llmOptions(c)
 	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c),
-		PositiveLabel: c.String("nli-positive-label"), Unsupported: c.String("nli-unsupported")}
+		PositiveLabel: c.String("nli-positive-label"), Unsupported: c.String("nli-unsupported"), CascadeBelow: c.Float64("nli-cascade-below")}
 	o.Caches.NLI = c.String("cache")
 	return o
 }

@@ -74,7 +74,7 @@ func TestClassifySampled(t *testing.T) {
 		{"auto, n honoured", llm.Auto, true, 4 + 4, "judge-1 (nli prompt v1, log probabilities else 5 samples at temperature 1)"},
 		// The first pair's request for 5 answers teaches the client that
 		// the server gives one; the others ask 5 times each from then on
-		// (two requests in flight at once may both ask for n first).
+		// (the pairs asked at once, up to 4, may all ask for n first).
 		{"auto, n ignored", llm.Auto, false, 4 + 1 + 4*5, ""},
 		{"sample", llm.Sample, true, 4, "judge-1 (nli prompt v1, 5 samples at temperature 1)"},
 	} {
@@ -103,8 +103,8 @@ func TestClassifySampled(t *testing.T) {
 					t.Errorf("the rerun from the cache sent %d requests", n)
 				case run == 0 && c.honoursN && n != c.requests:
 					t.Errorf("%d requests; want %d", n, c.requests)
-				case run == 0 && !c.honoursN && (n < c.requests || n > c.requests+1):
-					t.Errorf("%d requests; want %d or one more", n, c.requests)
+				case run == 0 && !c.honoursN && (n < c.requests || n > c.requests+3):
+					t.Errorf("%d requests; want %d, or up to 3 more", n, c.requests)
 				}
 				s := cl.Stats()
 				if s.Sampled != 4 || s.Samples != 20 || s.FromLogprobs != 0 || s.Fixed != 0 || s.Answers != 4 || s.Entailment != 2 || s.Neutral != 1 || s.Contradiction != 1 {
