@@ -339,27 +339,13 @@ type apiError struct {
 // answered before, else from the server. With req.Read set, only an answer
 // Read accepts is returned and cached; see Request.Read.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := c.encode(req.Messages, req)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(body)
-	key := hex.EncodeToString(sum[:])
-	if c.cache != nil {
-		raw, ok, err := c.cache.get(ctx, key)
-		if err != nil {
-			return nil, err
+	body, key, resp, err := c.cached(ctx, req)
+	if err != nil || resp != nil {
+		if resp != nil {
+			c.calls.Add(1)
+			c.cacheHits.Add(1)
 		}
-		if ok {
-			// An entry we cannot parse (written by a different version,
-			// say) or read is asked again and overwritten.
-			if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
-				resp.Cached = true
-				c.calls.Add(1)
-				c.cacheHits.Add(1)
-				return resp, nil
-			}
-		}
+		return resp, err
 	}
 	resp, raw, err := c.fetch(ctx, body)
 	if err != nil {
@@ -394,6 +380,31 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// cached is the request's body and cache key, and its answer when the
+// cache holds one that req.Read accepts (else nil). An entry that cannot
+// be parsed (written by another version, say) or read is not an answer:
+// it is asked again and overwritten.
+func (c *Client) cached(ctx context.Context, req Request) (body []byte, key string, _ *Response, _ error) {
+	body, err := c.encode(req.Messages, req)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sum := sha256.Sum256(body)
+	key = hex.EncodeToString(sum[:])
+	if c.cache == nil {
+		return body, key, nil, nil
+	}
+	raw, ok, err := c.cache.get(ctx, key)
+	if err != nil || !ok {
+		return body, key, nil, err
+	}
+	if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
+		resp.Cached = true
+		return body, key, resp, nil
+	}
+	return body, key, nil, nil
 }
 
 // encode is the JSON body of a request with the given messages.

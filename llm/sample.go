@@ -76,6 +76,29 @@ const (
 // any number (BENCHMARKS.md, "Sampled probabilities").
 func SampleShare(k, n int) float64 { return (float64(k) + 0.25) / (float64(n) + 0.5) }
 
+// singlesCached reports that the cache holds no answer to the request for
+// n answers, all but every answer to the requests for one: a server that
+// did not honour n answered them in an earlier run, whose client may have
+// learned it before asking for n (Sample), so that a rerun need not ask
+// for n to learn it again.
+func (c *Client) singlesCached(ctx context.Context, all, req Request, n int) bool {
+	if c.cache == nil {
+		return false
+	}
+	if _, _, r, err := c.cached(ctx, all); err != nil || r != nil {
+		return false
+	}
+	for k := range n {
+		one := req
+		seed := c.seed + 1 + k
+		one.N, one.Seed = 0, &seed
+		if _, _, r, err := c.cached(ctx, one); err != nil || r == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Concurrency is the most requests the client has in flight at once.
 func (c *Client) Concurrency() int { return cap(c.slots) }
 
@@ -97,9 +120,9 @@ func (c *Client) Sample(ctx context.Context, req Request, n int) ([]*Response, e
 		return nil, fmt.Errorf("llm: %d samples: want 1 to %d", n, MaxSamples)
 	}
 	out := make([]*Response, n)
-	if n > 1 && !c.singleAnswer.Load() {
-		all := req
-		all.N, all.Read, all.Seed = n, nil, nil
+	all := req
+	all.N, all.Read, all.Seed = n, nil, nil
+	if n > 1 && !c.singleAnswer.Load() && !c.singlesCached(ctx, all, req, n) {
 		resp, err := c.Complete(ctx, all)
 		var se *StatusError
 		switch {
@@ -120,7 +143,7 @@ func (c *Client) Sample(ctx context.Context, req Request, n int) ([]*Response, e
 			}
 		}
 	}
-	var missing []int
+	var missing []int // samples asked one a request
 	for k, r := range out {
 		if r == nil {
 			missing = append(missing, k)
