@@ -85,6 +85,7 @@ type Options struct {
 // never taken as None. It is safe for concurrent use.
 type LLM struct {
 	client  *llm.Client
+	rule    llmanswer.Rule
 	method  llm.Method
 	samples int
 	fixed   float64 // negative: an error
@@ -96,36 +97,14 @@ type LLM struct {
 
 // NewLLM returns a summarizer asking client's model as opts say.
 func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
-	s := &LLM{client: client, method: opts.Method, samples: opts.Samples, log: opts.Log}
+	rule, err := llmanswer.NewRule("summarize.Options", opts.Method, opts.Samples, opts.FixedProbability, DefaultFixedProbability,
+		func(p float64) bool { return p > 0 && p <= 1 }, "in (0, 1]")
+	if err != nil {
+		return nil, fmt.Errorf("summarize: %w", err)
+	}
+	s := &LLM{client: client, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
 	if s.log == nil {
 		s.log = io.Discard
-	}
-	if opts.FixedProbability != 0 && opts.Method != llm.Fixed {
-		return nil, fmt.Errorf("summarize: a fixed probability (%v) is for the fixed method, not %s (summarize.Options.Method)", opts.FixedProbability, opts.Method)
-	}
-	switch opts.Method {
-	case llm.Auto, llm.Sample:
-		switch {
-		case s.samples == 0:
-			s.samples = llm.DefaultSamples
-		case s.samples < 1 || s.samples > llm.MaxSamples:
-			return nil, fmt.Errorf("summarize: %d samples: want 1 to %d", s.samples, llm.MaxSamples)
-		}
-	case llm.Logprobs:
-		s.fixed = -1
-	case llm.Fixed:
-		switch fixed := opts.FixedProbability; {
-		case fixed == 0:
-			s.fixed = DefaultFixedProbability
-		case fixed < 0:
-			s.fixed = -1
-		case !(fixed > 0 && fixed <= 1):
-			return nil, fmt.Errorf("summarize: fixed probability %v is not in (0, 1]", fixed)
-		default:
-			s.fixed = fixed
-		}
-	default:
-		return nil, fmt.Errorf("summarize: unknown method %d", int(opts.Method))
 	}
 	return s, nil
 }
@@ -134,15 +113,8 @@ func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
 // for answers without log probabilities when it is not the default (a
 // record's priors depend on it).
 func (s *LLM) Name() string {
-	switch {
-	case s.method == llm.Sample:
-		return fmt.Sprintf("%s (p_summary from %d samples at temperature %g)", s.client.Model(), s.samples, llm.SampleTemperature)
-	case s.method == llm.Auto:
-		return fmt.Sprintf("%s (log probabilities else %d samples at temperature %g)", s.client.Model(), s.samples, llm.SampleTemperature)
-	case s.fixed < 0:
-		return s.client.Model() + " (log probabilities required)"
-	case s.fixed != DefaultFixedProbability:
-		return fmt.Sprintf("%s (p %g without log probabilities)", s.client.Model(), s.fixed)
+	if r := s.rule.Name(); r != "" {
+		return s.client.Model() + " (" + r + ")"
 	}
 	return s.client.Model()
 }
@@ -333,13 +305,7 @@ func (s *LLM) Stats() Stats {
 }
 
 func (s Stats) String() string {
-	rule := fmt.Sprintf(", from samples for %d (%d answers sampled)", s.Sampled, s.Samples)
-	switch {
-	case s.FixedProbability < 0:
-		rule = ", none other allowed"
-	case s.FixedProbability > 0:
-		rule = fmt.Sprintf(", fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
-	}
+	rule := llmanswer.OtherRules(s.FixedProbability, s.Fixed, s.Sampled, s.Samples)
 	return fmt.Sprintf("%d answers: %d relevant summaries, %d None, %d irrelevant (no information, error pages); p_summary from token log probabilities for %d%s; %d re-asks, %d answers unreadable after re-asking",
 		s.Answers, s.Relevant, s.None, s.Irrelevant, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
 }

@@ -481,7 +481,7 @@ func TestSampledProbability(t *testing.T) {
 	if got, err := s.Summarize(context.Background(), pairs[1:]); err != nil || got[0].Probability != 2.25/3.5 {
 		t.Errorf("sample 3: %+v, %v", got, err)
 	}
-	if s.Name() != "summarizer-1 (p_summary from 3 samples at temperature 1)" {
+	if s.Name() != "summarizer-1 (3 samples at temperature 1)" {
 		t.Errorf("name %q", s.Name())
 	}
 	if _, err := NewLLM(newClient(t, srv, "", 0), Options{FixedProbability: 0.8}); err == nil {

@@ -111,9 +111,10 @@ type Options struct {
 type Classifier struct {
 	client  *llm.Client
 	prompt  Prompt
-	method  llm.Method
-	samples int
-	fixed   float64 // the fixed rule's probability; negative: an error
+	rule    llmanswer.Rule
+	method  llm.Method // rule's
+	samples int        // rule's
+	fixed   float64    // rule's: the fixed rule's probability; negative: an error
 	log     io.Writer
 	told    sync.Once
 
@@ -131,36 +132,14 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 	default:
 		return nil, fmt.Errorf("llmnli: unknown prompt %d", int(p))
 	}
-	c := &Classifier{client: client, prompt: p, method: opts.Method, samples: opts.Samples, log: opts.Log}
+	rule, err := llmanswer.NewRule("llmnli.Options", opts.Method, opts.Samples, opts.FixedProbability, DefaultFixedProbability,
+		func(p float64) bool { return p > 0.5 && p < 1 }, "above 0.5 and below 1")
+	if err != nil {
+		return nil, fmt.Errorf("llmnli: %w", err)
+	}
+	c := &Classifier{client: client, prompt: p, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
 	if c.log == nil {
 		c.log = io.Discard
-	}
-	if opts.FixedProbability != 0 && opts.Method != llm.Fixed {
-		return nil, fmt.Errorf("llmnli: a fixed probability (%v) is for the fixed method, not %s (llmnli.Options.Method)", opts.FixedProbability, opts.Method)
-	}
-	switch opts.Method {
-	case llm.Auto, llm.Sample:
-		switch {
-		case c.samples == 0:
-			c.samples = llm.DefaultSamples
-		case c.samples < 1 || c.samples > llm.MaxSamples:
-			return nil, fmt.Errorf("llmnli: %d samples: want 1 to %d", c.samples, llm.MaxSamples)
-		}
-	case llm.Logprobs:
-		c.fixed = -1
-	case llm.Fixed:
-		switch fixed := opts.FixedProbability; {
-		case fixed == 0:
-			c.fixed = DefaultFixedProbability
-		case fixed < 0:
-			c.fixed = -1
-		case !(fixed > 0.5 && fixed < 1):
-			return nil, fmt.Errorf("llmnli: fixed probability %v is not above 0.5 and below 1", fixed)
-		default:
-			c.fixed = fixed
-		}
-	default:
-		return nil, fmt.Errorf("llmnli: unknown method %d", int(opts.Method))
 	}
 	return c, nil
 }
@@ -171,23 +150,11 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 // another): the fixed method with the default probability, which was the
 // only rule before there were others, adds nothing.
 func (c *Classifier) Identity() nli.Identity {
-	return nli.Identity{Backend: "llm", Model: c.client.Model() + " (nli prompt " + c.prompt.String() + methodName(c.method, c.samples, c.fixed, DefaultFixedProbability) + ")"}
-}
-
-// methodName is what a stage's identity says of its method: "" for the
-// fixed method with the default probability, else ", " and the rule.
-func methodName(m llm.Method, samples int, fixed, defaultFixed float64) string {
-	switch {
-	case m == llm.Sample:
-		return fmt.Sprintf(", %d samples at temperature %g", samples, llm.SampleTemperature)
-	case m == llm.Auto:
-		return fmt.Sprintf(", log probabilities else %d samples at temperature %g", samples, llm.SampleTemperature)
-	case fixed < 0:
-		return ", log probabilities required"
-	case fixed != defaultFixed:
-		return fmt.Sprintf(", p %g without log probabilities", fixed)
+	m := c.client.Model() + " (nli prompt " + c.prompt.String()
+	if r := c.rule.Name(); r != "" {
+		m += ", " + r
 	}
-	return ""
+	return nli.Identity{Backend: "llm", Model: m + ")"}
 }
 
 // reminder asks again for an answer that named no label.
@@ -378,13 +345,7 @@ func (c *Classifier) Stats() Stats {
 }
 
 func (s Stats) String() string {
-	rule := ", from samples for " + fmt.Sprint(s.Sampled) + " (" + fmt.Sprint(s.Samples) + " answers sampled)"
-	switch {
-	case s.FixedProbability < 0:
-		rule = ", none other allowed"
-	case s.FixedProbability > 0:
-		rule = fmt.Sprintf(", fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
-	}
+	rule := llmanswer.OtherRules(s.FixedProbability, s.Fixed, s.Sampled, s.Samples)
 	return fmt.Sprintf("%d answers: %d entailment, %d contradiction, %d neutral; probability from token log probabilities for %d%s; %d re-asks, %d answers unreadable after re-asking",
 		s.Answers, s.Entailment, s.Contradiction, s.Neutral, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
 }
