@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,4 +74,23 @@ func TestScoreSampled(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--nli-method") {
 		t.Errorf("a fixed probability with --nli-method sample: %v", err)
 	}
+
+	// A run's lines and another method's do not mix: resuming refuses.
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	base := []string{"score", "--nli", "llm", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), "-o", out}
+	if _, stderr, err := run(t, context.Background(), append(base, in)...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	more := writeFile(t, "more.jsonl", strings.Repeat(string(must(os.ReadFile(in))), 2))
+	_, _, err = run(t, context.Background(), append(base, "--nli-method", "fixed", more)...)
+	if err == nil || !strings.Contains(err.Error(), "run.nli") || !strings.Contains(err.Error(), "log probabilities else 5 samples") {
+		t.Errorf("resuming with another method: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
