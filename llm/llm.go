@@ -9,6 +9,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -97,6 +99,16 @@ type Request struct {
 	MaxTokens int
 	// Logprobs asks for the log probability of each answer token.
 	Logprobs bool
+	// Temperature is the sampling temperature: 0, the default, decodes
+	// greedily (FactReasoner's setting); above 0 the answers are samples
+	// of the model's distribution (Sample).
+	Temperature float64
+	// N asks for N answers to the one request (the response's Choices),
+	// where the server honours it; 0 or 1 asks for one.
+	N int
+	// Seed, when not nil, is sent instead of the client's seed: requests
+	// with distinct seeds draw distinct samples.
+	Seed *int
 
 	// Read, when set, tells a readable answer from one that is not: it
 	// returns an error saying why the answer cannot be read. An answer
@@ -121,6 +133,9 @@ type Request struct {
 
 // Response is a model's answer.
 type Response struct {
+	// Content, Tokens and FinishReason are the first answer's; Choices
+	// holds every answer of a request that asked for several (Request.N),
+	// the first included, each as a Response of its own.
 	Content string
 	// Tokens are the answer's tokens with their log probabilities; nil
 	// when they were not asked for or the server did not return them.
@@ -131,7 +146,8 @@ type Response struct {
 	Cached bool
 	// Reasks is how many times the answer was asked again, with the
 	// request's Reminder, before Read accepted it.
-	Reasks int
+	Reasks  int
+	Choices []*Response
 }
 
 // Token is one generated token.
@@ -183,6 +199,9 @@ type Client struct {
 	cache    *cache
 	reasks   int
 	maxBody  int64
+	// singleAnswer records that the server answers one answer a request
+	// whatever Request.N asks (Sample).
+	singleAnswer atomic.Bool
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -284,26 +303,31 @@ type wireRequest struct {
 	Seed        int       `json:"seed"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
 	Logprobs    bool      `json:"logprobs,omitempty"`
+	N           int       `json:"n,omitempty"`
 	Stream      bool      `json:"stream"`
 }
 
 // wireResponse is the part of a chat completion response we read.
 type wireResponse struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-		Logprobs     *struct {
-			Content []struct {
-				Token   string   `json:"token"`
-				Logprob *float64 `json:"logprob"`
-				Bytes   byteList `json:"bytes"`
-			} `json:"content"`
-		} `json:"logprobs"`
-	} `json:"choices"`
-	Usage *TokenUsage `json:"usage"`
-	Error *apiError   `json:"error"`
+	Choices []wireChoice `json:"choices"`
+	Usage   *TokenUsage  `json:"usage"`
+	Error   *apiError    `json:"error"`
+}
+
+// wireChoice is one answer of a chat completion response.
+type wireChoice struct {
+	Index   int `json:"index"`
+	Message struct {
+		Content *string `json:"content"`
+	} `json:"message"`
+	FinishReason string `json:"finish_reason"`
+	Logprobs     *struct {
+		Content []struct {
+			Token   string   `json:"token"`
+			Logprob *float64 `json:"logprob"`
+			Bytes   byteList `json:"bytes"`
+		} `json:"content"`
+	} `json:"logprobs"`
 }
 
 type apiError struct {
@@ -315,27 +339,13 @@ type apiError struct {
 // answered before, else from the server. With req.Read set, only an answer
 // Read accepts is returned and cached; see Request.Read.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := c.encode(req.Messages, req)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(body)
-	key := hex.EncodeToString(sum[:])
-	if c.cache != nil {
-		raw, ok, err := c.cache.get(ctx, key)
-		if err != nil {
-			return nil, err
+	body, key, resp, err := c.cached(ctx, req)
+	if err != nil || resp != nil {
+		if resp != nil {
+			c.calls.Add(1)
+			c.cacheHits.Add(1)
 		}
-		if ok {
-			// An entry we cannot parse (written by a different version,
-			// say) or read is asked again and overwritten.
-			if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
-				resp.Cached = true
-				c.calls.Add(1)
-				c.cacheHits.Add(1)
-				return resp, nil
-			}
-		}
+		return resp, err
 	}
 	resp, raw, err := c.fetch(ctx, body)
 	if err != nil {
@@ -372,14 +382,49 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	return resp, nil
 }
 
+// cached is the request's body and cache key, and its answer when the
+// cache holds one that req.Read accepts (else nil). An entry that cannot
+// be parsed (written by another version, say) or read is not an answer:
+// it is asked again and overwritten.
+func (c *Client) cached(ctx context.Context, req Request) (body []byte, key string, _ *Response, _ error) {
+	body, err := c.encode(req.Messages, req)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sum := sha256.Sum256(body)
+	key = hex.EncodeToString(sum[:])
+	if c.cache == nil {
+		return body, key, nil, nil
+	}
+	raw, ok, err := c.cache.get(ctx, key)
+	if err != nil || !ok {
+		return body, key, nil, err
+	}
+	if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
+		resp.Cached = true
+		return body, key, resp, nil
+	}
+	return body, key, nil, nil
+}
+
 // encode is the JSON body of a request with the given messages.
 func (c *Client) encode(msgs []Message, req Request) ([]byte, error) {
+	seed := c.seed
+	if req.Seed != nil {
+		seed = *req.Seed
+	}
+	n := req.N
+	if n == 1 {
+		n = 0 // one answer, as a request that does not ask
+	}
 	body, err := json.Marshal(wireRequest{
-		Model:     c.model,
-		Messages:  msgs,
-		Seed:      c.seed,
-		MaxTokens: req.MaxTokens,
-		Logprobs:  req.Logprobs,
+		Model:       c.model,
+		Messages:    msgs,
+		Temperature: req.Temperature,
+		Seed:        seed,
+		MaxTokens:   req.MaxTokens,
+		Logprobs:    req.Logprobs,
+		N:           n,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("llm: encoding request: %w", err)
@@ -722,28 +767,37 @@ func parseResponse(raw []byte) (*Response, error) {
 	if len(wr.Choices) == 0 {
 		return nil, fmt.Errorf("the answer has no choices; body starts %s", snippet(raw))
 	}
-	ch := wr.Choices[0]
-	resp := &Response{FinishReason: ch.FinishReason}
-	if ch.Message.Content != nil {
-		resp.Content = *ch.Message.Content
+	// The answers in the order of their index (servers send them so).
+	slices.SortStableFunc(wr.Choices, func(a, b wireChoice) int { return cmp.Compare(a.Index, b.Index) })
+	choices := make([]*Response, len(wr.Choices))
+	for k, ch := range wr.Choices {
+		r := &Response{FinishReason: ch.FinishReason}
+		if ch.Message.Content != nil {
+			r.Content = *ch.Message.Content
+		}
+		if ch.Logprobs != nil && len(ch.Logprobs.Content) > 0 {
+			r.Tokens = make([]Token, len(ch.Logprobs.Content))
+			for i, t := range ch.Logprobs.Content {
+				tok := Token{Text: t.Token, Logprob: math.NaN()}
+				if t.Logprob != nil {
+					tok.Logprob = *t.Logprob
+				}
+				if t.Bytes != nil {
+					tok.Bytes = t.Bytes
+				} else {
+					tok.Bytes = []byte(t.Token)
+				}
+				r.Tokens[i] = tok
+			}
+		}
+		choices[k] = r
 	}
+	resp := choices[0]
 	if wr.Usage != nil {
 		resp.Usage = *wr.Usage
 	}
-	if ch.Logprobs != nil && len(ch.Logprobs.Content) > 0 {
-		resp.Tokens = make([]Token, len(ch.Logprobs.Content))
-		for i, t := range ch.Logprobs.Content {
-			tok := Token{Text: t.Token, Logprob: math.NaN()}
-			if t.Logprob != nil {
-				tok.Logprob = *t.Logprob
-			}
-			if t.Bytes != nil {
-				tok.Bytes = t.Bytes
-			} else {
-				tok.Bytes = []byte(t.Token)
-			}
-			resp.Tokens[i] = tok
-		}
+	if len(choices) > 1 {
+		resp.Choices = choices
 	}
 	return resp, nil
 }

@@ -67,6 +67,9 @@ type Result struct {
 	// Distribution is the full distribution indexed by Label, when the
 	// backend has one (nil otherwise).
 	Distribution []float64 `json:",omitempty"`
+	// By names the backend that answered, where a classifier puts each
+	// pair to one of several (package cascade); empty otherwise.
+	By string `json:",omitempty"`
 }
 
 // Identity names a backend and its model. Caches key on it and output
@@ -89,4 +92,33 @@ type Classifier interface {
 	Classify(ctx context.Context, pairs []Pair) ([]Result, error)
 	// Identity names the backend and model.
 	Identity() Identity
+}
+
+// Supported is the answer a grounding classifier's P(supported) makes
+// (MiniCheck, HHEM, AlignScore: "supported / not supported", or one score).
+// At 0.5 or above the premise entails the hypothesis with that probability.
+// Below it, the pair is unsupported, whose label is unsupported: Neutral
+// (the default: a classifier that finds no support has not seen a
+// contradiction, only no evidence) or Contradiction, when a run takes "not
+// supported" as evidence against; its probability is 1 − p. The
+// distribution holds p for entailment and 1 − p for the unsupported label.
+func Supported(p float64, unsupported Label) Result {
+	dist := make([]float64, 3)
+	dist[Entailment], dist[unsupported] = p, 1-p
+	if p >= 0.5 {
+		return Result{Label: Entailment, Probability: p, Distribution: dist}
+	}
+	return Result{Label: unsupported, Probability: 1 - p, Distribution: dist}
+}
+
+// ParseUnsupported reads the label a "not supported" answer gives:
+// "neutral" (or "") or "contradiction".
+func ParseUnsupported(s string) (Label, error) {
+	switch s {
+	case "", "neutral":
+		return Neutral, nil
+	case "contradiction":
+		return Contradiction, nil
+	}
+	return Neutral, fmt.Errorf("%q: a pair that is not supported is neutral or a contradiction", s)
 }

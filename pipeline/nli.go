@@ -45,6 +45,24 @@ func distinct(pairs []nli.Pair) int {
 	return len(seen)
 }
 
+// answeredBy counts the distinct text pairs of pairs by the backend that
+// answered them (nli.Result.By); nil when no answer says.
+func answeredBy(pairs []nli.Pair, results []nli.Result) map[string]int {
+	var by map[string]int
+	seen := make(map[[2]string]bool, len(pairs))
+	for i, p := range pairs {
+		if results[i].By == "" || seen[key(p)] {
+			continue
+		}
+		seen[key(p)] = true
+		if by == nil {
+			by = map[string]int{}
+		}
+		by[results[i].By]++
+	}
+	return by
+}
+
 func (m *memo) Identity() nli.Identity { return m.inner.Identity() }
 
 func (m *memo) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {

@@ -18,6 +18,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
@@ -59,17 +61,26 @@ type Options struct {
 	// writes to Log.
 	Retry *retry.Policy
 	// LLMPrompt is the prompt of the llm NLI backend: "v1" (default) or
-	// "v2". LLMFixedProbability is the probability it gives a label whose
-	// answer came without log probabilities (llmnli.Options: 0 is the
-	// default, a negative value makes such an answer an error).
+	// "v2". LLMMethod is how it measures a label's probability: "auto"
+	// (or ""; log probabilities where the endpoint returns them, else
+	// LLMSamples answers sampled), "logprobs", "sample" or "fixed"
+	// (llm.ParseMethod). LLMFixedProbability is the fixed method's
+	// probability of a label whose answer came without log probabilities
+	// (llmnli.Options: 0 is the default, a negative value makes such an
+	// answer an error).
 	LLMPrompt           string
+	LLMMethod           string
+	LLMSamples          int
 	LLMFixedProbability float64
 	// Summaries selects the summarizer stage (see Pipeline.Summarizer):
 	// SummariesOff, SummariesLLM (over the LLM endpoint) or
-	// SummariesGiven. SummaryFixedProbability is p_summary for a summary
-	// whose answer came without log probabilities (summarize.Options: 0
-	// is the default, a negative value makes such an answer an error).
+	// SummariesGiven. SummaryMethod, SummarySamples and
+	// SummaryFixedProbability measure p_summary as LLMMethod, LLMSamples
+	// and LLMFixedProbability measure a label's probability
+	// (summarize.Options).
 	Summaries               string
+	SummaryMethod           string
+	SummarySamples          int
 	SummaryFixedProbability float64
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
@@ -111,6 +122,26 @@ type NLIOptions struct {
 	// Extra are backends beside the built-in ones (NLIBackends), chosen
 	// by Backend like them: a program's own.
 	Extra []NLIBackend
+	// PositiveLabel and Unsupported read a grounding classifier with the
+	// onnx and remote backends (a model with two labels, supported and
+	// not supported, or one score; see docs/nli.md): PositiveLabel names
+	// the label that means supported where its labels do not say it
+	// (MiniCheck's exports: LABEL_1); Unsupported is what a pair it finds
+	// not supported becomes: "neutral" (or "") or "contradiction".
+	PositiveLabel string
+	Unsupported   string
+	// CascadeBelow is the threshold of a cascade, Backend "FIRST,SECOND"
+	// (package cascade): the pairs whose FIRST answer has a probability
+	// below it go to SECOND. Zero is cascade.DefaultBelow.
+	CascadeBelow float64
+}
+
+// grounding reads the settings of a grounding classifier.
+func (o NLIOptions) grounding() (positive string, unsupported nli.Label, err error) {
+	if unsupported, err = nli.ParseUnsupported(o.Unsupported); err != nil {
+		return "", 0, optionErr("NLI.Unsupported", err)
+	}
+	return o.PositiveLabel, unsupported, nil
 }
 
 // Revise says whether atoms are revised.
@@ -407,6 +438,21 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	if err != nil || cl == nil {
 		return err
 	}
+	if c, ok := cl.(*cascade.Classifier); ok {
+		// Its backends were registered, each behind the cache, as it
+		// opened them.
+		p.summarizeAtClose(c)
+		p.Classifier = c
+		return nil
+	}
+	p.Classifier, err = p.register(cl, o)
+	return err
+}
+
+// register makes the pipeline close a classifier at Close, say what it did
+// at the end of a run, and know whether it runs in process; and returns it
+// behind the NLI cache when one is configured.
+func (p *Pipeline) register(cl nli.Classifier, o Options) (nli.Classifier, error) {
 	if c, ok := cl.(io.Closer); ok {
 		p.onClose(c.Close)
 	}
@@ -416,18 +462,17 @@ func (p *Pipeline) openNLI(ctx context.Context, o Options) error {
 	}
 	path, err := sqlcache.Resolve(o.Caches.NLI, sqlcache.NLI)
 	if err != nil {
-		return optionErr("Caches.NLI", err)
+		return nil, optionErr("Caches.NLI", err)
 	}
-	if path != "" {
-		cache, err := nlicache.Open(path, cl)
-		if err != nil {
-			return optionErr("Caches.NLI", err)
-		}
-		p.onClose(cache.Close)
-		cl = cache
+	if path == "" {
+		return cl, nil
 	}
-	p.Classifier = cl
-	return nil
+	cache, err := nlicache.Open(path, cl)
+	if err != nil {
+		return nil, optionErr("Caches.NLI", err)
+	}
+	p.onClose(cache.Close)
+	return cache, nil
 }
 
 // openONNX loads the onnx backend's model.
@@ -438,6 +483,9 @@ func (p *Pipeline) openONNX(o NLIOptions) (*onnxnli.Model, error) {
 	}
 	opts := o.ONNX
 	opts.Name, opts.Graph = ref.Name, ref.Graph
+	if opts.PositiveLabel, opts.Unsupported, err = o.grounding(); err != nil {
+		return nil, err
+	}
 	if ref.Found != "" {
 		fmt.Fprintf(p.res.log, "nli model %s from %s\n", ref.Name, ref.Found)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
@@ -116,11 +117,15 @@ func oneOf(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// nliBackend looks a backend up in the built-in table and o.NLI.Extra.
+// nliBackend looks a backend up in the built-in table and o.NLI.Extra; two
+// names, "FIRST,SECOND", are a cascade of the two (openCascade).
 func nliBackend(o Options) (NLIBackend, error) {
 	name := o.NLI.Backend
 	if name == "" {
 		name = "auto"
+	}
+	if first, second, ok := strings.Cut(name, ","); ok {
+		return cascadeBackend(o, strings.TrimSpace(first), strings.TrimSpace(second))
 	}
 	builtin := NLIBackends()
 	for _, b := range o.NLI.Extra {
@@ -179,8 +184,12 @@ func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
-		return nil, optionErr("LLMFixedProbability", err)
+	method, err := llm.ParseMethod(o.LLMMethod)
+	if err != nil {
+		return nil, optionErr("LLMMethod", err)
+	}
+	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, Method: method, Samples: o.LLMSamples, FixedProbability: o.LLMFixedProbability, Log: env.p.res.log}); err != nil {
+		return nil, optionErr("LLMMethod", err)
 	}
 	return st.classifier, nil
 }

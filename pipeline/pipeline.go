@@ -133,6 +133,10 @@ type Assessment struct {
 	Pairs                     []nli.Pair
 	Asked, Own, Other, Pruned int
 	PairsPerAtom              int
+	// AskedBy counts the distinct text pairs each backend answered, by
+	// its name, where the classifier puts each pair to one of several (a
+	// cascade: nli.Result.By); nil otherwise.
+	AskedBy map[string]int
 	// Results[i] answers Pairs[i]; nil when the relations were given.
 	Results   []nli.Result
 	Relations []graph.Relation
@@ -265,6 +269,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 			if a.Results, err = shared.Classify(ctx, a.Pairs); err != nil { // from memory
 				return nil, nil, err
 			}
+			a.AskedBy = answeredBy(a.Pairs, a.Results)
 			if a.Relations, err = graph.Relations(a.Nodes, a.Pairs, a.Results); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
 			}

@@ -108,6 +108,7 @@ func (a *Assessment) Record() Record {
 	}
 	if a.Results != nil { // asked, not given
 		r.NLIPairs, r.NLIPairsOwn, r.NLIPairsOther, r.NLIPairsPruned = a.Asked, a.Own, a.Other, a.Pruned
+		r.NLIPairsBy = a.AskedBy
 		r.PairsPerAtom = PairsPerAtomName(a.PairsPerAtom)
 	}
 	if g := s.Gold; g != nil {

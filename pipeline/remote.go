@@ -20,6 +20,9 @@ func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Cla
 	}
 	ro := o.Remote
 	ro.Name, ro.Retry = ref.Name, p.res.retry
+	if ro.PositiveLabel, ro.Unsupported, err = o.grounding(); err != nil {
+		return nil, err
+	}
 	c, err := remotenli.Open(ctx, ref.Dir, ro)
 	if err != nil {
 		return nil, err

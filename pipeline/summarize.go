@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/llm"
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
@@ -134,9 +135,13 @@ func (p *Pipeline) openSummarizer(o Options) error {
 		if err != nil {
 			return err
 		}
-		s, err := summarizer.NewLLM(st.client, summarizer.Options{FixedProbability: o.SummaryFixedProbability})
+		method, err := llm.ParseMethod(o.SummaryMethod)
 		if err != nil {
-			return optionErr("SummaryFixedProbability", err)
+			return optionErr("SummaryMethod", err)
+		}
+		s, err := summarizer.NewLLM(st.client, summarizer.Options{Method: method, Samples: o.SummarySamples, FixedProbability: o.SummaryFixedProbability, Log: p.res.log})
+		if err != nil {
+			return optionErr("SummaryMethod", err)
 		}
 		p.Summarizer = s
 		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm summarizer: %s\n", s.Stats()) })

@@ -92,6 +92,10 @@ type Line struct {
 	NLIPairsOther  int    `json:"nli_pairs_other"`
 	NLIPairsPruned int    `json:"nli_pairs_pruned"`
 	PairsPerAtom   string `json:"pairs_per_atom,omitempty"`
+	// NLIPairsBy counts the pairs each backend of a cascade answered (the
+	// first those it was sure of, the second the others), by backend;
+	// absent for a single backend.
+	NLIPairsBy map[string]int `json:"nli_pairs_by,omitempty"`
 	// Priors are the network's priors and factor tables (--use-priors,
 	// --atom-prior, --context-prior) and the contexts' own priors, so that
 	// a resumed run or a merge refuses results computed with other ones.

@@ -7,7 +7,11 @@ embeddings, post-LayerNorm transformer layers with GELU, and the sequence
 classification head, exported as an ONNX graph that takes input_ids and
 attention_mask (and token_type_ids for BERT) as transformers' exports do.
 The tokenizer is trained here on a small built-in corpus (byte-level BPE for
-RoBERTa, WordPiece for BERT).
+RoBERTa, WordPiece for BERT). Beside the 3-way NLI models (tiny-roberta,
+tiny-bert) are two grounding classifiers of the same architectures:
+tiny-minicheck, a RoBERTa with two labels LABEL_0 and LABEL_1 (LABEL_1 is
+supported, as in MiniCheck's exports), and tiny-score, a BERT with one
+logit whose sigmoid is P(supported).
 
 Beside each test model the script writes reference.json: for a set of
 premise/hypothesis pairs, the token ids, the premise chunks (the chunking and
@@ -18,7 +22,7 @@ with them.
 
 Usage (Debian: apt-get install python3-numpy python3-onnx python3-regex):
 
-    scripts/make-nli-test-models.py                     # testdata/nli/tiny-{roberta,bert}, bad/
+    scripts/make-nli-test-models.py                     # testdata/nli/tiny-{roberta,bert,minicheck,score}, bad/
     scripts/make-nli-test-models.py --roberta-ids       # testdata/nli/roberta-base-ids.json
     scripts/make-nli-test-models.py --bench DIR         # distilroberta-size model, for benchmarks
 
@@ -406,7 +410,7 @@ def plan_pair(prem, hyp, window, specials):
 # ---------------------------------------------------------------------------
 # The model: weights, ONNX graph, numpy forward pass.
 
-def make_weights(cfg, seed, scale):
+def make_weights(cfg, seed, scale, labels=3):
     rng = np.random.default_rng(seed)
     H, I, V, P, T = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"], cfg["max_position_embeddings"], cfg["type_vocab_size"]
 
@@ -418,7 +422,7 @@ def make_weights(cfg, seed, scale):
         "emb_ln_g": (1 + rnd(H, s=0.1)), "emb_ln_b": rnd(H, s=0.1),
         "layers": [],
         "head_w": rnd(H, H), "head_b": rnd(H, s=0.1),
-        "out_w": rnd(H, 3, s=0.5), "out_b": rnd(3, s=0.1),
+        "out_w": rnd(H, labels, s=0.5), "out_b": rnd(labels, s=0.1),
     }
     for _ in range(cfg["num_hidden_layers"]):
         w["layers"].append({
@@ -510,7 +514,7 @@ def build_graph(cfg, w, arch):
               helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"])]
     if arch == "bert":
         inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ["batch", "sequence"]))
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 3])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", w["out_w"].shape[1]])]
     graph = helper.make_graph(nodes, "nli_" + arch, inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="make-nli-test-models")
     model.ir_version = 8
@@ -570,13 +574,15 @@ ID2LABEL = {
 }
 
 
-def config_json(arch, cfg):
+def config_json(arch, cfg, id2label=None):
+    if id2label is None:
+        id2label = ID2LABEL[arch]
     c = {
         "architectures": ["RobertaForSequenceClassification" if arch == "roberta" else "BertForSequenceClassification"],
         "model_type": arch,
         "hidden_act": "gelu",
-        "id2label": ID2LABEL[arch],
-        "label2id": {v: int(k) for k, v in ID2LABEL[arch].items()},
+        "id2label": id2label,
+        "label2id": {v: int(k) for k, v in id2label.items()},
     }
     c.update(cfg)
     return c
@@ -594,7 +600,25 @@ def save_model(out, model):
         f.write(data)
 
 
-def make_tiny(arch, out):
+def sigmoid(z):
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+# The grounding classifiers: heads of the same architectures that answer
+# "supported / not supported" (two labels, as MiniCheck's RoBERTa and
+# DeBERTa exports: LABEL_1 is supported) or one score (a single logit,
+# P(supported) = its sigmoid, as HHEM-1 and sentence-transformers' one-label
+# cross-encoders).
+GROUNDING = {
+    "tiny-minicheck": ("roberta", {"0": "LABEL_0", "1": "LABEL_1"}, 1, 13),
+    "tiny-score": ("bert", {"0": "LABEL_0"}, 0, 26),
+}
+
+
+def make_tiny(arch, out, id2label=None, positive=None, seed=None):
+    """A tiny model of arch. With id2label, a grounding classifier of that
+    many outputs whose output positive means supported; otherwise a 3-way
+    NLI model with ID2LABEL's labels."""
     os.makedirs(out, exist_ok=True)
     if arch == "roberta":
         vocab, merges = train_byte_bpe(CORPUS, 400)
@@ -614,14 +638,21 @@ def make_tiny(arch, out):
         cfg = {"vocab_size": len(vocab), "hidden_size": 24, "num_hidden_layers": 2, "num_attention_heads": 3,
                "intermediate_size": 48, "max_position_embeddings": window, "type_vocab_size": 2,
                "pad_token_id": pad, "layer_norm_eps": 1e-12}
-    w = make_weights(cfg, seed=7 if arch == "roberta" else 11, scale=0.3)
+    grounding = id2label is not None
+    if seed is None:
+        seed = 7 if arch == "roberta" else 11
+    w = make_weights(cfg, seed=seed, scale=0.3, labels=len(id2label) if grounding else 3)
     save_model(out, build_graph(cfg, w, arch))
-    write_json(os.path.join(out, "config.json"), config_json(arch, cfg))
+    write_json(os.path.join(out, "config.json"), config_json(arch, cfg, id2label))
     write_json(os.path.join(out, "tokenizer.json"), tok_json)
 
     specials = 4 if arch == "roberta" else 3
-    labels = [ID2LABEL[arch][str(i)].lower() for i in range(3)]
-    ref = {"window": window, "specials": specials, "labels": labels, "pairs": []}
+    if grounding:
+        labels = [id2label[str(i)] for i in range(len(id2label))]
+        ref = {"window": window, "specials": specials, "labels": labels, "positive": positive, "pairs": []}
+    else:
+        labels = [ID2LABEL[arch][str(i)].lower() for i in range(3)]
+        ref = {"window": window, "specials": specials, "labels": labels, "pairs": []}
     for premise, hypothesis in PAIRS:
         ptoks, htoks = tok.encode(premise), tok.encode(hypothesis)
         chunks, h = plan_pair(ptoks, htoks, window, specials)
@@ -642,14 +673,27 @@ def make_tiny(arch, out):
                 types = [0] * (len(prem_ids) + 2) + [1] * (len(hyp_ids) + 1)
             assert len(ids) <= window, (len(ids), window)
             logits = np_forward(cfg, w, arch, ids, types)
-            p = softmax(logits)
-            decisive = max(p[labels.index("entailment")], p[labels.index("contradiction")])
+            if grounding:
+                # P(supported): the sigmoid of one logit, the softmax of two.
+                p = sigmoid(logits[0]) if len(logits) == 1 else float(softmax(logits)[positive])
+                decisive = p  # MiniCheck's rule: the best chunk's support
+            else:
+                p = softmax(logits)
+                decisive = max(p[labels.index("entailment")], p[labels.index("contradiction")])
             if decisive > best_score:
                 best, best_score = p, decisive
             entry["chunks"].append({"start": a, "end": b, "input_ids": ids, "token_type_ids": types,
                                     "logits": [float(v) for v in logits]})
-        entry["probabilities"] = [float(v) for v in best]
-        entry["label"] = labels[int(np.argmax(best))]
+        if grounding:
+            # The relation: entailment with p at 0.5 or above, else the
+            # unsupported label (neutral, or contradiction when asked) with
+            # 1 - p.
+            entry["p_supported"] = best
+            entry["label"] = "entailment" if best >= 0.5 else "unsupported"
+            entry["probability"] = best if best >= 0.5 else 1 - best
+        else:
+            entry["probabilities"] = [float(v) for v in best]
+            entry["label"] = labels[int(np.argmax(best))]
         ref["pairs"].append(entry)
     write_json(os.path.join(out, "reference.json"), ref)
     print("wrote %s (%d-token window, %d pairs)" % (out, window, len(PAIRS)), file=sys.stderr)
@@ -728,6 +772,8 @@ def main():
         return
     make_tiny("roberta", os.path.join(args.out, "tiny-roberta"))
     make_tiny("bert", os.path.join(args.out, "tiny-bert"))
+    for name, (arch, id2label, positive, seed) in GROUNDING.items():
+        make_tiny(arch, os.path.join(args.out, name), id2label, positive, seed)
     make_bad(os.path.join(args.out, "bad"))
 
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
@@ -50,11 +52,29 @@ const DefaultFixedProbability = 0.9
 
 // Options adjust an LLM summarizer.
 type Options struct {
-	// FixedProbability is p_summary for a relevant summary whose answer
-	// came without log probabilities for it. Zero means
+	// Method is how p_summary is measured: from the log probabilities of
+	// the summary's tokens where the answer has them, and otherwise from
+	// samples (llm.Auto, the zero value); always from samples
+	// (llm.Sample); from log probabilities only (llm.Logprobs: an answer
+	// without them is an error); or from them and else FixedProbability
+	// (llm.Fixed). Sampling asks Samples more answers at temperature
+	// llm.SampleTemperature, and p_summary is the share of them that are
+	// relevant summaries (llm.SampleShare): how sure the model is that the
+	// context says something about the atom. The summary's text, and
+	// whether its context is kept, are always the temperature-0 answer's.
+	Method llm.Method
+	// Samples is the number of answers sampled (llm.Auto, llm.Sample); 0
+	// means llm.DefaultSamples.
+	Samples int
+	// FixedProbability is llm.Fixed's p_summary for a relevant summary
+	// whose answer came without log probabilities for it. Zero means
 	// DefaultFixedProbability; a negative value makes such an answer an
-	// error instead. Otherwise it must be in (0, 1].
+	// error instead. Otherwise it must be in (0, 1]. Other methods take
+	// none.
 	FixedProbability float64
+	// Log is told, once, when llm.Auto first samples because the endpoint
+	// returned no log probabilities.
+	Log io.Writer
 }
 
 // LLM is FactReasoner's context summarizer over a chat model. It asks, for
@@ -64,35 +84,37 @@ type Options struct {
 // allows, and then is an *llm.UnreadableAnswerError, never cached and
 // never taken as None. It is safe for concurrent use.
 type LLM struct {
-	client *llm.Client
-	fixed  float64 // negative: an error
+	client  *llm.Client
+	rule    llmanswer.Rule
+	method  llm.Method
+	samples int
+	fixed   float64 // negative: an error
+	log     io.Writer
+	told    sync.Once
 
-	answers, relevant, none, irrelevant, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
+	answers, relevant, none, irrelevant, fromLogprobs, fixedRule, sampled, drawn, reasks, unreadable atomic.Int64
 }
 
 // NewLLM returns a summarizer asking client's model as opts say.
 func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
-	fixed := opts.FixedProbability
-	switch {
-	case fixed == 0:
-		fixed = DefaultFixedProbability
-	case fixed < 0:
-		fixed = -1
-	case !(fixed > 0 && fixed <= 1):
-		return nil, fmt.Errorf("summarize: fixed probability %v is not in (0, 1]", fixed)
+	rule, err := llmanswer.NewRule("summarize.Options", opts.Method, opts.Samples, opts.FixedProbability, DefaultFixedProbability,
+		func(p float64) bool { return p > 0 && p <= 1 }, "in (0, 1]")
+	if err != nil {
+		return nil, fmt.Errorf("summarize: %w", err)
 	}
-	return &LLM{client: client, fixed: fixed}, nil
+	s := &LLM{client: client, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
+	if s.log == nil {
+		s.log = io.Discard
+	}
+	return s, nil
 }
 
 // Name names the summarizer for output records: the model, and the rule
 // for answers without log probabilities when it is not the default (a
 // record's priors depend on it).
 func (s *LLM) Name() string {
-	switch {
-	case s.fixed < 0:
-		return s.client.Model() + " (log probabilities required)"
-	case s.fixed != DefaultFixedProbability:
-		return fmt.Sprintf("%s (p %g without log probabilities)", s.client.Model(), s.fixed)
+	if r := s.rule.Name(); r != "" {
+		return s.client.Model() + " (" + r + ")"
 	}
 	return s.client.Model()
 }
@@ -144,29 +166,11 @@ func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
 			llm.Message{Role: "user", Content: message(e.atom, e.context)},
 			llm.Message{Role: "assistant", Content: e.summary})
 	}
-	read := func(r *llm.Response) error {
-		if r.FinishReason == "length" {
-			// Its last sentence, the one that may say "but not in
-			// summer", is missing.
-			return errors.New("the summary was cut off at the token limit")
-		}
-		_, err := ReadSummary(r.Content)
-		return err
-	}
 	out := make([]Summary, len(pairs))
 	err := s.client.Each(ctx, len(pairs), func(i int) llm.Request {
-		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: message(pairs[i].Reference, pairs[i].Context)})
-		return llm.Request{
-			Messages:  msgs,
-			MaxTokens: maxTokens,
-			Logprobs:  true,
-			Read:      read,
-			Reminder:  reminder,
-			Stage:     "summarizer",
-			Item:      fmt.Sprintf("context %s → %s", pairs[i].ContextID, pairs[i].RefID),
-		}
+		return request(base, pairs[i])
 	}, func(i int, r *llm.Response) error {
-		sum, err := s.summary(r)
+		sum, err := s.summary(ctx, base, pairs[i], r)
 		if err != nil {
 			return fmt.Errorf("summarizer: context %s → %s: %w", pairs[i].ContextID, pairs[i].RefID, err)
 		}
@@ -180,8 +184,34 @@ func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
 	return out, nil
 }
 
+// read tells a readable answer from one that is not.
+func read(r *llm.Response) error {
+	if r.FinishReason == "length" {
+		// Its last sentence, the one that may say "but not in summer",
+		// is missing.
+		return errors.New("the summary was cut off at the token limit")
+	}
+	_, err := ReadSummary(r.Content)
+	return err
+}
+
+// request asks for the summary of a pair, after the messages of base, at
+// temperature 0 with log probabilities.
+func request(base []llm.Message, p Pair) llm.Request {
+	msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: message(p.Reference, p.Context)})
+	return llm.Request{
+		Messages:  msgs,
+		MaxTokens: maxTokens,
+		Logprobs:  true,
+		Read:      read,
+		Reminder:  reminder,
+		Stage:     "summarizer",
+		Item:      fmt.Sprintf("context %s → %s", p.ContextID, p.RefID),
+	}
+}
+
 // summary is the Summary of an answer Read accepted.
-func (s *LLM) summary(r *llm.Response) (Summary, error) {
+func (s *LLM) summary(ctx context.Context, base []llm.Message, pair Pair, r *llm.Response) (Summary, error) {
 	rd, err := ReadSummary(r.Content)
 	if err != nil { // Read accepted it: cannot happen
 		return Summary{}, err
@@ -200,6 +230,18 @@ func (s *LLM) summary(r *llm.Response) (Summary, error) {
 	out.Relevant = true
 	s.relevant.Add(1)
 	p, _ := llmanswer.SpanProbability(r.Content, r.Tokens, rd.Start, rd.End)
+	if s.method == llm.Sample || s.method == llm.Auto && math.IsNaN(p) {
+		if s.method == llm.Auto {
+			s.told.Do(func() {
+				fmt.Fprintf(s.log, "llm summarizer: %s at %s answers without log probabilities: p_summary is the share of %d more answers at temperature %g that are relevant summaries (summarize.Options.Method)\n",
+					s.client.Model(), s.client.Endpoint(), s.samples, llm.SampleTemperature)
+			})
+		}
+		if out.Probability, err = s.sample(ctx, base, pair); err != nil {
+			return Summary{}, err
+		}
+		return out, nil
+	}
 	p, fromTokens, err := llmanswer.Probability(p, s.fixed, s.client, r, "the summary")
 	switch {
 	case err != nil:
@@ -213,6 +255,27 @@ func (s *LLM) summary(r *llm.Response) (Summary, error) {
 	return out, nil
 }
 
+// sample is p_summary from samples: the share of Samples answers at a
+// temperature above 0 that are relevant summaries.
+func (s *LLM) sample(ctx context.Context, base []llm.Message, pair Pair) (float64, error) {
+	req := request(base, pair)
+	req.Logprobs, req.Temperature = false, llm.SampleTemperature
+	rs, err := s.client.Sample(ctx, req, s.samples)
+	if err != nil {
+		return 0, err
+	}
+	k := 0
+	for _, r := range rs {
+		s.reasks.Add(int64(r.Reasks))
+		if rd, err := ReadSummary(r.Content); err == nil && !rd.None && Relevant(rd.Text) {
+			k++
+		}
+	}
+	s.sampled.Add(1)
+	s.drawn.Add(int64(len(rs)))
+	return llm.SampleShare(k, len(rs)), nil
+}
+
 // Stats count an LLM summarizer's answers.
 type Stats struct {
 	Answers int64 // answers read, one per pair
@@ -222,8 +285,9 @@ type Stats struct {
 	Relevant, None, Irrelevant int64
 	// FromLogprobs relevant summaries took p_summary from their tokens'
 	// log probabilities; Fixed ones came without them and got
-	// FixedProbability.
-	FromLogprobs, Fixed int64
+	// FixedProbability; Sampled ones took it from Samples answers drawn at
+	// a temperature above 0.
+	FromLogprobs, Fixed, Sampled, Samples int64
 	// FixedProbability is the fixed rule's p_summary; negative when the
 	// summarizer refuses answers without log probabilities.
 	FixedProbability float64
@@ -235,16 +299,13 @@ type Stats struct {
 func (s *LLM) Stats() Stats {
 	return Stats{
 		Answers: s.answers.Load(), Relevant: s.relevant.Load(), None: s.none.Load(), Irrelevant: s.irrelevant.Load(),
-		FromLogprobs: s.fromLogprobs.Load(), Fixed: s.fixedRule.Load(), FixedProbability: s.fixed,
+		FromLogprobs: s.fromLogprobs.Load(), Fixed: s.fixedRule.Load(), Sampled: s.sampled.Load(), Samples: s.drawn.Load(), FixedProbability: s.fixed,
 		Reasks: s.reasks.Load(), Unreadable: s.unreadable.Load(),
 	}
 }
 
 func (s Stats) String() string {
-	rule := fmt.Sprintf("fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
-	if s.FixedProbability < 0 {
-		rule = "none other allowed"
-	}
-	return fmt.Sprintf("%d answers: %d relevant summaries, %d None, %d irrelevant (no information, error pages); p_summary from token log probabilities for %d, %s; %d re-asks, %d answers unreadable after re-asking",
+	rule := llmanswer.OtherRules(s.FixedProbability, s.Fixed, s.Sampled, s.Samples)
+	return fmt.Sprintf("%d answers: %d relevant summaries, %d None, %d irrelevant (no information, error pages); p_summary from token log probabilities for %d%s; %d re-asks, %d answers unreadable after re-asking",
 		s.Answers, s.Relevant, s.None, s.Irrelevant, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
 }

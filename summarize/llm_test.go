@@ -257,7 +257,7 @@ func TestFixedProbability(t *testing.T) {
 	for _, tc := range []struct {
 		fixed, want float64
 	}{{0, DefaultFixedProbability}, {0.7, 0.7}, {1, 1}} {
-		s := newLLM(t, newClient(t, srv, "", 0), Options{FixedProbability: tc.fixed})
+		s := newLLM(t, newClient(t, srv, "", 0), Options{Method: llm.Fixed, FixedProbability: tc.fixed})
 		got, err := s.Summarize(context.Background(), pairs)
 		if err != nil {
 			t.Fatal(err)
@@ -266,12 +266,12 @@ func TestFixedProbability(t *testing.T) {
 			t.Errorf("fixed %v: %+v, stats %+v", tc.fixed, got, s.Stats())
 		}
 	}
-	s := newLLM(t, newClient(t, srv, "", 0), Options{FixedProbability: -1})
+	s := newLLM(t, newClient(t, srv, "", 0), Options{Method: llm.Logprobs})
 	if _, err := s.Summarize(context.Background(), pairs); err == nil || !strings.Contains(err.Error(), "summarizer-1") || !strings.Contains(err.Error(), "requires them") {
 		t.Errorf("want an error naming the model, got %v", err)
 	}
 	for _, bad := range []float64{1.5, math.NaN()} {
-		if _, err := NewLLM(newClient(t, srv, "", 0), Options{FixedProbability: bad}); err == nil {
+		if _, err := NewLLM(newClient(t, srv, "", 0), Options{Method: llm.Fixed, FixedProbability: bad}); err == nil {
 			t.Errorf("fixed probability %v accepted", bad)
 		}
 	}
@@ -430,5 +430,61 @@ func TestRelevant(t *testing.T) {
 		if got := Relevant(tc.s); got != tc.want {
 			t.Errorf("Relevant(%q) = %v, want %v", tc.s, got, tc.want)
 		}
+	}
+}
+
+// TestSampledProbability: against an endpoint without log probabilities,
+// the default method keeps the temperature-0 answer's summary and takes
+// p_summary from 5 samples: the corrected share of them that are relevant
+// summaries (5 of 5 above 3 of 5); it says so once on its log; a rerun
+// from the cache asks nothing; the sample method samples even where the
+// answer has log probabilities. The name says the method.
+func TestSampledProbability(t *testing.T) {
+	// Sample k of a pair is the request with seed 1 + k (the server
+	// ignores n); "Warsaw" is relevant in samples 0, 2 and 4 only.
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
+		atom, _ := askedPair(r)
+		text := "Marie Curie was a physicist."
+		if strings.Contains(atom, "Paris") {
+			text = "Marie Curie was born in Warsaw."
+			if *r.Temperature > 0 && r.N == 0 && (*r.Seed-1)%2 == 1 {
+				text = "None"
+			}
+		}
+		return llmtest.Reply{Content: text, NoLogprobs: *r.Temperature == 0}
+	})
+	pairs := []Pair{{ContextID: "c0", RefID: "atom a0", Context: "Marie Curie was a physicist.", Reference: physicist},
+		{ContextID: "c1", RefID: "atom a1", Context: "Marie Curie was born in Warsaw.", Reference: paris}}
+	cache := filepath.Join(t.TempDir(), "llm.sqlite")
+	for run := range 2 {
+		var log strings.Builder
+		s := newLLM(t, newClient(t, srv, cache, 0), Options{Log: &log})
+		before := srv.Count()
+		got, err := s.Summarize(context.Background(), pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Text != "Marie Curie was a physicist." || got[0].Probability != 5.25/5.5 || got[1].Text != "Marie Curie was born in Warsaw." || got[1].Probability != 3.25/5.5 {
+			t.Errorf("run %d: %+v", run, got)
+		}
+		if n := srv.Count() - before; run == 1 && n != 0 {
+			t.Errorf("the rerun sent %d requests", n)
+		}
+		if st := s.Stats(); st.Sampled != 2 || st.Samples != 10 || st.Relevant != 2 || strings.Count(log.String(), "without log probabilities") != 1 {
+			t.Errorf("run %d: stats %+v, log %q", run, st, log.String())
+		}
+		if s.Name() != "summarizer-1 (log probabilities else 5 samples at temperature 1)" {
+			t.Errorf("name %q", s.Name())
+		}
+	}
+	s := newLLM(t, newClient(t, srv, cache, 0), Options{Method: llm.Sample, Samples: 3})
+	if got, err := s.Summarize(context.Background(), pairs[1:]); err != nil || got[0].Probability != 2.25/3.5 {
+		t.Errorf("sample 3: %+v, %v", got, err)
+	}
+	if s.Name() != "summarizer-1 (3 samples at temperature 1)" {
+		t.Errorf("name %q", s.Name())
+	}
+	if _, err := NewLLM(newClient(t, srv, "", 0), Options{FixedProbability: 0.8}); err == nil {
+		t.Error("a fixed probability accepted without the fixed method")
 	}
 }

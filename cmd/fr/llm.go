@@ -29,8 +29,11 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-cache", Value: "auto", Category: catLLM,
 			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto or off"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Category: catNLI, Usage: "prompt of --nli llm: v1 (bare label) or v2 (reasoning, then [label])"},
+		&cli.StringFlag{Name: "nli-method", Value: "auto", Category: catNLI,
+			Usage: "how --nli llm measures a label's probability: auto, logprobs, sample or fixed (docs/nli.md)"},
+		&cli.IntFlag{Name: "nli-samples", Value: llm.DefaultSamples, Category: catNLI, Usage: "answers sampled per pair by --nli-method auto (without log probabilities) and sample"},
 		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability, Category: catNLI,
-			Usage: "probability of an --nli llm label whose answer came without log probabilities (0: an error)"},
+			Usage: "--nli-method fixed's probability of an answer without log probabilities (0: an error)"},
 		&cli.StringFlag{Name: "atomizer", Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences", Category: catAtoms,
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
@@ -50,13 +53,14 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Timeout:     c.Duration("llm-timeout"),
 			Reasks:      c.Int("llm-reask"),
 		},
-		Retry:               &retry.Policy{Retries: c.Int("retries")},
-		LLMPrompt:           c.String("nli-prompt"),
-		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
-		Atomizer:            c.String("atomizer"),
-		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
-		Log:                 &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
+		Retry:      &retry.Policy{Retries: c.Int("retries")},
+		LLMPrompt:  c.String("nli-prompt"),
+		LLMSamples: c.Int("nli-samples"),
+		Atomizer:   c.String("atomizer"),
+		Caches:     pipeline.Caches{LLM: c.String("llm-cache")},
+		Log:        &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}
+	o.LLMMethod, o.LLMFixedProbability = method(c, "nli-method", "nli-fixed-probability")
 	if c.IsSet("revise") {
 		o.Revise = pipeline.ReviseOff
 		if c.Bool("revise") {
@@ -66,12 +70,22 @@ func llmOptions(c *cli.Context) pipeline.Options {
 	return o
 }
 
-// fixedProbability maps --nli-fixed-probability (and
-// --summary-fixed-probability), where 0 turns the rule off, to the
-// pipeline's option, where a negative value does.
-func fixedProbability(p float64) float64 {
-	if p == 0 {
-		return -1
+// method maps --nli-method and --nli-fixed-probability (or the
+// summarizer's) to the pipeline's options: a fixed probability given
+// alone chooses the fixed method, as it did before there were others, and
+// is passed only with it (the library refuses it with another); 0, which
+// turns the rule off, is the library's negative value.
+func method(c *cli.Context, methodFlag, fixedFlag string) (string, float64) {
+	m := c.String(methodFlag)
+	if c.IsSet(fixedFlag) && !c.IsSet(methodFlag) {
+		m = "fixed"
 	}
-	return p
+	if m != "fixed" && !c.IsSet(fixedFlag) {
+		return m, 0
+	}
+	p := c.Float64(fixedFlag)
+	if p == 0 {
+		p = -1
+	}
+	return m, p
 }

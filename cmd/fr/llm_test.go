@@ -67,7 +67,7 @@ func TestScoreLLM(t *testing.T) {
 	}
 	if rec.NumAtoms != 3 || rec.NumContexts != 2 || rec.NumRelations != 2 || rec.NumTrueAtoms != 1 || rec.NumFalseAtoms != 1 ||
 		rec.NumUniformAtoms != 1 || rec.Predictions != " a0: S a1: NS a2: NS" || rec.NLIBackend != "llm" ||
-		rec.ModelName != "judge (nli prompt v1)" || rec.Version != "FR2" || rec.Input != "Tell me a bio of Ruth Adair." || rec.Line != 1 {
+		rec.ModelName != "judge (nli prompt v1, log probabilities else 5 samples at temperature 1)" || rec.Version != "FR2" || rec.Input != "Tell me a bio of Ruth Adair." || rec.Line != 1 {
 		t.Errorf("record %+v", rec)
 	}
 	// By hand: a0 and c0 form a component with one entailment factor
@@ -95,7 +95,7 @@ func TestScoreLLM(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"fr: llm judge at " + srv.BaseURL() + "/chat/completions: 6 answers (0 from cache), 6 requests",
-		"fr: llm nli: 6 answers: 1 entailment, 1 contradiction, 4 neutral; probability from token log probabilities for 6, fixed 0.9 (no log probabilities) for 0; 0 re-asks, 0 answers unreadable"} {
+		"fr: llm nli: 6 answers: 1 entailment, 1 contradiction, 4 neutral; probability from token log probabilities for 6, from samples for 0 (0 answers sampled); 0 re-asks, 0 answers unreadable"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
 		}
@@ -142,7 +142,7 @@ func TestScoreLLMv2(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := rec.Marginals[0].Probabilities[1], 0.05+0.9*math.Exp(-0.1); math.Abs(got-want) > 1e-9 || rec.ModelName != "judge (nli prompt v2)" {
+	if got, want := rec.Marginals[0].Probabilities[1], 0.05+0.9*math.Exp(-0.1); math.Abs(got-want) > 1e-9 || rec.ModelName != "judge (nli prompt v2, log probabilities else 5 samples at temperature 1)" {
 		t.Errorf("P(a0) = %v, want %v; model %q", got, want, rec.ModelName)
 	}
 	for _, r := range srv.Requests() {

@@ -18,6 +18,10 @@ func onnxFlags() []cli.Flag {
 		&cli.IntFlag{Name: "nli-batch-tokens", Value: onnxnli.DefaultBatchTokens, Category: catNLIRuntime, Usage: "most tokens per ONNX Runtime call (--nli remote: per request), padding included"},
 		&cli.IntFlag{Name: "nli-threads", Category: catNLIRuntime, Usage: "ONNX Runtime threads (0: one per core)"},
 		&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window); longer premises are split into chunks"},
+		&cli.StringFlag{Name: "nli-positive-label", Category: catNLI,
+			Usage: "label of a 2-label grounding classifier that means supported (MiniCheck's exports: LABEL_1)"},
+		&cli.StringFlag{Name: "nli-unsupported", Value: "neutral", Category: catNLI,
+			Usage: "a pair a grounding classifier finds not supported: neutral, or contradiction with 1 − P"},
 	}
 }
 

@@ -21,6 +21,9 @@ var optionFlags = []struct{ option, flags string }{
 	{"NLI.Remote.Protocol", "--nli-protocol"},
 	{"NLI.Remote.Model", "--nli-remote-model"},
 	{"NLI.Remote", "--nli-endpoint, --nli-protocol, --nli-remote-model"},
+	{"NLI.PositiveLabel", "--nli-positive-label"},
+	{"NLI.Unsupported", "--nli-unsupported"},
+	{"NLI.CascadeBelow", "--nli-cascade-below"},
 	{"NLI.Backend", "--nli"},
 	{"NLI.Model", "--nli-model"},
 	{"NLI", "--nli, --nli-model"},
@@ -48,7 +51,9 @@ var optionFlags = []struct{ option, flags string }{
 	{"LLM.Timeout", "--llm-timeout"},
 	{"LLMPrompt", "--nli-prompt"},
 	{"LLMFixedProbability", "--nli-fixed-probability"},
+	{"LLMMethod", "--nli-method, --nli-samples, --nli-fixed-probability"},
 	{"SummaryFixedProbability", "--summary-fixed-probability"},
+	{"SummaryMethod", "--summary-method, --summary-samples, --summary-fixed-probability"},
 	{"Summaries", "--summarize, --use-summaries"},
 	{"Atomizer", "--atomizer"},
 	{"Revise", "--revise"},
@@ -63,7 +68,14 @@ var optionFlags = []struct{ option, flags string }{
 	{"FileOptions.OmitInputs", "--output-inputs=false"},
 	// Other packages' options, as their errors name them.
 	{"onnxnli.Options.Library", "--onnxruntime-lib"},
+	{"crossenc.EncoderOptions.PositiveLabel", "--nli-positive-label"},
 	{"remotenli.Options.Model", "--nli-remote-model"},
+	{"llmnli.Options.Method", "--nli-method"},
+	{"llmnli.Options.Samples", "--nli-samples"},
+	{"llmnli.Options.FixedProbability", "--nli-fixed-probability"},
+	{"summarize.Options.Method", "--summary-method"},
+	{"summarize.Options.Samples", "--summary-samples"},
+	{"summarize.Options.FixedProbability", "--summary-fixed-probability"},
 	{"remotenli.Options.MaxLength", "--nli-max-length"},
 	{"remotenli.Options.Endpoint", "--nli-endpoint"},
 	{"remotenli.Options.Protocol", "--nli-protocol"},
@@ -100,7 +112,7 @@ func withFlagNames(err error) error {
 		msg = strings.Replace(msg, oe.Error(), flagOf(oe.Option)+": "+withFlagNames(oe.Err).Error(), 1)
 	}
 	for _, o := range optionFlags {
-		if strings.Contains(o.option, ".Options.") || strings.Contains(o.option, ".Config.") || strings.Contains(o.option, ".Solver.") || strings.HasPrefix(o.option, "report.") || strings.HasPrefix(o.option, "FileOptions.") {
+		if strings.Contains(o.option, "Options.") || strings.Contains(o.option, ".Config.") || strings.Contains(o.option, ".Solver.") || strings.HasPrefix(o.option, "report.") || strings.HasPrefix(o.option, "FileOptions.") {
 			msg = strings.ReplaceAll(msg, "("+o.option+")", "("+o.flags+")")
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -26,8 +28,11 @@ func pipelineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its `K` best-matching others; own (0) or all"},
 		&cli.BoolFlag{Name: "summarize", Category: catSummaries, Usage: "summarize each context with respect to its atom by the LLM, as FactReasoner's summarizer"},
 		&cli.BoolFlag{Name: "use-summaries", Category: catSummaries, Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary); no model is asked"},
+		&cli.StringFlag{Name: "summary-method", Value: "auto", Category: catSummaries,
+			Usage: "how --summarize measures p_summary: auto, logprobs, sample or fixed (docs/llm.md)"},
+		&cli.IntFlag{Name: "summary-samples", Value: llm.DefaultSamples, Category: catSummaries, Usage: "answers sampled per summary by --summary-method auto and sample"},
 		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability, Category: catSummaries,
-			Usage: "p_summary of a summary whose answer came without log probabilities (0: an error)"},
+			Usage: "--summary-method fixed's p_summary of an answer without log probabilities (0: an error)"},
 	}
 	flags = append(flags, nliFlags()...)
 	flags = append(flags, solverFlags()...)
@@ -38,7 +43,8 @@ func pipelineFlags() []cli.Flag {
 // with them.
 func nliFlags() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "nli", Value: "auto", Category: catNLI, Usage: "NLI backend: " + tableNames(pipeline.NLIBackends(), func(b pipeline.NLIBackend) string { return b.Name })},
+		&cli.StringFlag{Name: "nli", Value: "auto", Category: catNLI, Usage: "NLI backend: " + tableNames(pipeline.NLIBackends(), func(b pipeline.NLIBackend) string { return b.Name }) + "; FIRST,SECOND: a cascade"},
+		&cli.Float64Flag{Name: "nli-cascade-below", Value: cascade.DefaultBelow, Category: catNLI, Usage: "--nli FIRST,SECOND: pairs whose FIRST answer is less sure than this go to SECOND"},
 		&cli.StringFlag{Name: "cache", Value: "off", Category: catNLI, Usage: "NLI answers reused by later runs: an SQLite `FILE`, auto or off"},
 	}
 	return append(append(append(flags, onnxFlags()...), remoteFlags()...), llmFlags()...)
@@ -92,7 +98,8 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 	case c.Bool("use-summaries"):
 		o.Summaries = pipeline.SummariesGiven
 	}
-	o.SummaryFixedProbability = fixedProbability(c.Float64("summary-fixed-probability"))
+	o.SummaryMethod, o.SummaryFixedProbability = method(c, "summary-method", "summary-fixed-probability")
+	o.SummarySamples = c.Int("summary-samples")
 	if o.K, err = score.ParseK(c.String("k")); err != nil {
 		return o, usagef("--k: %w", err)
 	}
@@ -109,7 +116,8 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 // nliOptions maps the flags of nliFlags, and the LLM stages', to options.
 func nliOptions(c *cli.Context) pipeline.Options {
 	o := llmOptions(c)
-	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c)}
+	o.NLI = pipeline.NLIOptions{Backend: c.String("nli"), Model: c.String("nli-model"), ONNX: onnxOptions(c), Remote: remoteOptions(c),
+		PositiveLabel: c.String("nli-positive-label"), Unsupported: c.String("nli-unsupported"), CascadeBelow: c.Float64("nli-cascade-below")}
 	o.Caches.NLI = c.String("cache")
 	return o
 }

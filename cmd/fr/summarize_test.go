@@ -118,8 +118,8 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &curie); err != nil {
 		t.Fatal(err)
 	}
-	if curie.Summarizer != "llm:m" || curie.ContextsIrrelevant == nil || *curie.ContextsIrrelevant != 1 || curie.NumContexts != 3 {
-		t.Errorf("summarizer %q, irrelevant %v, %d contexts in the network (want llm:m, 1, 3)", curie.Summarizer, curie.ContextsIrrelevant, curie.NumContexts)
+	if curie.Summarizer != "llm:m (log probabilities else 5 samples at temperature 1)" || curie.ContextsIrrelevant == nil || *curie.ContextsIrrelevant != 1 || curie.NumContexts != 3 {
+		t.Errorf("summarizer %q, irrelevant %v, %d contexts in the network (want llm:m (log probabilities else 5 samples at temperature 1), 1, 3)", curie.Summarizer, curie.ContextsIrrelevant, curie.NumContexts)
 	}
 	want := []struct {
 		id, summary string
@@ -217,7 +217,7 @@ func TestSummarizeEndToEnd(t *testing.T) {
 		t.Errorf("resume: %v\n%s", err, stderr)
 	}
 	_, _, err = run(t, context.Background(), append(append([]string{"score", "--use-summaries", "-o", outFile}, llmArgs...), in)...)
-	if err == nil || !strings.Contains(err.Error(), `field "summarizer" is "llm:m" there but "given" in this run`) {
+	if err == nil || !strings.Contains(err.Error(), `field "summarizer" is "llm:m`+" (log probabilities else 5 samples at temperature 1)"+`" there but "given" in this run`) {
 		t.Errorf("resume with other summaries: %v", err)
 	}
 

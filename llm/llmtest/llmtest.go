@@ -26,6 +26,7 @@ type Request struct {
 	Seed        *int      `json:"seed"`
 	MaxTokens   int       `json:"max_tokens"`
 	Logprobs    bool      `json:"logprobs"`
+	N           int       `json:"n"` // answers asked for; 0 when not sent
 	// Raw is the whole body, for checks on fields not modelled here.
 	Raw map[string]any `json:"-"`
 	// Authorization is the request's Authorization header.
@@ -64,6 +65,11 @@ type Reply struct {
 
 	Delay time.Duration // wait before answering
 	Hang  bool          // never answer (until the client gives up)
+
+	// Choices, when not empty, are the answers of a request that asked
+	// for several (Request.N), sent in place of this reply's own; only
+	// their Content, Tokens, NoLogprobs and FinishReason count.
+	Choices []Reply
 }
 
 // Token is one answer token; a nil Logprob is sent as JSON null.
@@ -213,12 +219,41 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 }
 
 func completion(req Request, rep Reply) map[string]any {
+	replies := rep.Choices
+	if len(replies) == 0 {
+		replies = []Reply{rep}
+	}
+	var choices []any
+	completionTokens := 0
+	for i, r := range replies {
+		choices = append(choices, choice(req, r, i))
+		completionTokens += len(Tokenize(r.Content, 0))
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	return map[string]any{
+		"id":      "chatcmpl-fake",
+		"object":  "chat.completion",
+		"model":   req.Model,
+		"choices": choices,
+		"usage": map[string]any{
+			"prompt_tokens":     prompt,
+			"completion_tokens": completionTokens,
+			"total_tokens":      prompt + completionTokens,
+		},
+	}
+}
+
+// choice is the index-th answer of a completion.
+func choice(req Request, rep Reply, index int) map[string]any {
 	finish := rep.FinishReason
 	if finish == "" {
 		finish = "stop"
 	}
 	choice := map[string]any{
-		"index":         0,
+		"index":         index,
 		"message":       map[string]any{"role": "assistant", "content": rep.Content},
 		"finish_reason": finish,
 	}
@@ -241,19 +276,5 @@ func completion(req Request, rep Reply) map[string]any {
 		}
 		choice["logprobs"] = map[string]any{"content": content}
 	}
-	prompt := 0
-	for _, m := range req.Messages {
-		prompt += len(strings.Fields(m.Content))
-	}
-	return map[string]any{
-		"id":      "chatcmpl-fake",
-		"object":  "chat.completion",
-		"model":   req.Model,
-		"choices": []any{choice},
-		"usage": map[string]any{
-			"prompt_tokens":     prompt,
-			"completion_tokens": len(Tokenize(rep.Content, 0)),
-			"total_tokens":      prompt + len(Tokenize(rep.Content, 0)),
-		},
-	}
+	return choice
 }

@@ -168,9 +168,9 @@ func (b *Batch) Tensors() (ids, mask, types []int64) {
 }
 
 // Runner is the model's forward pass: it returns the logits of a batch's
-// sequences, 3 per sequence in order, each three in the classifier's output
-// order (see Encoder.Labels). A Runner is called from as many goroutines
-// at once as the Classifier's Concurrency.
+// sequences, Head().Outputs() per sequence in order (3 for an NLI model),
+// each in the classifier's output order (see Encoder.Head). A Runner is
+// called from as many goroutines at once as the Classifier's Concurrency.
 type Runner interface {
 	Run(ctx context.Context, b *Batch) ([]float32, error)
 }
@@ -195,6 +195,10 @@ type Options struct {
 	// calls are being made at once. Zero runs it as soon as a Run is free
 	// (sequences still share batches while every Run is busy).
 	Linger time.Duration
+	// Unsupported is the label of a pair that a grounding classifier
+	// finds not supported (nli.Supported): nli.Neutral (the zero value)
+	// or nli.Contradiction. NLI models ignore it.
+	Unsupported nli.Label
 }
 
 // Defaults of the batching options: on a CPU, a batch of long sequences
@@ -215,6 +219,7 @@ type Classifier struct {
 	batchSize   int
 	batchTokens int
 	concurrency int
+	unsupported nli.Label
 	pool        *pool
 	stats       statCounters
 }
@@ -223,9 +228,20 @@ type Classifier struct {
 // r.
 func New(enc *Encoder, r Runner, o Options) *Classifier {
 	c := &Classifier{Encoder: enc, runner: r, id: nli.Identity{Backend: o.Backend, Model: o.Name},
-		batchSize: o.BatchSize, batchTokens: o.BatchTokens, concurrency: o.Concurrency}
+		batchSize: o.BatchSize, batchTokens: o.BatchTokens, concurrency: o.Concurrency, unsupported: o.Unsupported}
 	if enc.narrowed {
 		c.id.Model = fmt.Sprintf("%s@max_length=%d", c.id.Model, enc.maxLen)
+	}
+	if enc.head.Kind != NLI3 {
+		// The kind of model and the relation of "not supported" change
+		// every answer: they are part of the identity (the NLI cache, a
+		// run's resume and merge), and say in each output line what kind
+		// of model answered. An NLI model's identity stays the name.
+		c.id.Model += " (" + enc.head.String()
+		if c.unsupported == nli.Contradiction {
+			c.id.Model += ", not supported=contradiction"
+		}
+		c.id.Model += ")"
 	}
 	if c.batchSize <= 0 {
 		c.batchSize = DefaultBatchSize
@@ -276,11 +292,11 @@ func batchEnd(width, lo, n, size, tokens int) int {
 }
 
 // Logits runs the model on sequences and returns each one's logits, in the
-// order of the classifier's outputs (see Labels), in batches formed as
+// order of the classifier's outputs (see Head), in batches formed as
 // Batches forms them, up to Concurrency of them at once. The sequences of
 // calls made at once share batches (see Options.Linger), and Concurrency
 // bounds the batches of all calls together.
-func (c *Classifier) Logits(ctx context.Context, seqs []Sequence) ([][3]float32, error) {
+func (c *Classifier) Logits(ctx context.Context, seqs []Sequence) ([][]float32, error) {
 	for i, s := range seqs {
 		if n := len(s.IDs); n > c.maxLen || n == 0 {
 			return nil, fmt.Errorf("sequence %d has %d tokens; the model takes 1 to %d", i, n, c.maxLen)
@@ -361,19 +377,30 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 // errNotFinite reports logits that are not numbers.
 var errNotFinite = errors.New("the model's logits are not finite numbers")
 
-// aggregate turns the logits of a pair's chunks into its answer: the
-// distribution of the chunk with the highest entailment or contradiction
-// probability (the earliest on a tie).
-func (c *Classifier) aggregate(chunks [][3]float32) (nli.Result, error) {
-	var best []float64
-	bestScore := -1.0
+// aggregate turns the logits of a pair's chunks into its answer: for an
+// NLI model, the distribution of the chunk with the highest entailment or
+// contradiction probability; for a grounding classifier, the relation of
+// the chunk with the highest P(supported) (nli.Supported). The earliest
+// chunk wins a tie.
+func (c *Classifier) aggregate(chunks [][]float32) (nli.Result, error) {
 	for _, z := range chunks {
 		for _, v := range z {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return nli.Result{}, fmt.Errorf("%w: %v", errNotFinite, z)
 			}
 		}
-		p := Softmax(z)
+	}
+	if c.head.Kind != NLI3 {
+		best := -1.0
+		for _, z := range chunks {
+			best = max(best, c.head.supported(z))
+		}
+		return nli.Supported(best, c.unsupported), nil
+	}
+	var best []float64
+	bestScore := -1.0
+	for _, z := range chunks {
+		p := Softmax([3]float32(z))
 		dist := make([]float64, 3)
 		for k, l := range c.labels {
 			dist[l] = p[k]

@@ -11,6 +11,14 @@
 // the answer for a pair from the softmax of the logits: label = argmax,
 // probability = its value, and the full distribution is kept.
 //
+// Grounding classifiers are read too (see Head): two labels, supported and
+// not supported (MiniCheck), or one logit (HHEM-1). Their answer is
+// P(supported), the softmax of the supported output or the sigmoid of the
+// one logit, and the relation it makes is nli.Supported's: an entailment
+// with that probability at 0.5 or above, else neutral (or, when asked, a
+// contradiction) with 1 − P. Their pair's answer is that of the chunk with
+// the highest P(supported), as MiniCheck itself takes it.
+//
 // Premises longer than the model's window are cut into chunks that fit, on
 // sentence boundaries where possible (see Plan), and every chunk is put to
 // the model with the whole hypothesis. The pair's answer is that of the
@@ -35,9 +43,10 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
-// ErrNotMNLI marks a model whose outputs or labels are not the three NLI
-// ones.
-var ErrNotMNLI = errors.New("not a 3-way NLI model")
+// ErrNotMNLI marks a model whose outputs or labels are neither the three
+// NLI ones nor a grounding classifier's (supported and not supported, or
+// one score).
+var ErrNotMNLI = errors.New("not a 3-way NLI model or a grounding classifier")
 
 // EncoderOptions configure an Encoder.
 type EncoderOptions struct {
@@ -47,6 +56,11 @@ type EncoderOptions struct {
 	// encodes, for runners that send text and let the server tokenize (see
 	// Sequence). The tokens of a sequence are then those of its texts.
 	Texts bool
+	// PositiveLabel names the label of a 2-label grounding classifier
+	// that means supported, for exports whose labels do not say it
+	// (MiniCheck's: LABEL_0 and LABEL_1, LABEL_1 supported). Empty: the
+	// labels must say it (see Head).
+	PositiveLabel string
 }
 
 // Encoder turns premise/hypothesis pairs into model inputs as a model
@@ -54,7 +68,8 @@ type EncoderOptions struct {
 // label order. It is safe for concurrent use.
 type Encoder struct {
 	tok       *hftokenizer.Tokenizer
-	labels    [3]nli.Label
+	head      Head
+	labels    [3]nli.Label // head.NLI
 	maxLen    int
 	narrowed  bool // MaxLength set below the model's window
 	padID     int
@@ -125,9 +140,10 @@ func LoadEncoder(dir string, o EncoderOptions) (*Encoder, error) {
 		return nil, fmt.Errorf("%s: %w", cfgFile, err)
 	}
 	e := &Encoder{texts: o.Texts}
-	if e.labels, err = labelOrder(cfg.ID2Label); err != nil {
+	if e.head, err = readHead(cfg.ID2Label, o.PositiveLabel); err != nil {
 		return nil, fmt.Errorf("%s: id2label: %w", cfgFile, err)
 	}
+	e.labels = e.head.NLI
 	if e.maxLen, err = window(cfg, filepath.Join(dir, "tokenizer_config.json")); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfgFile, err)
 	}
@@ -239,8 +255,12 @@ func window(cfg *config, tokConfig string) (int, error) {
 // MaxLength returns the number of tokens of one sequence.
 func (e *Encoder) MaxLength() int { return e.maxLen }
 
-// Labels returns the label of each output of the classifier, in order.
+// Labels returns the label of each output of a 3-way NLI classifier, in
+// order (see Head for the others).
 func (e *Encoder) Labels() [3]nli.Label { return e.labels }
+
+// Head returns what the classifier's outputs mean.
+func (e *Encoder) Head() Head { return e.head }
 
 // Tokenizer returns the model's tokenizer.
 func (e *Encoder) Tokenizer() *hftokenizer.Tokenizer { return e.tok }

@@ -53,7 +53,7 @@ type item struct {
 // call is a Logits call waiting for the logits of its sequences.
 type call struct {
 	ctx      context.Context
-	out      [][3]float32
+	out      [][]float32
 	left     int // sequences not yet answered
 	err      error
 	finished bool
@@ -78,11 +78,11 @@ func newPool(c *Classifier, linger time.Duration) *pool { return &pool{c: c, lin
 // logits puts seqs to the model, with the sequences of other calls, and
 // returns each one's logits. A canceled ctx returns at once; a batch whose
 // calls are all gone is canceled.
-func (p *pool) logits(ctx context.Context, seqs []Sequence) ([][3]float32, error) {
+func (p *pool) logits(ctx context.Context, seqs []Sequence) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cl := &call{ctx: ctx, out: make([][3]float32, len(seqs)), left: len(seqs), done: make(chan struct{})}
+	cl := &call{ctx: ctx, out: make([][]float32, len(seqs)), left: len(seqs), done: make(chan struct{})}
 	now := time.Now()
 	p.mu.Lock()
 	p.calls++
@@ -179,8 +179,9 @@ func (p *pool) run(ctx context.Context, r *batchRun) {
 	logits, err := p.c.runner.Run(ctx, p.c.Batch(seqs))
 	p.c.stats.runNanos.Add(int64(time.Since(start)))
 	p.c.stats.batches.Add(1)
-	if err == nil && len(logits) != 3*len(seqs) {
-		err = fmt.Errorf("the model gave %d logits for %d sequences; want 3 each", len(logits), len(seqs))
+	k := p.c.head.Outputs()
+	if err == nil && len(logits) != k*len(seqs) {
+		err = fmt.Errorf("the model gave %d logits for %d sequences; want %d each", len(logits), len(seqs), k)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -196,7 +197,7 @@ func (p *pool) run(ctx context.Context, r *batchRun) {
 			p.finish(cl, err)
 			continue
 		}
-		copy(cl.out[it.index][:], logits[3*j:3*j+3])
+		cl.out[it.index] = logits[k*j : k*j+k : k*j+k]
 		if cl.left--; cl.left == 0 {
 			p.finish(cl, nil)
 		}

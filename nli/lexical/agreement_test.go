@@ -3,7 +3,6 @@ package lexical_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/nlibench"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
@@ -27,57 +27,8 @@ const (
 )
 
 // goldenPairs returns the 546 (context, atom) pairs of IBM's FR2 run on the
-// Flaherty file, in golden context order × atom order, with the LLM's labels:
-// the 15 listed relations, every other pair neutral.
-func goldenPairs(t testing.TB) ([]nli.Pair, []nli.Label) {
-	t.Helper()
-	ins, err := instance.ReadFile(refdata.Path(t, "factreasoner", "flaherty_wikipedia.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goldenPath := refdata.Path(t, "factreasoner", "flaherty_fr2_golden.json")
-	raw, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("reference data: %v", err)
-	}
-	var golden struct {
-		Atoms     []string            `json:"atoms"`
-		Contexts  []string            `json:"contexts_after_dedup"`
-		Relations []instance.Relation `json:"relations"`
-	}
-	if err := json.Unmarshal(raw, &golden); err != nil {
-		t.Fatalf("%s: %v", goldenPath, err)
-	}
-	in := ins[0]
-	atoms := make(map[string]instance.Atom)
-	for _, a := range in.Atoms {
-		atoms[a.ID] = a
-	}
-	contexts := make(map[string]instance.Context)
-	for _, c := range in.Contexts {
-		contexts[c.ID] = c
-	}
-	gold := make(map[[2]string]nli.Label)
-	for _, r := range golden.Relations {
-		l, err := nli.ParseLabel(r.Type)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gold[[2]string{r.Source, r.Target}] = l
-	}
-	var pairs []nli.Pair
-	var labels []nli.Label
-	for _, cid := range golden.Contexts {
-		for _, aid := range golden.Atoms {
-			pairs = append(pairs, nli.Pair{PremiseID: cid, HypothesisID: aid, Premise: contexts[cid].NLIText(), Hypothesis: atoms[aid].Text})
-			labels = append(labels, gold[[2]string{cid, aid}])
-		}
-	}
-	if len(pairs) != 546 || len(gold) != 15 {
-		t.Fatalf("golden run: %d pairs and %d relations, want 546 and 15", len(pairs), len(gold))
-	}
-	return pairs, labels
-}
+// Flaherty file with the LLM's labels (nlibench.FlahertyPairs).
+func goldenPairs(t testing.TB) ([]nli.Pair, []nli.Label) { return nlibench.FlahertyPairs(t) }
 
 // wantConfusion is the lexical backend's recorded confusion matrix on the
 // golden pairs, rows the LLM's label, columns the lexical label, both in the

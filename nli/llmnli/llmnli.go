@@ -16,20 +16,31 @@
 // an *llm.UnreadableAnswerError. It is never taken as neutral, and never
 // cached.
 //
-// An answer whose label comes without log probabilities (a server that
-// does not return them) gets a fixed probability, Options.FixedProbability
-// (DefaultFixedProbability, 0.9, unless set). Stats say how many answers
-// took their probability from which rule.
+// Where the answer comes without log probabilities (Ollama's and
+// Anthropic's OpenAI-compatible endpoints, many hosted reasoning models),
+// the method (Options.Method) decides: by default (llm.Auto) the pair is
+// asked again Samples times at temperature llm.SampleTemperature, and its
+// label is the one most samples give, with the share of the samples that
+// give it, corrected for their small number (llm.SampleShare), as its
+// probability; llm.Sample does so for every pair; llm.Fixed gives such an
+// answer a fixed probability, Options.FixedProbability
+// (DefaultFixedProbability, 0.9, unless set); llm.Logprobs makes it an
+// error. Stats say how many answers took their probability from which
+// rule.
 package llmnli
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
+	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
@@ -77,22 +88,38 @@ const DefaultFixedProbability = 0.9
 // Options adjust a Classifier.
 type Options struct {
 	Prompt Prompt // V1 when zero
-	// FixedProbability is the probability given to a label read from an
+	// Method is how a label's probability is measured: llm.Auto (the
+	// zero value), llm.Logprobs, llm.Sample or llm.Fixed (see the package
+	// comment).
+	Method llm.Method
+	// Samples is the number of answers sampled for a pair (llm.Auto,
+	// llm.Sample); 0 means llm.DefaultSamples.
+	Samples int
+	// FixedProbability is llm.Fixed's probability of a label read from an
 	// answer that came without log probabilities for it. Zero means
 	// DefaultFixedProbability; a negative value makes such an answer an
-	// error instead. Otherwise it must be above 0.5 (a label believed less
-	// than its opposite is no evidence for it) and below 1.
+	// error instead (as llm.Logprobs). Otherwise it must be above 0.5 (a
+	// label believed less than its opposite is no evidence for it) and
+	// below 1. Other methods take none.
 	FixedProbability float64
+	// Log is told, once, when llm.Auto first samples because the
+	// endpoint returned no log probabilities.
+	Log io.Writer
 }
 
 // Classifier is the llm NLI backend. It is safe for concurrent use.
 type Classifier struct {
-	client *llm.Client
-	prompt Prompt
-	fixed  float64 // the fixed rule's probability; negative: an error
+	client  *llm.Client
+	prompt  Prompt
+	rule    llmanswer.Rule
+	method  llm.Method // rule's
+	samples int        // rule's
+	fixed   float64    // rule's: the fixed rule's probability; negative: an error
+	log     io.Writer
+	told    sync.Once
 
-	answers, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
-	byLabel                                              [3]atomic.Int64
+	answers, fromLogprobs, fixedRule, sampled, drawn, reasks, unreadable atomic.Int64
+	byLabel                                                              [3]atomic.Int64
 }
 
 // New returns a classifier asking client's model as opts say.
@@ -105,29 +132,27 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 	default:
 		return nil, fmt.Errorf("llmnli: unknown prompt %d", int(p))
 	}
-	fixed := opts.FixedProbability
-	switch {
-	case fixed == 0:
-		fixed = DefaultFixedProbability
-	case fixed < 0:
-		fixed = -1
-	case !(fixed > 0.5 && fixed < 1):
-		return nil, fmt.Errorf("llmnli: fixed probability %v is not above 0.5 and below 1", fixed)
+	rule, err := llmanswer.NewRule("llmnli.Options", opts.Method, opts.Samples, opts.FixedProbability, DefaultFixedProbability,
+		func(p float64) bool { return p > 0.5 && p < 1 }, "above 0.5 and below 1")
+	if err != nil {
+		return nil, fmt.Errorf("llmnli: %w", err)
 	}
-	return &Classifier{client: client, prompt: p, fixed: fixed}, nil
+	c := &Classifier{client: client, prompt: p, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
+	if c.log == nil {
+		c.log = io.Discard
+	}
+	return c, nil
 }
 
 // Identity names the backend, the model and the prompt (answers to
-// different prompts must not share a cache entry), and the rule for
-// answers without log probabilities when it is not the default (a result
-// cached under one fixed probability must not be reused under another).
+// different prompts must not share a cache entry), and how probabilities
+// are measured (a result cached under one rule must not be reused under
+// another): the fixed method with the default probability, which was the
+// only rule before there were others, adds nothing.
 func (c *Classifier) Identity() nli.Identity {
 	m := c.client.Model() + " (nli prompt " + c.prompt.String()
-	switch {
-	case c.fixed < 0:
-		m += ", log probabilities required"
-	case c.fixed != DefaultFixedProbability:
-		m += fmt.Sprintf(", p %g without log probabilities", c.fixed)
+	if r := c.rule.Name(); r != "" {
+		m += ", " + r
 	}
 	return nli.Identity{Backend: "llm", Model: m + ")"}
 }
@@ -151,36 +176,58 @@ func (p Prompt) parse(content string, tokens []llm.Token) (Answer, error) {
 	return ParseV1(content, tokens)
 }
 
+// read tells a readable answer from one that is not.
+func (c *Classifier) read(r *llm.Response) error {
+	if c.prompt == V2 && r.FinishReason == "length" {
+		// v2's label comes last: a label in reasoning cut off before its
+		// end is not the answer.
+		return errors.New("the answer was cut off at the token limit before its final [label]")
+	}
+	_, err := c.prompt.parse(r.Content, r.Tokens)
+	return err
+}
+
+// request is the request about a pair: at temperature 0 with log
+// probabilities, unless it samples.
+func (c *Classifier) request(p nli.Pair, sample bool) llm.Request {
+	r := llm.Request{
+		Messages:  c.prompt.messages(p.Premise, p.Hypothesis),
+		MaxTokens: c.prompt.maxTokens(),
+		Logprobs:  !sample,
+		Read:      c.read,
+		Reminder:  c.prompt.reminder(),
+		Stage:     "nli",
+		Item:      "pair " + p.PremiseID + " → " + p.HypothesisID,
+	}
+	if sample {
+		r.Temperature = llm.SampleTemperature
+	}
+	return r
+}
+
 // Classify asks about every pair, as many at once as the client allows.
 func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	read := func(r *llm.Response) error {
-		if c.prompt == V2 && r.FinishReason == "length" {
-			// v2's label comes last: a label in reasoning cut off
-			// before its end is not the answer.
-			return errors.New("the answer was cut off at the token limit before its final [label]")
-		}
-		_, err := c.prompt.parse(r.Content, r.Tokens)
-		return err
-	}
 	out := make([]nli.Result, len(pairs))
-	err := c.client.Each(ctx, len(pairs), func(i int) llm.Request {
-		return llm.Request{
-			Messages:  c.prompt.messages(pairs[i].Premise, pairs[i].Hypothesis),
-			MaxTokens: c.prompt.maxTokens(),
-			Logprobs:  true,
-			Read:      read,
-			Reminder:  c.prompt.reminder(),
-			Stage:     "nli",
-			Item:      "pair " + pairs[i].PremiseID + " → " + pairs[i].HypothesisID,
-		}
-	}, func(i int, r *llm.Response) error {
-		res, err := c.result(r)
-		if err != nil {
-			return fmt.Errorf("nli: pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
-		}
-		out[i] = res
-		return nil
-	})
+	var err error
+	if c.method == llm.Sample {
+		err = parallel.Do(ctx, len(pairs), 2*c.client.Concurrency(), func(ctx context.Context, i int) error {
+			res, err := c.sample(ctx, pairs[i])
+			if err != nil {
+				return fmt.Errorf("nli: pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
+			}
+			out[i] = res
+			return nil
+		})
+	} else {
+		err = c.client.Each(ctx, len(pairs), func(i int) llm.Request { return c.request(pairs[i], false) }, func(i int, r *llm.Response) error {
+			res, err := c.result(ctx, pairs[i], r)
+			if err != nil {
+				return fmt.Errorf("nli: pair %s → %s: %w", pairs[i].PremiseID, pairs[i].HypothesisID, err)
+			}
+			out[i] = res
+			return nil
+		})
+	}
 	if err != nil {
 		llmanswer.CountUnreadable(err, &c.reasks, &c.unreadable)
 		return nil, err
@@ -188,13 +235,23 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 	return out, nil
 }
 
-func (c *Classifier) result(r *llm.Response) (nli.Result, error) {
+// result is the answer about pair p from the model's answer r at
+// temperature 0: its label with the probability of its tokens, or, where
+// they have none, with what the method says.
+func (c *Classifier) result(ctx context.Context, p nli.Pair, r *llm.Response) (nli.Result, error) {
 	a, err := c.prompt.parse(r.Content, r.Tokens)
 	if err != nil { // Read accepted it: cannot happen
 		return nli.Result{}, err
 	}
 	c.reasks.Add(int64(r.Reasks))
-	p, fromTokens, err := llmanswer.Probability(a.Probability, c.fixed, c.client, r, "the label")
+	if math.IsNaN(a.Probability) && c.method == llm.Auto {
+		c.told.Do(func() {
+			fmt.Fprintf(c.log, "llm nli: %s at %s answers without log probabilities: each such pair is asked %d more times at temperature %g, and its label's probability is its share of those answers (llmnli.Options.Method)\n",
+				c.client.Model(), c.client.Endpoint(), c.samples, llm.SampleTemperature)
+		})
+		return c.sample(ctx, p)
+	}
+	prob, fromTokens, err := llmanswer.Probability(a.Probability, c.fixed, c.client, r, "the label")
 	switch {
 	case err != nil:
 		return nli.Result{}, err
@@ -205,7 +262,51 @@ func (c *Classifier) result(r *llm.Response) (nli.Result, error) {
 	}
 	c.answers.Add(1)
 	c.byLabel[a.Label].Add(1)
-	return nli.Result{Label: a.Label, Probability: p}, nil
+	return nli.Result{Label: a.Label, Probability: prob}, nil
+}
+
+// sample asks about pair p Samples times at a temperature above 0: the
+// label most answers give, and the share of the answers that give it
+// (llm.SampleShare). A tie between the most given labels is neutral: the
+// model leans neither way.
+func (c *Classifier) sample(ctx context.Context, p nli.Pair) (nli.Result, error) {
+	rs, err := c.client.Sample(ctx, c.request(p, true), c.samples)
+	if err != nil {
+		return nli.Result{}, err
+	}
+	var counts [3]int
+	for _, r := range rs {
+		a, err := c.prompt.parse(r.Content, r.Tokens)
+		if err != nil { // Read accepted it: cannot happen
+			return nli.Result{}, err
+		}
+		c.reasks.Add(int64(r.Reasks))
+		counts[a.Label]++
+	}
+	label, top := Majority(counts)
+	c.drawn.Add(int64(len(rs)))
+	c.sampled.Add(1)
+	c.answers.Add(1)
+	c.byLabel[label].Add(1)
+	return nli.Result{Label: label, Probability: llm.SampleShare(top, len(rs))}, nil
+}
+
+// Majority is the label most samples give, indexed by nli.Label in
+// counts, with its count; a tie between the most given is neutral, with
+// their count.
+func Majority(counts [3]int) (nli.Label, int) {
+	top := max(counts[0], counts[1], counts[2])
+	label, n := nli.Neutral, 0
+	for l, k := range counts {
+		if k == top {
+			label = nli.Label(l)
+			n++
+		}
+	}
+	if n > 1 {
+		return nli.Neutral, top
+	}
+	return label, top
 }
 
 // Stats counts the answers read so far, and how.
@@ -216,8 +317,9 @@ type Stats struct {
 	Neutral       int64
 	// FromLogprobs answers took their probability from their tokens' log
 	// probabilities (docs/nli.md); Fixed answers came without them and got
-	// FixedProbability.
-	FromLogprobs, Fixed int64
+	// FixedProbability; Sampled pairs took it from Samples answers drawn at
+	// a temperature above 0.
+	FromLogprobs, Fixed, Sampled, Samples int64
 	// FixedProbability is the fixed rule's probability; negative when the
 	// classifier refuses answers without log probabilities.
 	FixedProbability float64
@@ -234,6 +336,8 @@ func (c *Classifier) Stats() Stats {
 		Neutral:          c.byLabel[nli.Neutral].Load(),
 		FromLogprobs:     c.fromLogprobs.Load(),
 		Fixed:            c.fixedRule.Load(),
+		Sampled:          c.sampled.Load(),
+		Samples:          c.drawn.Load(),
 		FixedProbability: c.fixed,
 		Reasks:           c.reasks.Load(),
 		Unreadable:       c.unreadable.Load(),
@@ -241,10 +345,7 @@ func (c *Classifier) Stats() Stats {
 }
 
 func (s Stats) String() string {
-	rule := fmt.Sprintf("fixed %g (no log probabilities) for %d", s.FixedProbability, s.Fixed)
-	if s.FixedProbability < 0 {
-		rule = "none other allowed"
-	}
-	return fmt.Sprintf("%d answers: %d entailment, %d contradiction, %d neutral; probability from token log probabilities for %d, %s; %d re-asks, %d answers unreadable after re-asking",
+	rule := llmanswer.OtherRules(s.FixedProbability, s.Fixed, s.Sampled, s.Samples)
+	return fmt.Sprintf("%d answers: %d entailment, %d contradiction, %d neutral; probability from token log probabilities for %d%s; %d re-asks, %d answers unreadable after re-asking",
 		s.Answers, s.Entailment, s.Contradiction, s.Neutral, s.FromLogprobs, rule, s.Reasks, s.Unreadable)
 }

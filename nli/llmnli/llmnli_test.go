@@ -71,7 +71,7 @@ func TestClassify(t *testing.T) {
 	for _, p := range []Prompt{V1, V2} {
 		t.Run(p.String(), func(t *testing.T) {
 			srv := llmtest.New(t, judge(p, false, false))
-			cl := newClassifier(t, srv, Options{Prompt: p}, "")
+			cl := newClassifier(t, srv, Options{Prompt: p, Method: llm.Fixed}, "")
 			got, err := cl.Classify(context.Background(), pairs)
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +175,7 @@ func TestClassifyShapes(t *testing.T) {
 // error that says why and names the endpoint.
 func TestClassifyNoLogprobs(t *testing.T) {
 	srv := llmtest.New(t, judge(V2, true, false))
-	cl := newClassifier(t, srv, Options{Prompt: V2}, "")
+	cl := newClassifier(t, srv, Options{Prompt: V2, Method: llm.Fixed}, "")
 	got, err := cl.Classify(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestClassifyNoLogprobs(t *testing.T) {
 		t.Errorf("stats %+v: %s", s, s)
 	}
 
-	cl = newClassifier(t, srv, Options{Prompt: V2, FixedProbability: 0.75}, "")
+	cl = newClassifier(t, srv, Options{Prompt: V2, Method: llm.Fixed, FixedProbability: 0.75}, "")
 	if got, err := cl.Classify(context.Background(), pairs[:1]); err != nil || got[0].Probability != 0.75 {
 		t.Errorf("fixed 0.75: %+v, %v", got, err)
 	}
@@ -198,7 +198,7 @@ func TestClassifyNoLogprobs(t *testing.T) {
 		t.Errorf("identity %+v", id)
 	}
 
-	cl = newClassifier(t, srv, Options{Prompt: V2, FixedProbability: -1}, "")
+	cl = newClassifier(t, srv, Options{Prompt: V2, Method: llm.Logprobs}, "")
 	_, err = cl.Classify(context.Background(), pairs[:1])
 	if err == nil {
 		t.Fatal("no error")
@@ -212,7 +212,7 @@ func TestClassifyNoLogprobs(t *testing.T) {
 		t.Errorf("identity %+v", id)
 	}
 	for _, bad := range []float64{0.5, 0.2, 1, 1.5} {
-		if _, err := New(cl.client, Options{FixedProbability: bad}); err == nil {
+		if _, err := New(cl.client, Options{Method: llm.Fixed, FixedProbability: bad}); err == nil {
 			t.Errorf("fixed probability %v accepted", bad)
 		}
 	}
@@ -226,7 +226,7 @@ func TestClassifyNoLogprobs(t *testing.T) {
 func TestClassifyUnreadable(t *testing.T) {
 	srv := llmtest.New(t, judge(V1, false, true))
 	cache := filepath.Join(t.TempDir(), "llm.sqlite")
-	cl := newClassifier(t, srv, Options{}, cache)
+	cl := newClassifier(t, srv, Options{Method: llm.Fixed}, cache)
 	_, err := cl.Classify(context.Background(), pairs[3:])
 	var ue *llm.UnreadableAnswerError
 	if !errors.As(err, &ue) || ue.Stage != "nli" || ue.Item != "pair c1 → a1" || ue.Answer != llmtest.UnreadableLabel || ue.Attempts != 3 {
@@ -310,7 +310,7 @@ func TestClassifyMixed(t *testing.T) {
 	for k := range n {
 		ps = append(ps, nli.Pair{PremiseID: "c", HypothesisID: "a", Premise: "P.", Hypothesis: "#" + string(rune('0'+k/10)) + string(rune('0'+k%10))})
 	}
-	cl := newClassifier(t, srv, Options{Prompt: V2}, cache)
+	cl := newClassifier(t, srv, Options{Prompt: V2, Method: llm.Fixed}, cache)
 	got, err := cl.Classify(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +332,7 @@ func TestClassifyMixed(t *testing.T) {
 		t.Errorf("%d requests, want %d", srv.Count(), n+5)
 	}
 	sent := srv.Count()
-	cl2 := newClassifier(t, srv, Options{Prompt: V2}, cache)
+	cl2 := newClassifier(t, srv, Options{Prompt: V2, Method: llm.Fixed}, cache)
 	again, err := cl2.Classify(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 // Package onnxnli is the NLI backend that runs an MNLI cross-encoder
 // (RoBERTa, DeBERTa or BERT family) exported to ONNX, in process, with ONNX
-// Runtime (github.com/yalue/onnxruntime_go).
+// Runtime (github.com/yalue/onnxruntime_go); or a grounding classifier of
+// those families (two labels, supported and not supported, or one score:
+// see crossenc.Head).
 //
 // A model is a directory laid out as on the Hugging Face hub: model.onnx or
 // onnx/model.onnx, tokenizer.json and config.json. Everything but the
@@ -55,6 +57,12 @@ type Options struct {
 	// Graph is the ONNX file, relative to the directory (default
 	// model.onnx, else onnx/model.onnx).
 	Graph string
+	// PositiveLabel names a 2-label classifier's supported label where
+	// its labels do not say it (crossenc.EncoderOptions.PositiveLabel);
+	// Unsupported is the label of a pair such a classifier finds not
+	// supported (crossenc.Options.Unsupported).
+	PositiveLabel string
+	Unsupported   nli.Label
 }
 
 // MaxGraphBytes bounds an ONNX graph file: protobuf caps a model at 2 GiB
@@ -131,7 +139,7 @@ func Load(dir string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: opts.MaxLength})
+	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: opts.MaxLength, PositiveLabel: opts.PositiveLabel})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +148,7 @@ func Load(dir string, opts Options) (*Model, error) {
 		name = dir
 	}
 	m := &Model{modelFile: modelFile}
-	m.Classifier = crossenc.New(enc, m, crossenc.Options{Backend: "onnx", Name: name, BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens})
+	m.Classifier = crossenc.New(enc, m, crossenc.Options{Backend: "onnx", Name: name, BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, Unsupported: opts.Unsupported})
 
 	lib, err := FindLibrary(opts.Library)
 	if err != nil {
@@ -260,8 +268,8 @@ func (m *Model) checkGraph(ins, outs []ort.InputOutputInfo) (string, error) {
 	if out.DataType != ort.TensorElementDataTypeFloat {
 		return "", fmt.Errorf("output %q has element type %v; want float32 logits", out.Name, out.DataType)
 	}
-	if d := out.Dimensions; len(d) != 2 || d[1] != 3 {
-		return "", fmt.Errorf("%w: output %q has shape %v; want [batch, 3] logits", errNotMNLI, out.Name, d)
+	if d, k := out.Dimensions, m.Head().Outputs(); len(d) != 2 || d[1] != int64(k) {
+		return "", fmt.Errorf("%w: output %q has shape %v; want [batch, %d] logits, as config.json's id2label has %d labels", errNotMNLI, out.Name, d, k, k)
 	}
 	return out.Name, nil
 }
@@ -291,7 +299,7 @@ func (m *Model) Run(ctx context.Context, b *crossenc.Batch) ([]float32, error) {
 
 // RunTensors runs the graph on row-major [rows, width] tensors of token
 // ids, attention mask and token type ids (each fed when the graph declares
-// it) and returns the logits, 3 per row.
+// it) and returns the logits, Head().Outputs() per row.
 func (m *Model) RunTensors(rows, width int, ids, mask, types []int64) ([]float32, error) {
 	if m.session == nil {
 		return nil, errors.New("NLI model is closed")
@@ -343,8 +351,8 @@ func (m *Model) RunTensors(rows, width int, ids, mask, types []int64) ([]float32
 	if !ok {
 		return nil, fmt.Errorf("NLI model %s: output is %T, want a float32 tensor", m.modelFile, outputs[0])
 	}
-	if got := t.GetShape(); len(got) != 2 || got[0] != int64(rows) || got[1] != 3 {
-		return nil, fmt.Errorf("NLI model %s: output shape %v for a batch of %d; want [%d 3]", m.modelFile, got, rows, rows)
+	if got, k := t.GetShape(), int64(m.Head().Outputs()); len(got) != 2 || got[0] != int64(rows) || got[1] != k {
+		return nil, fmt.Errorf("NLI model %s: output shape %v for a batch of %d; want [%d %d]", m.modelFile, got, rows, rows, k)
 	}
 	return slices.Clone(t.GetData()), nil
 }

@@ -50,15 +50,16 @@ const logitsOutput = "logits"
 
 // kserveRunner runs batches with infer requests.
 type kserveRunner struct {
-	c      *client
-	infer  string       // the infer URL
-	inputs []tensorMeta // the model's inputs, as declared
+	c       *client
+	infer   string       // the infer URL
+	inputs  []tensorMeta // the model's inputs, as declared
+	outputs int          // logits per sequence: config.json's labels
 }
 
 // openKServe checks that the model is ready and takes what an NLI
 // cross-encoder takes and gives, and returns its runner and the model's
 // name with its version (when the server names one).
-func openKServe(ctx context.Context, c *client, server *url.URL, name string) (*kserveRunner, string, error) {
+func openKServe(ctx context.Context, c *client, server *url.URL, name string, outputs int) (*kserveRunner, string, error) {
 	if name == "" {
 		return nil, "", errors.New("the model's name at the server is required with the kserve protocol: its name in the server's model repository (remotenli.Options.Model)")
 	}
@@ -101,7 +102,7 @@ func openKServe(ctx context.Context, c *client, server *url.URL, name string) (*
 	if !ready {
 		return nil, "", fmt.Errorf(`%w: model %q at %s (GET %s/ready: 200 OK with "ready": false)`, ErrNotReady, name, shownServer, shownBase)
 	}
-	r := &kserveRunner{c: c, infer: endpoint.Join(model, "infer").String()}
+	r := &kserveRunner{c: c, infer: endpoint.Join(model, "infer").String(), outputs: outputs}
 	if err := r.check(meta); err != nil {
 		return nil, "", fmt.Errorf("model %q at %s: %w", name, shownServer, err)
 	}
@@ -161,10 +162,10 @@ func (r *kserveRunner) check(m *modelMeta) error {
 		return fmt.Errorf("%w: output %s has datatype %s; want FP32", ErrBadOutput, out.Name, out.Datatype)
 	}
 	if len(out.Shape) != 2 {
-		return fmt.Errorf("%w: output %s has shape %v; want [batch, 3]", ErrBadOutput, out.Name, out.Shape)
+		return fmt.Errorf("%w: output %s has shape %v; want [batch, %d]", ErrBadOutput, out.Name, out.Shape, r.outputs)
 	}
-	if n := out.Shape[1]; n >= 0 && n != 3 {
-		return fmt.Errorf("%w: output %s has %d values per sequence (shape %v), but config.json's id2label has 3 labels", crossenc.ErrNotMNLI, out.Name, n, out.Shape)
+	if n := out.Shape[1]; n >= 0 && n != int64(r.outputs) {
+		return fmt.Errorf("%w: output %s has %d values per sequence (shape %v), but config.json's id2label has %d labels", crossenc.ErrNotMNLI, out.Name, n, out.Shape, r.outputs)
 	}
 	return nil
 }
@@ -197,7 +198,7 @@ func (r *kserveRunner) Run(ctx context.Context, b *crossenc.Batch) ([]float32, e
 		body = appendInput(body, inferInput{Name: in.Name, Datatype: in.Datatype, Shape: [2]int{rows, b.Width}, Data: data})
 	}
 	body = append(body, `],"outputs":[{"name":"`+logitsOutput+`"}]}`...)
-	return do(ctx, r.c, http.MethodPost, r.infer, body, func(raw []byte) ([]float32, error) { return readLogits(raw, rows) })
+	return do(ctx, r.c, http.MethodPost, r.infer, body, func(raw []byte) ([]float32, error) { return readLogits(raw, rows, r.outputs) })
 }
 
 func appendInput(b []byte, in inferInput) []byte {
@@ -221,8 +222,8 @@ func appendInput(b []byte, in inferInput) []byte {
 }
 
 // readLogits reads the logits output of an infer response for rows
-// sequences.
-func readLogits(raw []byte, rows int) ([]float32, error) {
+// sequences, k each.
+func readLogits(raw []byte, rows, k int) ([]float32, error) {
 	var resp struct {
 		Outputs []struct {
 			Name     string          `json:"name"`
@@ -241,14 +242,14 @@ func readLogits(raw []byte, rows int) ([]float32, error) {
 		if o.Datatype != "FP32" {
 			return nil, fmt.Errorf("output %s has datatype %q; want FP32", o.Name, o.Datatype)
 		}
-		if len(o.Shape) != 2 || o.Shape[0] != int64(rows) || o.Shape[1] != 3 {
-			return nil, fmt.Errorf("output %s has shape %v for a batch of %d; want [%d 3]", o.Name, o.Shape, rows, rows)
+		if len(o.Shape) != 2 || o.Shape[0] != int64(rows) || o.Shape[1] != int64(k) {
+			return nil, fmt.Errorf("output %s has shape %v for a batch of %d; want [%d %d]", o.Name, o.Shape, rows, rows, k)
 		}
 		values, err := flatten(o.Data)
 		if err != nil {
 			return nil, fmt.Errorf("output %s: %w", o.Name, err)
 		}
-		if len(values) != 3*rows {
+		if len(values) != k*rows {
 			return nil, fmt.Errorf("output %s has %d values for shape %v", o.Name, len(values), o.Shape)
 		}
 		out := make([]float32, len(values))

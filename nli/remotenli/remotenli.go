@@ -1,6 +1,6 @@
-// Package remotenli is the NLI backend that runs an MNLI cross-encoder on
-// an inference server, which can scale across GPUs and machines, over one
-// of two protocols:
+// Package remotenli is the NLI backend that runs an MNLI cross-encoder (or
+// a grounding classifier: see crossenc.Head) on an inference server, which
+// can scale across GPUs and machines, over one of two protocols:
 //
 //   - kserve: the Open Inference Protocol (KServe v2) over HTTP/REST, as
 //     Triton Inference Server (ONNX Runtime backend), KServe and Seldon
@@ -109,6 +109,12 @@ type Options struct {
 	// HTTPClient sends the requests; default a client of its own that
 	// keeps Concurrency connections open.
 	HTTPClient *http.Client
+	// PositiveLabel names a 2-label classifier's supported label where
+	// its labels do not say it (crossenc.EncoderOptions.PositiveLabel);
+	// Unsupported is the label of a pair such a classifier finds not
+	// supported (crossenc.Options.Unsupported).
+	PositiveLabel string
+	Unsupported   nli.Label
 }
 
 // Classifier classifies pairs on an inference server. It implements
@@ -152,7 +158,7 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 		return nil, fmt.Errorf("remotenli: negative retry count %d", c.client.retry.Retries)
 	}
 
-	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: o.MaxLength, Texts: o.Protocol == TEI})
+	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{MaxLength: o.MaxLength, Texts: o.Protocol == TEI, PositiveLabel: o.PositiveLabel})
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +172,7 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 	var runner crossenc.Runner
 	switch o.Protocol {
 	case KServe:
-		r, model, err := openKServe(ctx, c.client, server, o.Model)
+		r, model, err := openKServe(ctx, c.client, server, o.Model, enc.Head().Outputs())
 		if err != nil {
 			return nil, fmt.Errorf("kserve: %w", err)
 		}
@@ -198,6 +204,7 @@ func Open(ctx context.Context, dir string, o Options) (*Classifier, error) {
 		BatchTokens: batchTokens,
 		Concurrency: conc,
 		Linger:      linger(o.Linger),
+		Unsupported: o.Unsupported,
 	})
 	return c, nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
-	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
 
@@ -22,6 +21,7 @@ import (
 //
 //	GET  /health   200: ready; 503: not
 //	GET  /info     {"model_id", "model_sha", "model_type": {"classifier": {"id2label"}},
+//	                (a model of one label is a "reranker" instead of a "classifier")
 //	                "max_input_length", "max_client_batch_size", ...}
 //	POST /predict  {"inputs": [[premise, hypothesis], ...], "truncate": false, "raw_scores": true}
 //	               → [[{"score", "label"}, ...], ...], one list per pair, by score
@@ -44,11 +44,12 @@ type teiInfo struct {
 type teiRunner struct {
 	c       *client
 	predict string
-	labels  [3]nli.Label // the classifier's output order
+	names   []string // the classifier's labels in output order, as normalName writes them
 }
 
-// openTEI checks that the server is healthy and serves a three-way NLI
-// classifier that takes the encoder's sequences, and returns its runner,
+// openTEI checks that the server is healthy and serves the encoder's
+// classifier (its labels, a window that takes its sequences; a 3-way NLI
+// model or a grounding classifier), and returns its runner,
 // the most pairs a request may carry, and the model's name with its
 // commit.
 func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *crossenc.Encoder) (*teiRunner, int, string, error) {
@@ -82,6 +83,11 @@ func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *
 	}
 	raw, ok := info.ModelType["classifier"]
 	if !ok {
+		// TEI serves a model of one label as a reranker, with the same
+		// /predict.
+		raw, ok = info.ModelType["reranker"]
+	}
+	if !ok {
 		var kinds []string
 		for k := range info.ModelType {
 			kinds = append(kinds, k)
@@ -95,16 +101,22 @@ func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *
 	if err := json.Unmarshal(raw, &cls); err != nil {
 		return nil, 0, "", fmt.Errorf("model info from %s/info: model_type.classifier: %w", shown, err)
 	}
-	if len(cls.ID2Label) != 3 {
-		return nil, 0, "", fmt.Errorf("%w: %s at %s has %d labels %v; config.json's id2label has 3", crossenc.ErrNotMNLI, info.ModelID, shown, len(cls.ID2Label), cls.ID2Label)
+	head := enc.Head()
+	if len(cls.ID2Label) != len(head.Names) {
+		return nil, 0, "", fmt.Errorf("%w: %s at %s has %d labels %v; config.json's id2label has %d", crossenc.ErrNotMNLI, info.ModelID, shown, len(cls.ID2Label), cls.ID2Label, len(head.Names))
 	}
-	seen := map[nli.Label]bool{}
+	names := make([]string, len(head.Names))
+	for i, n := range head.Names {
+		names[i] = normalName(n)
+	}
 	for _, n := range cls.ID2Label {
-		l, err := crossenc.ParseLabel(n)
-		if err != nil || seen[l] {
-			return nil, 0, "", fmt.Errorf("%w: %s at %s has labels %v (want entailment, neutral and contradiction)", crossenc.ErrNotMNLI, info.ModelID, shown, cls.ID2Label)
+		if !slices.Contains(names, normalName(n)) {
+			want := "config.json's " + strings.Join(head.Names, ", ")
+			if head.Kind == crossenc.NLI3 {
+				want = "want entailment, neutral and contradiction"
+			}
+			return nil, 0, "", fmt.Errorf("%w: %s at %s has labels %v (%s)", crossenc.ErrNotMNLI, info.ModelID, shown, cls.ID2Label, want)
 		}
-		seen[l] = true
 	}
 	if info.MaxInputLength > 0 && info.MaxInputLength < enc.MaxLength() {
 		return nil, 0, "", fmt.Errorf("%s at %s takes at most %d tokens a pair, less than the %d of the model directory's window: set the window to %d (remotenli.Options.MaxLength)",
@@ -114,7 +126,7 @@ func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *
 	if len(info.ModelSHA) >= 12 {
 		id += "@" + info.ModelSHA[:12]
 	}
-	return &teiRunner{c: c, predict: endpoint.Join(server, "predict").String(), labels: enc.Labels()}, info.MaxClientBatch, id, nil
+	return &teiRunner{c: c, predict: endpoint.Join(server, "predict").String(), names: names}, info.MaxClientBatch, id, nil
 }
 
 // teiRequest is the body of a predict request.
@@ -139,7 +151,7 @@ func (r *teiRunner) Run(ctx context.Context, b *crossenc.Batch) ([]float32, erro
 }
 
 // read reads the predictions of rows pairs as logits in the classifier's
-// output order.
+// output order, matching labels by name in any case.
 func (r *teiRunner) read(raw []byte, rows int) ([]float32, error) {
 	var preds [][]struct {
 		Score *float64 `json:"score"`
@@ -151,18 +163,18 @@ func (r *teiRunner) read(raw []byte, rows int) ([]float32, error) {
 	if len(preds) != rows {
 		return nil, fmt.Errorf("%d predictions for %d pairs", len(preds), rows)
 	}
-	out := make([]float32, 0, 3*rows)
+	n := len(r.names)
+	out := make([]float32, 0, n*rows)
 	for i, p := range preds {
-		if len(p) != 3 {
-			return nil, fmt.Errorf("pair %d: %d label scores; want 3", i, len(p))
+		if len(p) != n {
+			return nil, fmt.Errorf("pair %d: %d label scores; want %d", i, len(p), n)
 		}
-		var z [3]float32
-		var seen [3]bool
+		z := make([]float32, n)
+		seen := make([]bool, n)
 		for _, s := range p {
-			l, err := crossenc.ParseLabel(s.Label)
-			k := slices.Index(r.labels[:], l)
-			if err != nil || k < 0 || seen[k] {
-				return nil, fmt.Errorf("pair %d: label %q is not one of entailment, neutral and contradiction, or comes twice", i, s.Label)
+			k := slices.Index(r.names, normalName(s.Label))
+			if k < 0 || seen[k] {
+				return nil, fmt.Errorf("pair %d: label %q is not one of the model's labels (%s), or comes twice", i, s.Label, strings.Join(r.names, ", "))
 			}
 			if s.Score == nil || math.IsNaN(*s.Score) || math.IsInf(*s.Score, 0) || math.Abs(*s.Score) > math.MaxFloat32 {
 				return nil, fmt.Errorf("pair %d: label %s has no score that is a number", i, s.Label)
@@ -170,7 +182,11 @@ func (r *teiRunner) read(raw []byte, rows int) ([]float32, error) {
 			seen[k] = true
 			z[k] = float32(*s.Score)
 		}
-		out = append(out, z[:]...)
+		out = append(out, z...)
 	}
 	return out, nil
 }
+
+// normalName is a label's name as TEI's answers are matched to the local
+// config.json's: in lower case.
+func normalName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -83,6 +83,7 @@ type Server struct {
 	model    *onnxnli.Model
 	enc      *crossenc.Encoder
 	id2label map[string]string
+	outputs  int // logits per sequence
 
 	mu       sync.Mutex
 	notReady bool
@@ -112,17 +113,9 @@ func Start(t testing.TB, dir, name string) *Server {
 	return s
 }
 
-// New serves the model in dir under name until Close.
+// New serves the model in dir under name until Close: a 3-way NLI model,
+// or a grounding classifier (two labels, or one).
 func New(dir, name string) (*Server, error) {
-	m, err := onnxnli.Load(dir, onnxnli.Options{})
-	if err != nil {
-		return nil, err
-	}
-	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{})
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
 	var cfg struct {
 		ID2Label map[string]string `json:"id2label"`
 		Label2ID map[string]int    `json:"label2id"`
@@ -132,18 +125,39 @@ func New(dir, name string) (*Server, error) {
 		err = json.Unmarshal(data, &cfg)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// A server runs the graph whatever its labels mean: which of two
+	// means supported is the client's business, so any of them will do
+	// to load the model.
+	var positive string
+	if len(cfg.ID2Label) == 2 {
+		positive = cfg.ID2Label["1"]
+	}
+	m, err := onnxnli.Load(dir, onnxnli.Options{PositiveLabel: positive})
+	if err != nil {
+		return nil, err
+	}
+	enc, err := crossenc.LoadEncoder(dir, crossenc.EncoderOptions{PositiveLabel: positive})
+	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	s := &Server{Name: name, model: m, enc: enc, id2label: cfg.ID2Label, counts: map[string]int{}}
+	k := enc.Head().Outputs()
+	s := &Server{Name: name, model: m, enc: enc, id2label: cfg.ID2Label, counts: map[string]int{}, outputs: k}
 	s.meta = Metadata{Name: name, Versions: []string{"1"}, Platform: "onnxruntime_onnx",
-		Outputs: []Tensor{{Name: "logits", Datatype: "FP32", Shape: []int64{-1, 3}}}}
+		Outputs: []Tensor{{Name: "logits", Datatype: "FP32", Shape: []int64{-1, int64(k)}}}}
 	for _, in := range m.Inputs() {
 		// As Triton reports a model with max_batch_size > 0 and dims [-1].
 		s.meta.Inputs = append(s.meta.Inputs, Tensor{Name: in, Datatype: "INT64", Shape: []int64{-1, -1}})
 	}
+	// TEI serves a model of one label as a reranker.
+	kind := "classifier"
+	if k == 1 {
+		kind = "reranker"
+	}
 	s.info = Info{ModelID: name, ModelSHA: "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00", ModelDtype: "float32",
-		ModelType:     map[string]any{"classifier": map[string]any{"id2label": cfg.ID2Label, "label2id": cfg.Label2ID}},
+		ModelType:     map[string]any{kind: map[string]any{"id2label": cfg.ID2Label, "label2id": cfg.Label2ID}},
 		MaxConcurrent: 512, MaxInputLength: enc.MaxLength(), MaxBatchTokens: 16384, MaxClientBatchSize: 32, Version: "fakeinfer"}
 	s.meta0, s.info0 = s.meta, s.info
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -443,7 +457,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, meta Metadata) {
 	s.ran(int(rows))
 	resp := map[string]any{
 		"model_name": s.Name, "model_version": "1",
-		"outputs": []any{map[string]any{"name": meta.Outputs[0].Name, "datatype": "FP32", "shape": []int64{rows, 3}, "data": logits}},
+		"outputs": []any{map[string]any{"name": meta.Outputs[0].Name, "datatype": "FP32", "shape": []int64{rows, int64(s.outputs)}, "data": logits}},
 	}
 	if req.ID != "" {
 		resp["id"] = req.ID
@@ -560,7 +574,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	s.ran(len(seqs))
 	var out [][]prediction
 	for i := range seqs {
-		scores := logits[3*i : 3*i+3]
+		k := s.outputs
+		scores := logits[k*i : k*i+k]
 		if !req.RawScores {
 			scores = softmax32(scores)
 		}
@@ -579,7 +594,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// softmax32 is TEI's scores without raw_scores: the softmax of the
+// logits, or the sigmoid of a single one.
 func softmax32(z []float32) []float32 {
+	if len(z) == 1 {
+		return []float32{float32(1 / (1 + math.Exp(-float64(z[0]))))}
+	}
 	hi := slices.Max(z)
 	out := make([]float32, len(z))
 	var sum float32
