@@ -65,6 +65,10 @@ type Builder struct {
 	runs     int
 	passages *sql.Stmt
 	stats    Stats
+
+	embedModel string
+	embedDim   int
+	vectors    int
 	// Progress, when set, is told during Finish how many terms are written
 	// of how many.
 	Progress func(done, total int)
@@ -285,6 +289,9 @@ func (b *Builder) Finish(ctx context.Context) (Stats, error) {
 		if _, err := b.tx.ExecContext(ctx, `INSERT INTO kb_index (key, value) VALUES (?, ?)`, kv.key, kv.value); err != nil {
 			return b.stats, fmt.Errorf("index: %w", err)
 		}
+	}
+	if err := b.finishVectors(ctx); err != nil {
+		return b.stats, err
 	}
 	if _, err := b.tx.ExecContext(ctx, `DROP TABLE kb_staging`); err != nil {
 		return b.stats, fmt.Errorf("index: %w", err)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/factreasoner/factreasoner-go/bm25"
 )
@@ -29,6 +30,12 @@ type Index struct {
 	term    *sql.Stmt
 	block   *sql.Stmt
 	where   *sql.Stmt
+
+	embedModel string
+	embedDim   int
+	vecOnce    sync.Once
+	vec        *Vectors
+	vecErr     error
 }
 
 // Hit is a passage found by Search.
@@ -99,6 +106,12 @@ func Open(ctx context.Context, db *sql.DB) (*Index, error) {
 	}
 	if x.n > 0 {
 		x.avgdl = float64(total) / float64(x.n)
+	}
+	if m := string(meta["embed_model"]); m != "" {
+		x.embedModel = m
+		if x.embedDim, err = strconv.Atoi(string(meta["embed_dim"])); err != nil || x.embedDim <= 0 {
+			return nil, fmt.Errorf("the index's embed_dim: %q is not a dimension", meta["embed_dim"])
+		}
 	}
 	for _, s := range []struct {
 		stmt **sql.Stmt
@@ -273,10 +286,10 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]Hit, error) 
 			}
 			switch {
 			case top.Len() < k:
-				heap.Push(top, Hit{Passage: int(d), Score: score})
+				pushHit(top, Hit{Passage: int(d), Score: score})
 			case score > theta:
 				(*top)[0] = Hit{Passage: int(d), Score: score}
-				heap.Fix(top, 0)
+				fixHit(top)
 			}
 			if top.Len() == k {
 				theta = (*top)[0].Score
@@ -299,10 +312,8 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]Hit, error) 
 	for i := len(out) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(top).(Hit)
 	}
-	for i := range out {
-		if err := x.where.QueryRowContext(ctx, out[i].Passage).Scan(&out[i].Doc, &out[i].Ord); err != nil {
-			return nil, fmt.Errorf("index: passage %d: %w", out[i].Passage, err)
-		}
+	if err := x.locate(ctx, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -320,6 +331,9 @@ func (h hits) Less(i, j int) bool {
 }
 func (h hits) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *hits) Push(v any)   { *h = append(*h, v.(Hit)) }
+func pushHit(h *hits, x Hit) { heap.Push(h, x) }
+func fixHit(h *hits)         { heap.Fix(h, 0) }
+
 func (h *hits) Pop() any {
 	old := *h
 	v := old[len(old)-1]
