@@ -79,7 +79,11 @@ type Pipeline struct {
 	// SkipMissingTopics a record whose topic the knowledge source does not
 	// know is scored without contexts (its atoms stay undecided) instead
 	// of failing.
-	Retriever         retrieve.Retriever
+	Retriever retrieve.Retriever
+	// Queries, when set, writes each atom's search queries, and the
+	// Retriever is asked for them instead of the atom's text
+	// (retrieve.Queried); the question is searched as it is.
+	Queries           retrieve.QueryWriter
 	TopK              int
 	QueryContexts     int
 	SkipMissingTopics bool
@@ -466,7 +470,11 @@ func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	n, err = retrieve.Fill(ctx, p.Retriever, in, k)
+	atoms := p.Retriever
+	if p.Queries != nil {
+		atoms = &retrieve.Queried{Next: p.Retriever, Writer: p.Queries, Response: in.Output}
+	}
+	n, err = retrieve.Fill(ctx, atoms, in, k)
 	if err == nil && n > 0 && question {
 		q := p.QueryContexts
 		if q == 0 {

@@ -41,7 +41,7 @@ func (p *Pipeline) RunIdentity() *result.Run {
 		case q < 0:
 			q = 0
 		}
-		r.Retrieval = result.RetrievalName(k, q)
+		r.Retrieval = result.RetrievalName(k, q, p.res.retrieval...)
 	}
 	return r
 }

@@ -141,9 +141,15 @@ func KName(k score.K) string {
 }
 
 // RetrievalName is Run.Retrieval for a run that retrieves topK passages
-// per atom and query passages for the question.
-func RetrievalName(topK, query int) string {
-	return fmt.Sprintf("top_k=%d,query_contexts=%d", topK, query)
+// per atom and query passages for the question, with other settings that
+// change what it retrieves ("kb_scope=corpus", "queries=llm:MODEL") after
+// them; a run with none is named as before they existed.
+func RetrievalName(topK, query int, settings ...string) string {
+	s := fmt.Sprintf("top_k=%d,query_contexts=%d", topK, query)
+	for _, x := range settings {
+		s += "," + x
+	}
+	return s
 }
 
 // GivenElse is Run.NLI for a run that scores a record from its own

@@ -73,6 +73,10 @@ func NewCorpus(ctx context.Context, db *DocDB) (*Corpus, error) {
 // Close releases the index (not the knowledge base).
 func (c *Corpus) Close() error { return c.idx.Close() }
 
+// EmbedModel returns the model and dimension of the knowledge base's
+// passage vectors; false when it has none.
+func (c *Corpus) EmbedModel() (model string, dim int, ok bool) { return c.idx.EmbedModel() }
+
 // Len is the number of passages indexed.
 func (c *Corpus) Len() int { return c.idx.Len() }
 
