@@ -45,6 +45,14 @@ type Options struct {
 	Inference InferenceOptions
 
 	NLI NLIOptions
+	// NearDuplicates and OneWayPairs are the fast mode (see
+	// Pipeline.NearDuplicates, Pipeline.OneWayPairs): contexts at least
+	// NearDuplicates similar read as one (0: off; graph's
+	// DefaultNearDuplicates is FactReasoner's), FR3's context pairs asked
+	// one way first. Both are off by default: measured, they change labels
+	// (BENCHMARKS.md, "Fast mode").
+	NearDuplicates float64
+	OneWayPairs    bool
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
 	// Pipeline.PairsPerAtom): 0 is DefaultPairsPerAtom, AllPairs asks
 	// about every pair, OwnPairsOnly about the own pairs only.
@@ -333,6 +341,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	default:
 		return nil, optionErr("PairsPerAtom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
 	}
+	if !(o.NearDuplicates >= 0 && o.NearDuplicates <= 1) {
+		return nil, optionErr("NearDuplicates", fmt.Errorf("%v: want a similarity in (0, 1], or 0 for off", o.NearDuplicates))
+	}
+	p.NearDuplicates, p.OneWayPairs = o.NearDuplicates, o.OneWayPairs
 	if o.Retrieval.TopK < 0 {
 		return nil, optionErr("Retrieval.TopK", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
 	}

@@ -66,6 +66,17 @@ type Pipeline struct {
 	// round is how many pairs are put to the Classifier at once; 0 is
 	// nliRound. Benchmarks vary it.
 	round int
+	// NearDuplicates, when above 0, makes a context whose NLI text is at
+	// least this similar to an earlier one's read as that one
+	// (graph.NearDuplicates): in FR2 and FR3 the two are one variable,
+	// the later id an alias. 0 merges identical texts only, as the
+	// reference.
+	NearDuplicates float64
+	// OneWayPairs asks each FR3 context pair in one direction (the longer
+	// text as premise), and the other direction only when the first
+	// answer is not neutral (docs/retrieval.md, "Fast mode"). Off, both
+	// directions are asked, as the reference.
+	OneWayPairs bool
 
 	// Atomizer makes atoms for records that have none; Reviser, when set,
 	// rewrites them to stand alone.
@@ -151,6 +162,12 @@ type Assessment struct {
 	// EmptyContexts are the ids of the record's contexts that had neither
 	// text nor snippet, dropped before scoring (Prepare).
 	EmptyContexts []string
+
+	own []bool // own[i]: Pairs[i] is an own pair
+	// With OneWayPairs, the FR3 context pairs' second directions, each
+	// asked when its first (first[i]) answered other than neutral.
+	second, first []nli.Pair
+	secondOwn     []bool
 }
 
 // PTrue returns the marginal probability that the named variable is true.
@@ -226,7 +243,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	if err != nil {
 		return nil, nil, err
 	}
-	in = sum.premises
+	in, _ = graph.NearDuplicates(sum.premises, p.NearDuplicates)
 	given := p.usesGiven(in)
 	if !given && p.Classifier == nil {
 		if p.res.noNLI != "" {
@@ -262,6 +279,9 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 			}
 		}
 		if _, err := shared.Classify(ctx, all); err != nil {
+			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
+		}
+		if err := p.askReverse(ctx, shared, out); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
 		}
 		for _, a := range out {
@@ -335,15 +355,11 @@ func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Base
 	}
 	for _, a := range out {
 		sel := prune.Select(a.Nodes, k)
-		a.Pairs, a.PairsPerAtom = sel.Pairs, p.PairsPerAtom
-		var own []nli.Pair
-		for i, pr := range sel.Pairs {
-			if sel.Own[i] {
-				own = append(own, pr)
-			}
+		a.Pairs, a.PairsPerAtom, a.own, a.Pruned = sel.Pairs, p.PairsPerAtom, sel.Own, sel.Pruned
+		if p.OneWayPairs && a.Version == graph.FR3 {
+			a.oneWay()
 		}
-		a.Asked, a.Own = distinct(a.Pairs), distinct(own)
-		a.Other, a.Pruned = a.Asked-a.Own, sel.Pruned
+		a.count()
 		all = append(all, a.Pairs...)
 	}
 	return out, append(all, baseline...), nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
@@ -172,5 +173,48 @@ func TestQueryBuilder(t *testing.T) {
 	_, _, err = run(t, ctx, "retrieve", "--retrieval-cache", "off", "--llm-cache", "off", "--llm-reask", "1", "--query-builder", "--llm-base-url", srv.BaseURL(), "--llm-model", "fake", "--db", kb, bad)
 	if err == nil || !strings.Contains(err.Error(), "query builder") || !strings.Contains(err.Error(), "declines") {
 		t.Errorf("unreadable queries: %v", err)
+	}
+}
+
+// TestFastMode: --near-duplicates and --fr3-pairs one-way are in the run's
+// identity (a resumed run with other settings is refused), and the lines
+// they write are read back by fr inspect and fr report with the variables
+// they were scored with.
+func TestFastMode(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	ctx := context.Background()
+	in := refdata.Path(t, "factreasoner", "flaherty_google.json")
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--version", "3", "--near-duplicates", "0.92", "--fr3-pairs", "one-way", "-o", out, in); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out)
+	var line map[string]any
+	if err := json.Unmarshal(data, &line); err != nil {
+		t.Fatal(err)
+	}
+	// 68 distinct snippets, 6 of them mirrors of another at 0.92.
+	if line["num_contexts"] != 62.0 || line["run"].(map[string]any)["fast"] != "near_duplicates=0.92,fr3_pairs=one-way" {
+		t.Errorf("num_contexts %v, run %v", line["num_contexts"], line["run"])
+	}
+	two := writeTemp(t, "two.jsonl", "")
+	raw, _ := os.ReadFile(in)
+	var rec map[string]any
+	json.Unmarshal(raw, &rec)
+	b, _ := json.Marshal(rec)
+	os.WriteFile(two, append(append(b, '\n'), append(b, '\n')...), 0o600)
+	resumed := filepath.Join(t.TempDir(), "resumed.jsonl")
+	os.WriteFile(resumed, data, 0o600)
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--version", "3", "-o", resumed, two); err == nil || !strings.Contains(err.Error(), "run.fast") {
+		t.Errorf("resumed without the fast mode: %v", err)
+	}
+	if o, _, err := run(t, ctx, "inspect", "--atom", "a0", out); err != nil || !strings.Contains(o, "a0  P(true)") {
+		t.Errorf("inspect: %v\n%s", err, o)
+	}
+	if _, _, err := run(t, ctx, "report", "-o", filepath.Join(t.TempDir(), "r.html"), out); err != nil {
+		t.Errorf("report: %v", err)
+	}
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--near-duplicates", "1.5", in); err == nil || !strings.Contains(err.Error(), "--near-duplicates") {
+		t.Errorf("--near-duplicates 1.5: %v", err)
 	}
 }

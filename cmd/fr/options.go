@@ -26,6 +26,8 @@ var optionFlags = []struct{ option, flags string }{
 	{"NLI", "--nli, --nli-model"},
 	{"Graph", "--use-priors, --atom-prior, --context-prior"},
 	{"PairsPerAtom", "--pairs-per-atom"},
+	{"NearDuplicates", "--near-duplicates"},
+	{"OneWayPairs", "--fr3-pairs"},
 	{"Solver", "--solver, --algorithm and its settings"},
 	{"K", "--k"},
 	{"Retrieval.Source", "--source"},
