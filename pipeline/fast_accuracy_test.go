@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -66,34 +65,18 @@ func BenchmarkFastAccuracy(b *testing.B) {
 					continue
 				}
 				b.Run(fmt.Sprintf("%s/%s/%s", set.name, v, st.name), func(b *testing.B) {
-					var labeled, correct, pairs, changed, contexts int
-					var maxDP float64
+					var t labelTally
+					var pairs, contexts int
 					for b.Loop() {
-						labeled, correct, pairs, changed, contexts, maxDP = 0, 0, 0, 0, 0, 0
+						t, pairs, contexts = labelTally{}, 0, 0
 						for r, in := range set.records {
 							a := assessFast(b, set, st, in, v)
 							pairs += a.Asked
 							contexts += len(a.Nodes.Contexts)
-							gold := map[string]string{}
-							for _, at := range in.Atoms {
-								gold[at.ID] = at.Label
-							}
-							for _, at := range a.Scores.PerAtom {
-								s := at.Support == instance.Supported
-								if s != reference[fmt.Sprint(r, at.ID)] {
-									changed++
-								}
-								pt, _ := a.PTrue(at.ID)
-								maxDP = max(maxDP, math.Abs(pt-refP[fmt.Sprint(r, at.ID)]))
-								if g := gold[at.ID]; g != "" {
-									labeled++
-									if s == (g == instance.Supported) {
-										correct++
-									}
-								}
-							}
+							t.add(in, a, r, reference, refP)
 						}
 					}
+					labeled, correct, changed, maxDP := t.labeled, t.correct, t.changed, t.maxDP
 					b.ReportMetric(float64(correct)/float64(labeled), "accuracy")
 					b.ReportMetric(float64(pairs), "pairs")
 					b.ReportMetric(float64(changed), "labels≠ref")
