@@ -150,7 +150,7 @@ func TestCorpusRecall(t *testing.T) {
 			}
 			ranked := map[string][]kbPassage{"corpus index (bm25, fr)": got}
 			for name, ranking := range map[string][]int{
-				"every passage, bm25 (Lucene idf)":          bm25.TopK(lucene.Scores(bm25.Words(atom)), ks[len(ks)-1]),
+				"every passage, bm25 (Lucene idf)":           bm25.TopK(lucene.Scores(bm25.Words(atom)), ks[len(ks)-1]),
 				"every passage, rank_bm25 Okapi (FActScore)": bm25.TopK(okapi.Scores(pystr.Fields(strings.ToLower(atom))), ks[len(ks)-1]),
 			} {
 				for _, r := range ranking {
