@@ -64,8 +64,10 @@ type Builder struct {
 	embedder  Embedder
 	pending   []pendingPassage // passages not yet embedded
 	// Progress, when set, is called during Finish with the number of
-	// documents split so far and the total.
-	Progress func(done, total int)
+	// documents split so far and the total; IndexProgress with the words
+	// of the corpus-wide index written so far and their number.
+	Progress      func(done, total int)
+	IndexProgress func(done, total int)
 }
 
 // BuildOptions configure a Builder.
@@ -300,6 +302,7 @@ func (b *Builder) finish(ctx context.Context) error {
 	if err := b.embed(ctx); err != nil {
 		return err
 	}
+	b.index.Progress = b.IndexProgress
 	if b.stats.Index, err = b.index.Finish(ctx); err != nil {
 		return err
 	}

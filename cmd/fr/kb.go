@@ -127,6 +127,12 @@ func runKBBuild(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "fr kb build: split %d of %d documents, %.1fs\n", done, total, time.Since(start).Seconds())
 		}
 	}
+	b.IndexProgress = func(done, total int) {
+		if time.Since(last) >= time.Second {
+			last = time.Now()
+			fmt.Fprintf(c.App.ErrWriter, "fr kb build: indexed %d of %d words, %.1fs\n", done, total, time.Since(start).Seconds())
+		}
+	}
 	st, err := b.Finish(c.Context)
 	if err != nil {
 		return err

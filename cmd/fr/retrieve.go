@@ -66,13 +66,13 @@ func retrieverFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fetch-private", Category: catWeb, Usage: "let --fetch-pages read pages on loopback and private network addresses (refused by default)"},
 		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Category: catRetrieval, Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto or off"},
 		&cli.StringFlag{Name: "missing-topic", Value: "error", Category: catRetrieval, Usage: "a record whose topic is no title of the knowledge base: error (as FActScore) or skip"},
-		&cli.StringFlag{Name: "kb-scope", Value: "topic", Category: catRetrieval, Usage: "passages of --db searched: topic (the topic's document; every passage for a record without topic) or corpus (every passage, every record)"},
-		&cli.StringFlag{Name: "retrieval", Value: "bm25", Category: catRetrieval, Usage: "ranking of a search of every passage of --db: bm25, dense or hybrid (dense and hybrid: a knowledge base built with --embed-model)"},
+		&cli.StringFlag{Name: "kb-scope", Value: "topic", Category: catRetrieval, Usage: "passages of --db searched: topic (the topic's document, or all without topic) or corpus"},
+		&cli.StringFlag{Name: "retrieval", Value: "bm25", Category: catRetrieval, Usage: "ranking of a search of every passage of --db: bm25, dense or hybrid"},
 		&cli.StringFlag{Name: "embed-endpoint", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL, Category: catRetrieval,
-			Usage: "OpenAI-compatible API root, /v1 included, whose /embeddings embeds the queries of --retrieval dense or hybrid (key: $OPENAI_API_KEY)"},
+			Usage: "API root, /v1 included, whose /embeddings embeds the queries of --retrieval dense or hybrid"},
 		&cli.StringFlag{Name: "embed-model", DefaultText: "the knowledge base's", Category: catRetrieval, Usage: "embedding model of the queries; another than the knowledge base's is refused"},
 		&cli.BoolFlag{Name: "query-builder", Category: catRetrieval, Usage: "the LLM (--llm-model) writes each atom's search queries, which every source is searched with"},
-		&cli.StringFlag{Name: "source-priors", Category: catRetrieval, Usage: "`FILE` of context priors by web domain or knowledge base title (lines: wikipedia.org 0.9, title:TITLE 0.8)"},
+		&cli.StringFlag{Name: "source-priors", Category: catRetrieval, Usage: "`FILE` of context priors by web domain or knowledge base title"},
 	}
 }
 
