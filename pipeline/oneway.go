@@ -59,8 +59,9 @@ func (a *Assessment) count() {
 
 // askReverse asks, for the assessments that set second directions aside
 // (oneWay), those whose first direction was answered other than neutral,
-// all in one batch, and adds them to the assessments' pairs.
-func (p *Pipeline) askReverse(ctx context.Context, m *memo, out []*Assessment) error {
+// all in one batch, and adds them to the assessments' pairs; more, when
+// set, is told how many.
+func (p *Pipeline) askReverse(ctx context.Context, m *memo, out []*Assessment, more func(int)) error {
 	var need []nli.Pair
 	for _, a := range out {
 		if len(a.second) == 0 {
@@ -79,6 +80,9 @@ func (p *Pipeline) askReverse(ctx context.Context, m *memo, out []*Assessment) e
 		}
 		a.second, a.first, a.secondOwn = nil, nil, nil
 		a.count()
+	}
+	if more != nil && len(need) > 0 {
+		more(distinct(need))
 	}
 	_, err := m.Classify(ctx, need)
 	return err

@@ -228,6 +228,9 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 type nliHooks struct {
 	planned  func(pairs int, known bool)
 	answered func(pairs int)
+	// more is told of pairs found to be needed after the first answers
+	// (OneWayPairs' second directions), which no count foresaw.
+	more func(pairs int)
 }
 
 func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline, hooks *nliHooks) ([]*Assessment, *score.Scores, error) {
@@ -281,7 +284,11 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		if _, err := shared.Classify(ctx, all); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
 		}
-		if err := p.askReverse(ctx, shared, out); err != nil {
+		var more func(int)
+		if hooks != nil {
+			more = hooks.more
+		}
+		if err := p.askReverse(ctx, shared, out, more); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
 		}
 		for _, a := range out {
