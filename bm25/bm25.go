@@ -8,6 +8,8 @@ package bm25
 import (
 	"math"
 	"sort"
+	"strings"
+	"unicode"
 )
 
 // BM25 parameters of FActScore's retrieval (rank_bm25's BM25Okapi defaults).
@@ -197,4 +199,16 @@ func NewLucene(docs [][]string, k1, b float64) *Index {
 		m.idf[id] = math.Log(1 + (float64(m.n)-df+0.5)/(df+0.5))
 	}
 	return m
+}
+
+// Words splits text into the words pair pruning, evidence sentences and
+// the corpus-wide index of a knowledge base compare: maximal runs of
+// letters and digits, lower-cased. FActScore's own retrieval splits on
+// whitespace with case kept instead (its queries and passages share one
+// form); text from elsewhere, with punctuation attached to words and
+// sentences capitalized, matches only when split this way.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }

@@ -188,6 +188,7 @@ func (u Usage) String() string {
 type Client struct {
 	endpoint string
 	shown    string // endpoint as messages show it: userinfo and keys redacted
+	embedURL string // the embeddings endpoint (Embed)
 	basePath string
 	apiKey   string
 	model    string
@@ -220,6 +221,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: base URL %w", err)
 	}
 	chat := endpoint.Join(base, "chat/completions").String()
+	embeddings := endpoint.Join(base, "embeddings").String()
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
@@ -229,6 +231,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		endpoint: chat,
 		shown:    redact.URL(chat),
+		embedURL: embeddings,
 		basePath: strings.TrimRight(base.Path, "/"),
 		apiKey:   cfg.APIKey,
 		model:    cfg.Model,
@@ -434,7 +437,7 @@ func (c *Client) encode(msgs []Message, req Request) ([]byte, error) {
 
 // fetch sends a request body to the server and parses its answer.
 func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, error) {
-	raw, err := c.post(ctx, body)
+	raw, err := c.post(ctx, c.endpoint, c.shown, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -579,15 +582,15 @@ func (e *StatusError) Error() string {
 // after the last attempt names the endpoint, the status and the server's
 // message, and how many attempts were made. One slot of the concurrency
 // limit is held while an attempt is in flight, not while waiting to retry.
-func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+func (c *Client) post(ctx context.Context, url, shown string, body []byte) ([]byte, error) {
 	raw, err := retry.Do(ctx, c.retry, func(attempt int) ([]byte, error) {
 		if attempt > 1 {
 			c.retried.Add(1)
 		}
-		return c.attempt(ctx, body)
+		return c.attempt(ctx, url, shown, body)
 	})
 	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("llm: POST %s: %w", c.shown, ctx.Err())
+		return nil, fmt.Errorf("llm: POST %s: %w", shown, ctx.Err())
 	}
 	return raw, err
 }
@@ -595,7 +598,7 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 // attempt sends one request. Its error is marked for the retry policy:
 // permanent for what another attempt would not cure, with the server's
 // requested wait for a retryable status.
-func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
+func (c *Client) attempt(ctx context.Context, target, shown string, body []byte) ([]byte, error) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -605,7 +608,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, retry.Permanent(fmt.Errorf("llm: %s", redact.String(err.Error(), c.apiKey)))
 	}
@@ -622,23 +625,23 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 		var raw []byte
 		raw, err = readBounded(hresp, c.maxBody)
 		if errors.Is(err, errTooLarge) {
-			return nil, retry.Permanent(fmt.Errorf("llm: POST %s: %s: the answer is longer than %d bytes, the most an answer may take", c.shown, hresp.Status, c.maxBody))
+			return nil, retry.Permanent(fmt.Errorf("llm: POST %s: %s: the answer is longer than %d bytes, the most an answer may take", shown, hresp.Status, c.maxBody))
 		}
 		if err == nil {
 			if hresp.StatusCode/100 == 2 {
 				return raw, nil
 			}
-			return nil, retry.ForStatus(c.statusError(hresp, raw), hresp)
+			return nil, retry.ForStatus(c.statusError(shown, hresp, raw), hresp)
 		}
 	}
 	if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-		return nil, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", c.shown, c.timeout)
+		return nil, fmt.Errorf("llm: POST %s: no answer within %v (the per-request timeout)", shown, c.timeout)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, redact.Wrap("llm: POST "+c.shown, err, c.apiKey)
+	return nil, redact.Wrap("llm: POST "+shown, err, c.apiKey)
 }
 
 var errTooLarge = errors.New("body too large")
@@ -668,8 +671,8 @@ func readBounded(resp *http.Response, limit int64) ([]byte, error) {
 	return buf, nil
 }
 
-func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
-	e := &StatusError{Endpoint: c.shown, StatusCode: resp.StatusCode, Status: resp.Status}
+func (c *Client) statusError(shown string, resp *http.Response, body []byte) *StatusError {
+	e := &StatusError{Endpoint: shown, StatusCode: resp.StatusCode, Status: resp.Status}
 	var wr struct {
 		Error json.RawMessage `json:"error"`
 	}

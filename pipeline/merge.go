@@ -223,6 +223,7 @@ func checkInput(input string, paths []string, lines []mergeLine) error {
 		if v, err := graph.ParseVersion(l.run.Version); err == nil && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 			// The record's contexts are known: so are their own priors.
 			in, _ := in.WithoutEmptyContexts()
+			in, _ = graph.NearDuplicates(in, result.NearDuplicates(l.run.Fast))
 			if err := result.SameContextPriors(l.contextPriors, result.ContextPriors(graph.SelectNodes(in, v))); err != nil {
 				return fmt.Errorf("%s:%d: %w by the contexts' \"probability\" of the record at %s:%d: the outputs were not scored from this input, or by a run that did not take them as the contexts' priors",
 					paths[l.file], l.at, err, input, in.Line)

@@ -24,6 +24,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/querybuild"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -46,6 +47,14 @@ type Options struct {
 	Inference InferenceOptions
 
 	NLI NLIOptions
+	// NearDuplicates and OneWayPairs are the fast mode (see
+	// Pipeline.NearDuplicates, Pipeline.OneWayPairs): contexts at least
+	// NearDuplicates similar read as one (0: off; graph's
+	// DefaultNearDuplicates is FactReasoner's), FR3's context pairs asked
+	// one way first. Both are off by default: measured, they change labels
+	// (BENCHMARKS.md, "Fast mode").
+	NearDuplicates float64
+	OneWayPairs    bool
 	// PairsPerAtom prunes the pairs put to the NLI classifier (see
 	// Pipeline.PairsPerAtom): 0 is DefaultPairsPerAtom, AllPairs asks
 	// about every pair, OwnPairsOnly about the own pairs only.
@@ -186,6 +195,39 @@ type RetrievalOptions struct {
 	// lacks without contexts, with a warning, instead of failing; with
 	// other sources beside db, their contexts are kept.
 	SkipMissingTopics bool
+	// Scope is which passages of the knowledge base a record is searched
+	// against: "topic" (or ""): a record with a topic in the document of
+	// that title (FActScore), one without in every passage (the knowledge
+	// base's corpus-wide index); "corpus": every record in every passage.
+	Scope string
+	// Ranking ranks the corpus-wide search: "bm25" (or ""), "dense" (the
+	// cosine similarity of passage and query vectors) or "hybrid" (the
+	// two fused by reciprocal rank). Dense and hybrid need a knowledge
+	// base built with an embedding model, and Embed.
+	Ranking string
+	// Embed is the embeddings endpoint that embeds the queries of dense
+	// and hybrid search.
+	Embed EmbedOptions
+	// SourcePriors is a file of context priors by web domain or knowledge
+	// base title (retrieve.LoadSourcePriors), given to the contexts
+	// retrieved; the contexts a record brings keep their own.
+	SourcePriors string
+	// QueryBuilder has the LLM endpoint (LLM) write the search queries of
+	// each atom, from the atom and its response (querybuild), and every
+	// source is searched with them instead of the atom's text.
+	QueryBuilder bool
+}
+
+// EmbedOptions configure an OpenAI-compatible /v1/embeddings endpoint.
+type EmbedOptions struct {
+	// BaseURL is the API root, /v1 included; "" is LLM.BaseURL (and its
+	// default).
+	BaseURL string
+	// APIKey is sent as a bearer token; "" is LLM.APIKey.
+	APIKey string
+	// Model names the embedding model; "" is the model the knowledge
+	// base's vectors were made with. Another model is refused.
+	Model string
 }
 
 // ParseKPerSource reads RetrievalOptions.KPerSource written as
@@ -280,6 +322,9 @@ type resources struct {
 	retry     *retry.Policy
 	verifier  string                // FActScore's verifier, by name
 	pages     *retrieve.PageFetcher // fetching pages, when on
+	// retrieval are the retrieval settings beyond the number of passages
+	// that change what is retrieved (Run.Retrieval), as name=value.
+	retrieval []string
 	// inProcess says whether the NLI classifier runs in this process on
 	// every core (InProcess).
 	inProcess bool
@@ -296,6 +341,7 @@ type llmStages struct {
 	classifier *llmnli.Classifier
 	atomizer   *atomize.LLM
 	reviser    *atomize.LLMReviser
+	queries    *querybuild.LLM
 }
 
 // Open assembles the pipeline that o describes. Close releases what it
@@ -326,6 +372,10 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	default:
 		return nil, optionErr("PairsPerAtom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
 	}
+	if !(o.NearDuplicates >= 0 && o.NearDuplicates <= 1) {
+		return nil, optionErr("NearDuplicates", fmt.Errorf("%v: want a similarity in (0, 1], or 0 for off", o.NearDuplicates))
+	}
+	p.NearDuplicates, p.OneWayPairs = o.NearDuplicates, o.OneWayPairs
 	if o.Retrieval.TopK < 0 {
 		return nil, optionErr("Retrieval.TopK", fmt.Errorf("%d passages per atom: want at least 1", o.Retrieval.TopK))
 	}
@@ -359,7 +409,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if err := p.openSummarizer(o); err != nil {
 		return nil, err
 	}
-	if err := p.openRetriever(o); err != nil {
+	if err := p.openRetriever(ctx, o); err != nil {
 		return nil, err
 	}
 	if err := p.openVerifier(o); err != nil {
@@ -545,6 +595,9 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 		if st.reviser != nil {
 			fmt.Fprintf(w, "llm reviser: %s\n", st.reviser.Stats())
 		}
+		if st.queries != nil {
+			fmt.Fprintf(w, "llm query builder: %s\n", st.queries.Stats())
+		}
 	})
 	return st, nil
 }
@@ -579,7 +632,7 @@ func (p *Pipeline) openAtomizer(o Options) error {
 
 // openRetriever opens the knowledge sources of o.Retrieval, each behind
 // the retrieval cache, merged by a retrieve.Multi.
-func (p *Pipeline) openRetriever(o Options) error {
+func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 	ro := o.Retrieval
 	names, err := sourceNames(ro)
 	if err != nil || len(names) == 0 {
@@ -643,11 +696,20 @@ func (p *Pipeline) openRetriever(o Options) error {
 		fp := &retrieve.FetchPages{Search: r, Fetcher: fetcher, Budget: ro.Pages.Budget}
 		return fp, fp.Source()
 	}
+	if ro.QueryBuilder {
+		st, err := p.llmStages(o)
+		if err != nil {
+			return fmt.Errorf("Retrieval.QueryBuilder: %w", err)
+		}
+		st.queries = querybuild.New(st.client)
+		p.Queries = st.queries
+		p.res.retrieval = append(p.res.retrieval, "queries="+st.queries.Name())
+	}
 	multi := &retrieve.Multi{SkipMissingTopics: ro.SkipMissingTopics, Warn: p.Warn}
 	env := &Env{Options: o, p: p}
 	for _, name := range names {
 		src := table[slices.IndexFunc(table, func(s RetrievalSource) bool { return s.Name == name })]
-		r, cacheName, err := src.Open(env, query)
+		r, cacheName, err := src.Open(ctx, env, query)
 		if err != nil {
 			return err
 		}
@@ -667,6 +729,14 @@ func (p *Pipeline) openRetriever(o Options) error {
 		})
 	}
 	p.Retriever = multi
+	if ro.SourcePriors != "" {
+		sp, err := retrieve.LoadSourcePriors(ro.SourcePriors)
+		if err != nil {
+			return optionErr("Retrieval.SourcePriors", err)
+		}
+		p.Retriever = &retrieve.WithPriors{Next: multi, Priors: sp}
+		p.res.retrieval = append(p.res.retrieval, "source_priors="+sp.Name())
+	}
 	return nil
 }
 

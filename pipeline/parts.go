@@ -11,7 +11,9 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/kbindex"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
@@ -228,7 +230,7 @@ type RetrievalSource struct {
 	// (it says its settings: the knowledge base, the endpoint). A source
 	// whose results are pages is given the page fetcher, when pages are
 	// fetched (RetrievalOptions.Pages).
-	Open func(env *Env, query retrieve.QueryMode) (r retrieve.Retriever, cacheName string, err error)
+	Open func(ctx context.Context, env *Env, query retrieve.QueryMode) (r retrieve.Retriever, cacheName string, err error)
 	// Web says whether the source's results are web pages, whose text
 	// RetrievalOptions.Pages fetches.
 	Web bool
@@ -237,28 +239,111 @@ type RetrievalSource struct {
 // RetrievalSources is the table of the knowledge sources.
 func RetrievalSources() []RetrievalSource {
 	return []RetrievalSource{
-		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB), BM25 over the topic's passages", Open: openDB},
+		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB): BM25 over the topic's passages, or a search of every passage (Retrieval.Scope, Retrieval.Ranking)", Open: openDB},
 		{Name: "wikipedia", Description: "the MediaWiki API of Wikipedia (Retrieval.Wikipedia)", Open: openWikipedia},
 		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper)", Open: openSerper},
 		{Name: "searxng", Web: true, Description: "a SearXNG instance's results (Retrieval.SearXNG.URL)", Open: openSearXNG},
 	}
 }
 
-func openDB(env *Env, _ retrieve.QueryMode) (retrieve.Retriever, string, error) {
+func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retriever, string, error) {
 	ro := env.Options.Retrieval
 	if ro.DB == "" {
 		return nil, "", optionErr("Retrieval.DB", errors.New("the db source needs a knowledge base"))
+	}
+	scope, err := retrieve.ParseScope(ro.Scope)
+	if err != nil {
+		return nil, "", optionErr("Retrieval.Scope", err)
+	}
+	ranking, err := retrieve.ParseRanking(ro.Ranking)
+	if err != nil {
+		return nil, "", optionErr("Retrieval.Ranking", err)
 	}
 	db, err := retrieve.OpenDocDB(ro.DB)
 	if err != nil {
 		return nil, "", optionErr("Retrieval.DB", err)
 	}
 	env.OnClose(db.Close)
-	br := retrieve.NewBM25Retriever(db)
-	return br, br.Source(), nil
+	kb := &retrieve.KB{Topic: retrieve.NewBM25Retriever(db), Scope: scope}
+	corpus, err := retrieve.NewCorpus(ctx, db)
+	switch {
+	case errors.Is(err, kbindex.ErrNoIndex):
+		if scope == retrieve.ScopeCorpus {
+			return nil, "", optionErr("Retrieval.Scope", err)
+		}
+		if ranking != retrieve.RankBM25 {
+			return nil, "", optionErr("Retrieval.Ranking", err)
+		}
+		return kb, kb.Source(), nil
+	case err != nil:
+		return nil, "", optionErr("Retrieval.DB", err)
+	}
+	env.OnClose(corpus.Close)
+	kb.Corpus, kb.CorpusName = corpus, corpus.Source()
+	if ranking != retrieve.RankBM25 {
+		vs, err := openVectorSearch(ctx, env, corpus, ranking)
+		if err != nil {
+			return nil, "", err
+		}
+		kb.Corpus, kb.CorpusName = vs, vs.Source()
+	}
+	if scope == retrieve.ScopeCorpus {
+		env.p.res.retrieval = append(env.p.res.retrieval, "kb_scope=corpus")
+	}
+	if ranking != retrieve.RankBM25 {
+		model, dim, _ := corpus.EmbedModel()
+		env.p.res.retrieval = append(env.p.res.retrieval, fmt.Sprintf("kb_ranking=%s:%s/%d", ranking, model, dim))
+	}
+	return kb, kb.Source(), nil
 }
 
-func openWikipedia(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+// openVectorSearch opens the dense or hybrid search of a knowledge base,
+// its queries embedded at Retrieval.Embed.
+func openVectorSearch(ctx context.Context, env *Env, corpus *retrieve.Corpus, ranking retrieve.Ranking) (*retrieve.VectorSearch, error) {
+	o := env.Options
+	eo := o.Retrieval.Embed
+	model := eo.Model
+	kbModel, _, ok := corpus.EmbedModel()
+	if !ok {
+		return nil, optionErr("Retrieval.Ranking", fmt.Errorf("%s search: %w", ranking, kbindex.ErrNoVectors))
+	}
+	if model == "" {
+		model = kbModel
+	}
+	cfg := llm.Config{BaseURL: firstOf(eo.BaseURL, o.LLM.BaseURL), APIKey: firstOf(eo.APIKey, o.LLM.APIKey), Model: model, Retry: env.Retry(), Timeout: o.LLM.Timeout}
+	if b := strings.TrimSpace(cfg.BaseURL); b != "" {
+		if _, err := endpoint.Parse(b); err != nil {
+			return nil, optionErr("Retrieval.Embed.BaseURL", err)
+		}
+	}
+	client, err := llm.New(cfg)
+	if err != nil {
+		return nil, optionErr("Retrieval.Embed", err)
+	}
+	env.OnClose(client.Close)
+	vs, err := retrieve.NewVectorSearch(ctx, corpus, ranking, client, eo.Model)
+	if err != nil {
+		return nil, optionErr("Retrieval.Embed.Model", err)
+	}
+	env.p.onSummary(func(w io.Writer) {
+		if u := client.Usage(); u.Requests > 0 {
+			fmt.Fprintf(w, "embeddings %s at %s: %d queries embedded, %d requests (%d retries)\n", model, client.EmbedEndpoint(), u.Calls, u.Requests, u.Retries)
+		}
+	})
+	return vs, nil
+}
+
+// firstOf returns the first of its arguments that is not empty.
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func openWikipedia(_ context.Context, env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
 	ro := env.Options.Retrieval
 	w := retrieve.NewWikipedia(ro.Wikipedia.Endpoint)
 	if ro.Wikipedia.UserAgent != "" {
@@ -271,7 +356,7 @@ func openWikipedia(env *Env, query retrieve.QueryMode) (retrieve.Retriever, stri
 	return w, w.Source(), nil
 }
 
-func openSerper(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+func openSerper(_ context.Context, env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
 	ro := env.Options.Retrieval
 	key := ro.Serper.APIKey
 	if key == "" {
@@ -290,7 +375,7 @@ func openSerper(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string,
 	return s, s.Source(), nil
 }
 
-func openSearXNG(env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
+func openSearXNG(_ context.Context, env *Env, query retrieve.QueryMode) (retrieve.Retriever, string, error) {
 	ro := env.Options.Retrieval
 	if ro.SearXNG.URL == "" {
 		return nil, "", optionErr("Retrieval.SearXNG.URL", errors.New("the searxng source needs the instance's URL, as http://localhost:8888"))

@@ -66,6 +66,17 @@ type Pipeline struct {
 	// round is how many pairs are put to the Classifier at once; 0 is
 	// nliRound. Benchmarks vary it.
 	round int
+	// NearDuplicates, when above 0, makes a context whose NLI text is at
+	// least this similar to an earlier one's read as that one
+	// (graph.NearDuplicates): in FR2 and FR3 the two are one variable,
+	// the later id an alias. 0 merges identical texts only, as the
+	// reference.
+	NearDuplicates float64
+	// OneWayPairs asks each FR3 context pair in one direction (the longer
+	// text as premise), and the other direction only when the first
+	// answer is not neutral (docs/retrieval.md, "Fast mode"). Off, both
+	// directions are asked, as the reference.
+	OneWayPairs bool
 
 	// Atomizer makes atoms for records that have none; Reviser, when set,
 	// rewrites them to stand alone.
@@ -79,7 +90,11 @@ type Pipeline struct {
 	// SkipMissingTopics a record whose topic the knowledge source does not
 	// know is scored without contexts (its atoms stay undecided) instead
 	// of failing.
-	Retriever         retrieve.Retriever
+	Retriever retrieve.Retriever
+	// Queries, when set, writes each atom's search queries, and the
+	// Retriever is asked for them instead of the atom's text
+	// (retrieve.Queried); the question is searched as it is.
+	Queries           retrieve.QueryWriter
 	TopK              int
 	QueryContexts     int
 	SkipMissingTopics bool
@@ -151,6 +166,12 @@ type Assessment struct {
 	// EmptyContexts are the ids of the record's contexts that had neither
 	// text nor snippet, dropped before scoring (Prepare).
 	EmptyContexts []string
+
+	own []bool // own[i]: Pairs[i] is an own pair
+	// With OneWayPairs, the FR3 context pairs' second directions, each
+	// asked when its first (first[i]) answered other than neutral.
+	second, first []nli.Pair
+	secondOwn     []bool
 }
 
 // PTrue returns the marginal probability that the named variable is true.
@@ -211,6 +232,9 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 type nliHooks struct {
 	planned  func(pairs int, known bool)
 	answered func(pairs int)
+	// more is told of pairs found to be needed after the first answers
+	// (OneWayPairs' second directions), which no count foresaw.
+	more func(pairs int)
 }
 
 func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline, hooks *nliHooks) ([]*Assessment, *score.Scores, error) {
@@ -226,7 +250,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	if err != nil {
 		return nil, nil, err
 	}
-	in = sum.premises
+	in, _ = graph.NearDuplicates(sum.premises, p.NearDuplicates)
 	given := p.usesGiven(in)
 	if !given && p.Classifier == nil {
 		if p.res.noNLI != "" {
@@ -262,6 +286,13 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 			}
 		}
 		if _, err := shared.Classify(ctx, all); err != nil {
+			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
+		}
+		var more func(int)
+		if hooks != nil {
+			more = hooks.more
+		}
+		if err := p.askReverse(ctx, shared, out, more); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
 		}
 		for _, a := range out {
@@ -336,15 +367,11 @@ func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Base
 	}
 	for _, a := range out {
 		sel := prune.Select(a.Nodes, k)
-		a.Pairs, a.PairsPerAtom = sel.Pairs, p.PairsPerAtom
-		var own []nli.Pair
-		for i, pr := range sel.Pairs {
-			if sel.Own[i] {
-				own = append(own, pr)
-			}
+		a.Pairs, a.PairsPerAtom, a.own, a.Pruned = sel.Pairs, p.PairsPerAtom, sel.Own, sel.Pruned
+		if p.OneWayPairs && a.Version == graph.FR3 {
+			a.oneWay()
 		}
-		a.Asked, a.Own = distinct(a.Pairs), distinct(own)
-		a.Other, a.Pruned = a.Asked-a.Own, sel.Pruned
+		a.count()
 		all = append(all, a.Pairs...)
 	}
 	return out, append(all, baseline...), nil
@@ -471,7 +498,11 @@ func (p *Pipeline) retrieve(ctx context.Context, in *instance.Instance, question
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	n, err = retrieve.Fill(ctx, p.Retriever, in, k)
+	atoms := p.Retriever
+	if p.Queries != nil {
+		atoms = &retrieve.Queried{Next: p.Retriever, Writer: p.Queries, Response: in.Output}
+	}
+	n, err = retrieve.Fill(ctx, atoms, in, k)
 	if err == nil && n > 0 && question {
 		q := p.QueryContexts
 		if q == 0 {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -128,22 +129,9 @@ func BenchmarkPruneAccuracy(b *testing.B) {
 								pairs20 += a.Asked
 								all20 += a.Asked + a.Pruned
 							}
-							gold := map[string]string{}
-							for _, at := range in.Atoms {
-								gold[at.ID] = at.Label
-							}
-							for _, at := range a.Scores.PerAtom {
-								s := at.Support == instance.Supported
-								if s != reference[fmt.Sprint(r, at.ID)] {
-									changed++
-								}
-								if g := gold[at.ID]; g != "" {
-									labeled++
-									if s == (g == instance.Supported) {
-										correct++
-									}
-								}
-							}
+							var t labelTally
+							t.add(in, a, r, reference, nil)
+							labeled, correct, changed = labeled+t.labeled, correct+t.correct, changed+t.changed
 						}
 					}
 					b.ReportMetric(float64(correct)/float64(labeled), "accuracy")
@@ -199,6 +187,39 @@ func TestPruneDefaultOwnStances(t *testing.T) {
 			}
 			if 2*asked > all {
 				t.Errorf("%s, %s: the default asks %d pairs, every pair %d: not 2x fewer", set.name, v, asked, all)
+			}
+		}
+	}
+}
+
+// labelTally counts an assessment's labels: those of labeled atoms, those
+// right against the gold labels, and those that differ from the
+// reference's (keyed by record number and atom id); with the reference's
+// P(true) too, the largest difference from it.
+type labelTally struct {
+	labeled, correct, changed int
+	maxDP                     float64
+}
+
+func (t *labelTally) add(in *instance.Instance, a *Assessment, record int, reference map[string]bool, refP map[string]float64) {
+	gold := map[string]string{}
+	for _, at := range in.Atoms {
+		gold[at.ID] = at.Label
+	}
+	for _, at := range a.Scores.PerAtom {
+		key := fmt.Sprint(record, at.ID)
+		s := at.Support == instance.Supported
+		if s != reference[key] {
+			t.changed++
+		}
+		if refP != nil {
+			pt, _ := a.PTrue(at.ID)
+			t.maxDP = max(t.maxDP, math.Abs(pt-refP[key]))
+		}
+		if g := gold[at.ID]; g != "" {
+			t.labeled++
+			if s == (g == instance.Supported) {
+				t.correct++
 			}
 		}
 	}

@@ -30,6 +30,7 @@ func (p *Pipeline) RunIdentity() *result.Run {
 	if r.Inference == "" {
 		r.Inference = SolverName(p.Solver)
 	}
+	r.Fast = result.FastName(p.NearDuplicates, p.OneWayPairs)
 	if p.Retriever != nil {
 		k, q := p.TopK, p.QueryContexts
 		if k <= 0 {
@@ -41,7 +42,7 @@ func (p *Pipeline) RunIdentity() *result.Run {
 		case q < 0:
 			q = 0
 		}
-		r.Retrieval = result.RetrievalName(k, q)
+		r.Retrieval = result.RetrievalName(k, q, p.res.retrieval...)
 	}
 	return r
 }

@@ -118,6 +118,7 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 	if r.Summaries != nil {
 		premises, _ = summarizer.Premises(in)
 	}
+	premises, _ = graph.NearDuplicates(premises, result.NearDuplicates(r.Identity.Fast))
 	a := &Assessment{Instance: in, Version: v, Nodes: graph.SelectNodes(premises, v), NLI: r.identity, Scores: r.Scores, Summaries: r.Summaries}
 	// The contexts' priors are those the line records (a line written
 	// before they were read has none, whatever its contexts carry).

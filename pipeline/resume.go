@@ -152,7 +152,7 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 // with version v.
 func (p *Pipeline) identity(v graph.Version, in *instance.Instance) result.Identity {
 	run := p.RunIdentity()
-	id := result.Identity{Version: v.String(), NLI: run.NLI, Inference: run.Inference, K: run.K, Retrieval: run.Retrieval,
+	id := result.Identity{Version: v.String(), NLI: run.NLI, Inference: run.Inference, K: run.K, Retrieval: run.Retrieval, Fast: run.Fast,
 		Priors: result.PriorsName(&p.Graph), Summarizer: p.summarizerName()}
 	if !p.usesGiven(in) && p.Classifier != nil {
 		id.PairsPerAtom = PairsPerAtomName(p.PairsPerAtom)
@@ -176,6 +176,8 @@ func optionsOf(field string) string {
 		return " (Options.K)"
 	case "run.retrieval":
 		return " (Options.Retrieval)"
+	case "run.fast":
+		return " (Options.NearDuplicates, Options.OneWayPairs)"
 	}
 	return ""
 }

@@ -200,6 +200,7 @@ func (t *tracker) hooks() *nliHooks {
 			}
 		},
 		answered: func(n int) { t.update(func(p *Progress) { p.Pairs += n }) },
+		more:     func(n int) { t.update(func(p *Progress) { p.PairsTotal += n }) },
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/factreasoner/factreasoner-go/graph"
 	"io"
 	"strings"
 
@@ -89,9 +90,9 @@ func (p *Pipeline) premisesAhead(in *instance.Instance) (*instance.Instance, boo
 	case p.Summarizer != nil:
 		return nil, false
 	case p.UseSummaries:
-		premises, _ := summarizer.Premises(in)
-		return premises, true
+		in, _ = summarizer.Premises(in)
 	}
+	in, _ = graph.NearDuplicates(in, p.NearDuplicates)
 	return in, true
 }
 

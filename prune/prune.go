@@ -25,9 +25,6 @@
 package prune
 
 import (
-	"strings"
-	"unicode"
-
 	"github.com/factreasoner/factreasoner-go/bm25"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/nli"
@@ -35,11 +32,7 @@ import (
 
 // Tokens splits text into the words BM25 compares: maximal runs of letters
 // and digits, lower-cased.
-func Tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
+func Tokens(text string) []string { return bm25.Words(text) }
 
 // Selection is the pairs of a version that are asked.
 type Selection struct {

@@ -219,7 +219,12 @@ func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
 	}
 	r.Atoms, r.Contexts = in.Atoms, in.Contexts
 	version, _ := graph.ParseVersion(o.Version)
-	nodes := graph.SelectNodes(in, version)
+	var fast string
+	if o.Run != nil {
+		fast = o.Run.Fast
+	}
+	premises, _ := graph.NearDuplicates(in, result.NearDuplicates(fast))
+	nodes := graph.SelectNodes(premises, version)
 	r.Alias = nodes.Alias
 	if err := r.checkVariables(nodes); err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ type Identity struct {
 	Priors       string // PriorsName
 	K            string // Run.K; "" for lines written before it was recorded
 	Retrieval    string // Run.Retrieval
+	Fast         string // Run.Fast
 	Summarizer   string // where NLI's premises came from; "" for the contexts' text
 }
 
@@ -52,7 +53,7 @@ func (l *Line) Identity() Identity {
 		id.NLI = l.NLIName()
 	}
 	if r := l.Run; r != nil {
-		id.NLI, id.Inference, id.K, id.Retrieval = r.NLI, r.Inference, r.K, r.Retrieval
+		id.NLI, id.Inference, id.K, id.Retrieval, id.Fast = r.NLI, r.Inference, r.K, r.Retrieval, r.Fast
 	}
 	return id
 }
@@ -122,6 +123,7 @@ func Compare(a, b Identity) *Difference {
 		{"priors", a.Priors, b.Priors, false},
 		{"run.k", a.K, b.K, false},
 		{"run.retrieval", a.Retrieval, b.Retrieval, false},
+		{"run.fast", a.Fast, b.Fast, false},
 		{"summarizer", a.Summarizer, b.Summarizer, false},
 	} {
 		if f.a == f.b || f.any && (f.a == "" || f.b == "") {
@@ -141,9 +143,40 @@ func KName(k score.K) string {
 }
 
 // RetrievalName is Run.Retrieval for a run that retrieves topK passages
-// per atom and query passages for the question.
-func RetrievalName(topK, query int) string {
-	return fmt.Sprintf("top_k=%d,query_contexts=%d", topK, query)
+// per atom and query passages for the question, with other settings that
+// change what it retrieves ("kb_scope=corpus", "queries=llm:MODEL") after
+// them; a run with none is named as before they existed.
+func RetrievalName(topK, query int, settings ...string) string {
+	s := fmt.Sprintf("top_k=%d,query_contexts=%d", topK, query)
+	for _, x := range settings {
+		s += "," + x
+	}
+	return s
+}
+
+// FastName is Run.Fast for a fast mode: near-duplicates at threshold
+// (0: off) and FR3's context pairs one way or not; "" when both are off.
+func FastName(threshold float64, oneWay bool) string {
+	var parts []string
+	if threshold > 0 {
+		parts = append(parts, "near_duplicates="+strconv.FormatFloat(threshold, 'g', -1, 64))
+	}
+	if oneWay {
+		parts = append(parts, "fr3_pairs=one-way")
+	}
+	return strings.Join(parts, ",")
+}
+
+// NearDuplicates is the near-duplicate threshold a Run.Fast names; 0 when
+// none.
+func NearDuplicates(fast string) float64 {
+	for _, part := range strings.Split(fast, ",") {
+		if v, ok := strings.CutPrefix(part, "near_duplicates="); ok {
+			t, _ := strconv.ParseFloat(v, 64)
+			return t
+		}
+	}
+	return 0
 }
 
 // GivenElse is Run.NLI for a run that scores a record from its own

@@ -154,6 +154,11 @@ type Run struct {
 	// had a knowledge source: "top_k=3,query_contexts=3" (passages per
 	// atom and for the question); absent when it had none.
 	Retrieval string `json:"retrieval,omitempty"`
+	// Fast is the fast mode's settings, when on: "near_duplicates=0.92"
+	// (contexts at least that similar read as one, graph.NearDuplicates),
+	// "fr3_pairs=one-way" (FR3's context pairs asked one way first);
+	// absent when off (every pair both ways, identical texts merged).
+	Fast string `json:"fast,omitempty"`
 }
 
 // MarshalJSON writes the line's fields, then its Extra fields.

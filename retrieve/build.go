@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/kbindex"
 )
 
 // DefaultMaxTokens is the passage size of FActScore's knowledge base.
@@ -38,6 +40,10 @@ type BuildStats struct {
 	DuplicatePieces int // pieces dropped because the same title already had them
 	RepeatedTitles  int // documents merged into an earlier one of the same title
 	EmptyDocuments  int // titles whose pieces held no text
+	// Index says what the corpus-wide index holds (package kbindex).
+	Index kbindex.Stats
+	// Embedded counts the passages embedded (BuildOptions.Embedder).
+	Embedded int
 }
 
 // Builder writes a knowledge base in FActScore's format. Documents with the
@@ -54,9 +60,14 @@ type Builder struct {
 	overwrite bool
 	titles    map[string]int64 // title -> staging id
 	names     []string         // staging id - 1 -> title
+	index     *kbindex.Builder
+	embedder  Embedder
+	pending   []pendingPassage // passages not yet embedded
 	// Progress, when set, is called during Finish with the number of
-	// documents split so far and the total.
-	Progress func(done, total int)
+	// documents split so far and the total; IndexProgress with the words
+	// of the corpus-wide index written so far and their number.
+	Progress      func(done, total int)
+	IndexProgress func(done, total int)
 }
 
 // BuildOptions configure a Builder.
@@ -69,7 +80,16 @@ type BuildOptions struct {
 	// Overwrite replaces an existing file at the path (when Finish
 	// succeeds; until then the old file stays).
 	Overwrite bool
+	// Embedder, when set, embeds every passage, and the knowledge base
+	// keeps the vectors for dense and hybrid search, recorded as made by
+	// EmbedModel (which must name Embedder's model).
+	Embedder   Embedder
+	EmbedModel string
 }
+
+// embedBatch is how many passages the builder sends to the embedder at
+// once (the client splits them further into requests).
+const embedBatch = 256
 
 // NewBuilder starts a knowledge base that will be written to path, which
 // must not exist yet unless opts.Overwrite is set (the error then wraps
@@ -130,6 +150,17 @@ func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
 	if b.tx, err = b.db.Begin(); err != nil {
 		b.Abort()
 		return nil, err
+	}
+	if b.index, err = kbindex.NewBuilder(context.Background(), b.tx); err != nil {
+		b.Abort()
+		return nil, err
+	}
+	if opts.Embedder != nil {
+		b.embedder = opts.Embedder
+		if err := b.index.Embedding(context.Background(), opts.EmbedModel); err != nil {
+			b.Abort()
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -216,11 +247,28 @@ func (b *Builder) finish(ctx context.Context) error {
 				return fmt.Errorf("document %q holds the passage separator %s", title, Separator)
 			}
 		}
-		if _, err := b.tx.ExecContext(ctx, `INSERT INTO documents (title, text) VALUES (?, ?)`, title, strings.Join(passages, Separator)); err != nil {
+		res, err := b.tx.ExecContext(ctx, `INSERT INTO documents (title, text) VALUES (?, ?)`, title, strings.Join(passages, Separator))
+		if err != nil {
 			return err
+		}
+		doc, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		for i, p := range passages {
+			id, err := b.index.Add(ctx, doc, i, p)
+			if err != nil {
+				return err
+			}
+			if b.embedder != nil {
+				b.pending = append(b.pending, pendingPassage{id, p})
+			}
 		}
 		b.stats.Documents++
 		b.stats.Passages += len(passages)
+		if len(b.pending) >= embedBatch {
+			return b.embed(ctx)
+		}
 		return nil
 	}
 	for rows.Next() {
@@ -251,6 +299,13 @@ func (b *Builder) finish(ctx context.Context) error {
 	if b.stats.Documents == 0 {
 		return fmt.Errorf("no document has any text (%d read): nothing to write", total)
 	}
+	if err := b.embed(ctx); err != nil {
+		return err
+	}
+	b.index.Progress = b.IndexProgress
+	if b.stats.Index, err = b.index.Finish(ctx); err != nil {
+		return err
+	}
 	for _, q := range []string{`DROP TABLE staging_pieces`, `DROP TABLE staging_titles`} {
 		if _, err := b.tx.ExecContext(ctx, q); err != nil {
 			return err
@@ -273,6 +328,37 @@ func (b *Builder) finish(ctx context.Context) error {
 	// The staging file was made private (CreateTemp, 0600), as every file
 	// the tool writes: the documents may not be everyone's to read.
 	return os.Rename(b.tmp, b.path)
+}
+
+type pendingPassage struct {
+	id   int
+	text string
+}
+
+// embed embeds the pending passages and stores their vectors.
+func (b *Builder) embed(ctx context.Context) error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	texts := make([]string, len(b.pending))
+	for i, p := range b.pending {
+		texts[i] = p.text
+	}
+	vs, err := b.embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embedding passages: %w", err)
+	}
+	if len(vs) != len(texts) {
+		return fmt.Errorf("embedding passages: %d vectors for %d passages", len(vs), len(texts))
+	}
+	for i, p := range b.pending {
+		if err := b.index.AddVector(ctx, p.id, vs[i]); err != nil {
+			return err
+		}
+	}
+	b.stats.Embedded += len(b.pending)
+	b.pending = b.pending[:0]
+	return nil
 }
 
 // titleOf returns the title of a staging id (ids are 1, 2, ... in order).

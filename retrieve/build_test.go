@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/factreasoner/factreasoner-go/kbindex"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -256,7 +257,9 @@ func TestBuilder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := BuildStats{Documents: 2, Passages: 3, Pieces: 5, DuplicatePieces: 1, RepeatedTitles: 1, EmptyDocuments: 1}
+	// The index: 3 passages, 10 distinct words each in one passage.
+	want := BuildStats{Documents: 2, Passages: 3, Pieces: 5, DuplicatePieces: 1, RepeatedTitles: 1, EmptyDocuments: 1,
+		Index: kbindex.Stats{Passages: 3, Terms: 10, Postings: 10, Blocks: 10}}
 	if stats != want {
 		t.Errorf("stats %+v, want %+v", stats, want)
 	}
@@ -274,10 +277,10 @@ func TestBuilder(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", title, got, err, want)
 		}
 	}
-	// FActScore's format: one table, its schema, passages joined by the
-	// separator.
+	// FActScore's format: its table, its schema, passages joined by the
+	// separator; the corpus-wide index beside it, in tables of its own.
 	var schema []string
-	rows, err := db.db.Query(`SELECT sql FROM sqlite_master`)
+	rows, err := db.db.Query(`SELECT sql FROM sqlite_master WHERE name NOT LIKE 'kb\_%' ESCAPE '\' AND tbl_name NOT LIKE 'kb\_%' ESCAPE '\'`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,11 +109,7 @@ func (d *DocDB) Passages(ctx context.Context, title string) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("knowledge base %s: title %q has %d rows; a knowledge base holds one row per title", d.path, title, len(texts))
 	}
-	parts := strings.Split(texts[0], Separator)
-	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "<s>", ""), "</s>", "")
-	}
-	return parts, nil
+	return splitPassages(texts[0]), nil
 }
 
 // Fingerprint identifies the knowledge base file for caches: its absolute

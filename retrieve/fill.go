@@ -113,7 +113,7 @@ func empty(p Passage) bool {
 // contextOf is the context a retrieved passage becomes, its text cut at
 // MaxContextChars characters.
 func contextOf(id string, p Passage) instance.Context {
-	return instance.Context{ID: id, Title: p.Title, Text: truncateChars(p.Text, MaxContextChars), Snippet: p.Snippet, Link: p.Link, Source: p.Source}
+	return instance.Context{ID: id, Title: p.Title, Text: truncateChars(p.Text, MaxContextChars), Snippet: p.Snippet, Link: p.Link, Source: p.Source, Probability: p.Prior}
 }
 
 // truncateChars cuts s to at most n characters (code points, as Python's

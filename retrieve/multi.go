@@ -49,8 +49,7 @@ const maxWarned = 4096
 func (m *Multi) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
 	var (
 		out     []Passage
-		links   = map[string]bool{}
-		texts   = map[[2]string]bool{}
+		seen    = newSeen()
 		missing error
 		skipped int
 	)
@@ -78,16 +77,9 @@ func (m *Multi) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pass
 			if p.Source == "" {
 				p.Source = src.Name
 			}
-			link := normalLink(p.Link)
-			text := [2]string{strings.TrimSpace(p.Text), strings.TrimSpace(p.Snippet)}
-			if (link != "" && links[link]) || (text != [2]string{} && texts[text]) {
-				continue
+			if seen.add(p) {
+				out = append(out, p)
 			}
-			if link != "" {
-				links[link] = true
-			}
-			texts[text] = true
-			out = append(out, p)
 		}
 	}
 	if skipped > 0 && skipped == len(m.Sources) {
@@ -132,4 +124,28 @@ func normalLink(link string) string {
 		s += "?" + u.RawQuery
 	}
 	return s
+}
+
+// seen are the passages kept so far, by link and by text and snippet.
+type seen struct {
+	links map[string]bool
+	texts map[[2]string]bool
+}
+
+func newSeen() *seen { return &seen{links: map[string]bool{}, texts: map[[2]string]bool{}} }
+
+// add records p and reports whether it is new: no passage before had its
+// link (compared without scheme, "www.", fragment and trailing slash) or
+// its text and snippet.
+func (s *seen) add(p Passage) bool {
+	link := normalLink(p.Link)
+	text := [2]string{strings.TrimSpace(p.Text), strings.TrimSpace(p.Snippet)}
+	if (link != "" && s.links[link]) || (text != [2]string{} && s.texts[text]) {
+		return false
+	}
+	if link != "" {
+		s.links[link] = true
+	}
+	s.texts[text] = true
+	return true
 }

@@ -25,6 +25,9 @@ type Passage struct {
 	// Source names the knowledge source ("db", "wikipedia", "serper",
 	// "searxng"); Multi sets it when the source did not.
 	Source string `json:"source,omitempty"`
+	// Prior, when set, is the prior of the context the passage becomes
+	// (SourcePriors).
+	Prior *float64 `json:"prior,omitempty"`
 
 	// transient marks a passage that is worse than it should be for a
 	// reason that may pass (a page that timed out fell back to its

@@ -61,6 +61,19 @@ func flagDetails() map[string]string {
 		"pairs-per-atom": "The NLI model is asked about each atom's own contexts (those retrieved for it, and the question's: FR1's pairs, always asked) " +
 			"and its K best-matching other contexts (BM25 over the record's contexts; for FR3 also each context's K most similar contexts " +
 			"beside its own partners); the other pairs are neutral. own (or 0) asks the own pairs only; all asks every pair, as the reference does.",
+		"kb-scope": "topic: a record with a topic is searched in the document of that title (FActScore's retrieval), a record without one in every " +
+			"passage of the knowledge base (its index; fr kb build writes one). corpus: every record in every passage, its query topic + atom.",
+		"retrieval": "How a search of every passage ranks them: bm25 (the index's words), dense (the cosine similarity of the query's vector, " +
+			"embedded at --embed-endpoint, to the passages' vectors) or hybrid (the two fused by reciprocal rank). dense and hybrid need a " +
+			"knowledge base built with fr kb build --embed-model; the key is read from $OPENAI_API_KEY.",
+		"source-priors": "One entry a line: a web domain (wikipedia.org, which covers its subdomains) or title:TITLE, then the prior in [0, 1]; " +
+			"# starts a comment. The contexts retrieved take the prior of their link's domain, else of their title.",
+		"query-builder": "The LLM writes one to three search queries for each atom from the atom and its response (FactReasoner's QueryBuilder); " +
+			"every source is searched with them instead of the atom's text. An answer without queries is asked again, then fails the record.",
+		"near-duplicates": "A context whose words are at least this similar (cosine of word counts) to an earlier context's reads as that one: " +
+			"one variable in FR2 and FR3, its id an alias. 0.92 is FactReasoner's fast preset; off (0) merges identical texts only.",
+		"fr3-pairs": "one-way asks each FR3 context pair with the longer text as premise, and the reverse only when that answer is not neutral " +
+			"(docs/retrieval.md, Fast mode); both asks every pair both ways, as FactReasoner does.",
 		"query-contexts": "When the tool retrieves for a record, it also retrieves passages for the record's question (its input), as contexts " +
 			"c_q_0, c_q_1, … that every atom's pairs take as their own. FactReasoner retrieves as many as per atom (the default); 0 retrieves none.",
 		"summarize": "FactReasoner's context summarizer: the LLM (--llm-*) summarizes each context with respect to its atom (query contexts " +

@@ -8,7 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/retrieve"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 func kbCommand() *cli.Command {
@@ -30,16 +32,26 @@ func kbCommand() *cli.Command {
 				"most --max-tokens RoBERTa tokens are filled with whole sentences; only a sentence longer\n" +
 				"than a passage is cut, at word boundaries. Without --tokenizer, passages hold at most\n" +
 				"3/4 as many words (192 for 256 tokens: RoBERTa averages 1.3 tokens per English word),\n" +
-				"an approximation." +
+				"an approximation.\n\n" +
+				"Beside FActScore's table, the file holds an index of every passage's words (tables kb_*),\n" +
+				"which fr score and fr retrieve search for records without a topic (every record with\n" +
+				"--kb-scope corpus); with --embed-model, also a vector per passage from an OpenAI-compatible\n" +
+				"/v1/embeddings endpoint, for --retrieval dense or hybrid." +
 				examples(
 					"# A knowledge base of text files, passages sized by RoBERTa's tokenizer.",
 					"fr kb build --tokenizer tokenizer.json -o kb.db articles/",
+					"# The same with passage vectors from a local embeddings server (vLLM, TEI, Ollama).",
+					"fr kb build --embed-model BAAI/bge-small-en-v1.5 --embed-endpoint http://localhost:8080/v1 -o kb.db articles/",
 				),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Category: catIO, Usage: "knowledge base file to write"},
 				&cli.StringFlag{Name: "tokenizer", Category: catPassages, Usage: "a RoBERTa `tokenizer.json` (Hugging Face format) to size passages in tokens"},
 				&cli.IntFlag{Name: "max-tokens", Value: retrieve.DefaultMaxTokens, Category: catPassages, Usage: "passage size in tokens"},
 				&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace OUTPUT if it exists"},
+				&cli.StringFlag{Name: "embed-model", Category: catPassages, Usage: "embedding model that embeds every passage, for fr score --retrieval dense or hybrid"},
+				&cli.StringFlag{Name: "embed-endpoint", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL, Category: catPassages,
+					Usage: "OpenAI-compatible API root, /v1 included, of --embed-model's /embeddings (key: $OPENAI_API_KEY)"},
+				&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catPassages, Usage: "retries of an embeddings request after a 429, a 5xx, a timeout or a dropped connection"},
 			},
 			Action: runKBBuild,
 		}},
@@ -66,6 +78,15 @@ func runKBBuild(c *cli.Context) error {
 	} else {
 		fmt.Fprintf(c.App.ErrWriter, "fr kb build: no --tokenizer: passages are sized in words (at most %d), an approximation of %d RoBERTa tokens\n",
 			int(float64(opts.MaxTokens)*retrieve.WordsPerToken), opts.MaxTokens)
+	}
+	if m := c.String("embed-model"); m != "" {
+		client, err := llm.New(llm.Config{BaseURL: c.String("embed-endpoint"), APIKey: os.Getenv("OPENAI_API_KEY"), Model: m,
+			Retry: &retry.Policy{Retries: c.Int("retries"), Notify: retry.Printer(c.App.ErrWriter, "fr kb build: ")}})
+		if err != nil {
+			return usagef("--embed-endpoint: %w", err)
+		}
+		defer client.Close()
+		opts.Embedder, opts.EmbedModel = client, m
 	}
 	files, err := retrieve.DocumentFiles(c.Args().Slice())
 	if err != nil {
@@ -106,11 +127,21 @@ func runKBBuild(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "fr kb build: split %d of %d documents, %.1fs\n", done, total, time.Since(start).Seconds())
 		}
 	}
+	b.IndexProgress = func(done, total int) {
+		if time.Since(last) >= time.Second {
+			last = time.Now()
+			fmt.Fprintf(c.App.ErrWriter, "fr kb build: indexed %d of %d words, %.1fs\n", done, total, time.Since(start).Seconds())
+		}
+	}
 	st, err := b.Finish(c.Context)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr kb build: wrote %s: %d documents, %d passages (%d pieces read, %d repeated pieces dropped, %d repeated titles merged, %d empty documents skipped) in %.1fs\n",
-		out, st.Documents, st.Passages, st.Pieces, st.DuplicatePieces, st.RepeatedTitles, st.EmptyDocuments, time.Since(start).Seconds())
+	embedded := ""
+	if st.Embedded > 0 {
+		embedded = fmt.Sprintf(", %d passages embedded by %s", st.Embedded, c.String("embed-model"))
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr kb build: wrote %s: %d documents, %d passages (%d pieces read, %d repeated pieces dropped, %d repeated titles merged, %d empty documents skipped); index of %d words%s; in %.1fs\n",
+		out, st.Documents, st.Passages, st.Pieces, st.DuplicatePieces, st.RepeatedTitles, st.EmptyDocuments, st.Index.Terms, embedded, time.Since(start).Seconds())
 	return nil
 }

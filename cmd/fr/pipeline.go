@@ -26,6 +26,9 @@ func pipelineFlags() []cli.Flag {
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Category: catRetrieval, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
 		queryContextsFlag("retrieve-k"),
 		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its `K` best-matching others; own (0) or all"},
+		&cli.Float64Flag{Name: "near-duplicates", Category: catScoring, DefaultText: "off",
+			Usage: "contexts at least this similar (e.g. 0.92) are one variable in FR2 and FR3"},
+		&cli.StringFlag{Name: "fr3-pairs", Value: "both", Category: catScoring, Usage: "FR3's context pairs: both (asked both ways, as FactReasoner) or one-way"},
 		&cli.BoolFlag{Name: "summarize", Category: catSummaries, Usage: "summarize each context with respect to its atom by the LLM, as FactReasoner's summarizer"},
 		&cli.BoolFlag{Name: "use-summaries", Category: catSummaries, Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary); no model is asked"},
 		&cli.StringFlag{Name: "summary-method", Value: "auto", Category: catSummaries,
@@ -87,6 +90,17 @@ func pipelineOptions(c *cli.Context) (pipeline.Options, error) {
 		return o, usagef("--atom-prior, --context-prior: %w", err)
 	}
 	var err error
+	o.NearDuplicates = c.Float64("near-duplicates")
+	if !(o.NearDuplicates >= 0 && o.NearDuplicates <= 1) {
+		return o, usagef("--near-duplicates %v: want a similarity in (0, 1], or 0 for off", o.NearDuplicates)
+	}
+	switch m := c.String("fr3-pairs"); m {
+	case "both":
+	case "one-way":
+		o.OneWayPairs = true
+	default:
+		return o, usagef("--fr3-pairs: %q is not both or one-way", m)
+	}
 	if o.PairsPerAtom, err = pipeline.ParsePairsPerAtom(c.String("pairs-per-atom")); err != nil {
 		return o, usagef("--pairs-per-atom: %w", err)
 	}

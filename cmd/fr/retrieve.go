@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -37,7 +39,7 @@ func retrieveCommand() *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 3, Category: catRetrieval, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),
 			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catRetrieval, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
-		}, append(outputFlags(), retrieverFlags()...)...),
+		}, append(outputFlags(), append(retrieverFlags(), llmEndpointFlags()...)...)...),
 		Action: runRetrieve,
 	}
 }
@@ -64,6 +66,13 @@ func retrieverFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fetch-private", Category: catWeb, Usage: "let --fetch-pages read pages on loopback and private network addresses (refused by default)"},
 		&cli.StringFlag{Name: "retrieval-cache", Value: "auto", Category: catRetrieval, Usage: "retrieval results reused by later runs: an SQLite `FILE`, auto or off"},
 		&cli.StringFlag{Name: "missing-topic", Value: "error", Category: catRetrieval, Usage: "a record whose topic is no title of the knowledge base: error (as FActScore) or skip"},
+		&cli.StringFlag{Name: "kb-scope", Value: "topic", Category: catRetrieval, Usage: "passages of --db searched: topic (the topic's document, or all without topic) or corpus"},
+		&cli.StringFlag{Name: "retrieval", Value: "bm25", Category: catRetrieval, Usage: "ranking of a search of every passage of --db: bm25, dense or hybrid"},
+		&cli.StringFlag{Name: "embed-endpoint", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL, Category: catRetrieval,
+			Usage: "API root, /v1 included, whose /embeddings embeds the queries of --retrieval dense or hybrid"},
+		&cli.StringFlag{Name: "embed-model", DefaultText: "the knowledge base's", Category: catRetrieval, Usage: "embedding model of the queries; another than the knowledge base's is refused"},
+		&cli.BoolFlag{Name: "query-builder", Category: catRetrieval, Usage: "the LLM (--llm-model) writes each atom's search queries, which every source is searched with"},
+		&cli.StringFlag{Name: "source-priors", Category: catRetrieval, Usage: "`FILE` of context priors by web domain or knowledge base title"},
 	}
 }
 
@@ -94,8 +103,13 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 			Budget:       c.Duration("fetch-budget"),
 			AllowPrivate: c.Bool("fetch-private"),
 		},
-		Query: c.String("query"),
-		TopK:  c.Int(kFlag),
+		Query:        c.String("query"),
+		TopK:         c.Int(kFlag),
+		Scope:        c.String("kb-scope"),
+		Ranking:      c.String("retrieval"),
+		Embed:        pipeline.EmbedOptions{BaseURL: c.String("embed-endpoint"), Model: c.String("embed-model")},
+		QueryBuilder: c.Bool("query-builder"),
+		SourcePriors: c.String("source-priors"),
 	}
 	if o.TopK < 1 {
 		return o, usagef("--%s %d: want at least 1", kFlag, o.TopK)
@@ -132,7 +146,8 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}, Retry: &retry.Policy{Retries: c.Int("retries")}}
+	o := llmOptions(c) // the endpoint of --query-builder
+	o.NLI, o.Retry = pipeline.NLIOptions{Backend: "given"}, &retry.Policy{Retries: c.Int("retries")}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}
@@ -166,4 +181,16 @@ func runRetrieve(c *cli.Context) error {
 	atOnce = endedAtOnce(err, st.Atoms)
 	finishRun(prog, msg, nil, atOnce)
 	return err
+}
+
+// llmEndpointFlags are the flags of the LLM endpoint (llmFlags' --llm-*),
+// for a command whose only LLM stage is the query builder.
+func llmEndpointFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range llmFlags() {
+		if strings.HasPrefix(f.Names()[0], "llm-") {
+			out = append(out, f)
+		}
+	}
+	return out
 }
