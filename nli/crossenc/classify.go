@@ -54,7 +54,8 @@ func (e *Encoder) encodeTokens(premise string, p hftokenizer.Tokens, hypothesis 
 	plan := planPair(premise, p, h, e.maxLen, e.tok.Specials())
 	enc := Encoded{Plan: plan, Sequences: make([]Sequence, len(plan.Chunks))}
 	for i, c := range plan.Chunks {
-		ids, types := e.tok.Pair(p, c.Start, c.End, h, plan.HypothesisTokens)
+		pe := e.tok.Pair(p, c.Start, c.End, h, 0, plan.HypothesisTokens)
+		ids, types := pe.IDs, pe.TypeIDs
 		s := Sequence{IDs: ids, TypeIDs: types}
 		if e.texts {
 			var (
@@ -111,7 +112,8 @@ func (e *Encoder) asText(s Sequence, premise string, p hftokenizer.Tokens, c Spa
 			return s, false, err
 		}
 	}
-	ids, types := e.tok.Pair(rp, 0, rp.Len(), rh, rh.Len())
+	pe := e.tok.Pair(rp, 0, rp.Len(), rh, 0, rh.Len())
+	ids, types := pe.IDs, pe.TypeIDs
 	if slices.Equal(ids, s.IDs) {
 		return s, false, nil
 	}

@@ -26,7 +26,7 @@ func TestOnlyFirst(t *testing.T) {
 	}
 	var covered []int
 	for _, c := range plan.Chunks {
-		ids, _ := tok.Pair(p, c.Start, c.End, h, plan.HypothesisTokens)
+		ids := tok.Pair(p, c.Start, c.End, h, 0, plan.HypothesisTokens).IDs
 		if len(ids) > 20 {
 			t.Errorf("sequence of %d tokens", len(ids))
 		}
