@@ -1,7 +1,6 @@
 package hftokenizer
 
 import (
-	"container/heap"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,7 +23,7 @@ type model interface {
 type bpe struct {
 	vocab        map[string]int
 	vocabR       map[int]string
-	merges       map[[2]int]mergeRule
+	merges       map[uint64]mergeRule // pairKey(a, b)
 	unk          string
 	hasUnk       bool
 	prefix       string
@@ -37,6 +36,8 @@ type bpe struct {
 }
 
 type mergeRule struct{ rank, id int }
+
+func pairKey(a, b int) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 func (m *bpe) vocabSize() int { return len(m.vocab) }
 func (m *bpe) maxID() int     { return m.max }
@@ -55,22 +56,51 @@ type symbol struct {
 // leftmost.
 type bpeMerge struct{ pos, rank, id int }
 
+func (a bpeMerge) less(b bpeMerge) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.pos < b.pos
+}
+
+// mergeQueue is a binary min-heap of candidate merges.
 type mergeQueue []bpeMerge
 
-func (q mergeQueue) Len() int { return len(q) }
-func (q mergeQueue) Less(i, j int) bool {
-	if q[i].rank != q[j].rank {
-		return q[i].rank < q[j].rank
+func (q *mergeQueue) push(x bpeMerge) {
+	*q = append(*q, x)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h[i].less(h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	return q[i].pos < q[j].pos
 }
-func (q mergeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *mergeQueue) Push(x any)   { *q = append(*q, x.(bpeMerge)) }
-func (q *mergeQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+
+func (q *mergeQueue) pop() bpeMerge {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h[l].less(h[m]) {
+			m = l
+		}
+		if r < n && h[r].less(h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 func (m *bpe) tokenize(w string) ([]token, error) {
@@ -172,20 +202,19 @@ func (m *bpe) mergeAll(syms []symbol) {
 	}
 	q := make(mergeQueue, 0, len(syms))
 	for i := 0; i+1 < len(syms); i++ {
-		if r, ok := m.merges[[2]int{syms[i].id, syms[i+1].id}]; ok {
-			q = append(q, bpeMerge{i, r.rank, r.id})
+		if r, ok := m.merges[pairKey(syms[i].id, syms[i+1].id)]; ok {
+			q.push(bpeMerge{i, r.rank, r.id})
 		}
 	}
-	heap.Init(&q)
-	for q.Len() > 0 {
-		top := heap.Pop(&q).(bpeMerge)
+	for len(q) > 0 {
+		top := q.pop()
 		cur := &syms[top.pos]
 		if cur.len == 0 || cur.next == -1 {
 			continue
 		}
 		nextPos := cur.next
 		right := syms[nextPos]
-		if r, ok := m.merges[[2]int{cur.id, right.id}]; !ok || r.id != top.id {
+		if r, ok := m.merges[pairKey(cur.id, right.id)]; !ok || r.id != top.id {
 			continue // an expired entry
 		}
 		cur.id = top.id
@@ -196,13 +225,13 @@ func (m *bpe) mergeAll(syms []symbol) {
 			syms[right.next].prev = top.pos
 		}
 		if cur.prev >= 0 {
-			if r, ok := m.merges[[2]int{syms[cur.prev].id, cur.id}]; ok {
-				heap.Push(&q, bpeMerge{cur.prev, r.rank, r.id})
+			if r, ok := m.merges[pairKey(syms[cur.prev].id, cur.id)]; ok {
+				q.push(bpeMerge{cur.prev, r.rank, r.id})
 			}
 		}
 		if cur.next >= 0 && cur.next < len(syms) {
-			if r, ok := m.merges[[2]int{cur.id, syms[cur.next].id}]; ok {
-				heap.Push(&q, bpeMerge{top.pos, r.rank, r.id})
+			if r, ok := m.merges[pairKey(cur.id, syms[cur.next].id)]; ok {
+				q.push(bpeMerge{top.pos, r.rank, r.id})
 			}
 		}
 	}
@@ -262,7 +291,7 @@ func loadBPE(o obj) (*bpe, error) {
 	if _, err := o.get("merges", &merges); err != nil {
 		return nil, err
 	}
-	m.merges = make(map[[2]int]mergeRule, len(merges))
+	m.merges = make(map[uint64]mergeRule, len(merges))
 	for rank, raw := range merges {
 		var a, b string
 		var pair []string
@@ -283,7 +312,7 @@ func loadBPE(o obj) (*bpe, error) {
 		if !oka || !okb || !okn {
 			return nil, fmt.Errorf("%s.merges[%d]: %q, %q or %q is not in the vocabulary", o.path, rank, a, b, a+b)
 		}
-		m.merges[[2]int{ia, ib}] = mergeRule{rank, id}
+		m.merges[pairKey(ia, ib)] = mergeRule{rank, id}
 	}
 	return m, nil
 }

@@ -266,27 +266,45 @@ func (n *normalized) appendString(s string) error {
 	return n.transformRange(len(n.norm)-w, len(n.norm), dest, 0)
 }
 
-// replace replaces every match of p by content (Rust's replace).
+// replace replaces every match of p by content (Rust's replace). Rust
+// applies one transform_range per match, each inserting content after
+// removing the match, so every new character takes the range of the
+// match's last byte; this does the same in one pass.
 func (n *normalized) replace(p pattern, content string) error {
 	matches := p.findMatches(n.norm)
-	offset := 0
+	any := false
+	for _, m := range matches {
+		if m.match {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return nil
+	}
+	buf := make([]byte, 0, len(n.norm)+len(content)*4)
+	align := make([]span, 0, cap(buf))
+	last := 0
 	for _, m := range matches {
 		if !m.match {
 			continue
 		}
-		a, b := max(m.a+offset, 0), max(m.b+offset, 0)
-		removed := utf8.RuneCountInString(n.norm[a:b])
-		dest := make([]change, 0, len(content))
-		newLen := 0
-		for _, r := range content {
-			newLen += utf8.RuneLen(r)
-			dest = append(dest, change{r, 1})
+		buf = append(buf, n.norm[last:m.a]...)
+		align = append(align, n.align[last:m.a]...)
+		al := span{0, 0}
+		if m.b >= 1 {
+			al = n.align[m.b-1]
 		}
-		if err := n.transformRange(a, b, dest, removed); err != nil {
-			return err
+		buf = append(buf, content...)
+		for range len(content) {
+			align = append(align, al)
 		}
-		offset += newLen - (m.b - m.a)
+		last = m.b
 	}
+	buf = append(buf, n.norm[last:]...)
+	align = append(align, n.align[last:]...)
+	n.norm = string(buf)
+	n.align = align
 	return nil
 }
 

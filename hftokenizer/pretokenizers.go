@@ -209,22 +209,42 @@ func (b byteLevel) preTokenize(p *preTokenized) error {
 	return nil
 }
 
-// byteLevelMap replaces every byte of n by its printable character.
+// byteLevelMap replaces every byte of n by its printable character. The
+// Rust crate's transform gives every new character the range of the
+// character it comes from; that is done here directly, without the list
+// of changes, when the transform covers the whole piece (always, but for
+// pieces that start with an inserted character).
 func byteLevelMap(n *normalized) error {
 	s := n.norm
-	dest := make([]change, 0, len(s))
-	for i := 0; i < len(s); {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		for k := range w {
-			c := 0
-			if k > 0 {
-				c = 1
+	if a, b, ok := n.fullRange(); !ok || a != 0 || b != len(s) {
+		dest := make([]change, 0, len(s))
+		for i := 0; i < len(s); {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			for k := range w {
+				c := 0
+				if k > 0 {
+					c = 1
+				}
+				dest = append(dest, change{bytesChar[s[i+k]], c})
 			}
-			dest = append(dest, change{bytesChar[s[i+k]], c})
+			i += w
 		}
-		i += w
+		return n.transform(dest, 0)
 	}
-	return n.transform(dest, 0)
+	buf := make([]byte, 0, 2*len(s))
+	align := make([]span, 0, 2*len(s))
+	for i := 0; i < len(s); i++ {
+		r := bytesChar[s[i]]
+		buf = utf8.AppendRune(buf, r)
+		al := n.align[i]
+		align = append(align, al)
+		if r >= 0x80 {
+			align = append(align, al)
+		}
+	}
+	n.norm = string(buf)
+	n.align = align
+	return nil
 }
 
 type prependScheme int

@@ -48,6 +48,9 @@ func specialSeq(ids []int, tokens []string, typeID int) seq {
 }
 
 func merge(seqs []seq) Encoding {
+	if len(seqs) == 1 {
+		return seqs[0].e
+	}
 	var out Encoding
 	for _, s := range seqs {
 		out.IDs = append(out.IDs, s.e.IDs...)

@@ -23,6 +23,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
@@ -40,6 +42,7 @@ type Tokenizer struct {
 	model           model
 	post            processor
 	maxID           int
+	cache           wordCache
 }
 
 // Load reads a tokenizer.json: a regular file of at most MaxBytes.
@@ -256,7 +259,11 @@ func (t *Tokenizer) Encode(text string) (Tokens, error) {
 		toks.Encoding = raw
 		return toks, nil
 	}
-	toks.Encoding = merge(t.post.process([]seq{{e: clone(raw), text: text}}, false))
+	// The post-processors change type ids (in place) and offsets (in a
+	// copy), nothing else: the rest is shared with raw.
+	e := raw
+	e.TypeIDs = append([]int(nil), raw.TypeIDs...)
+	toks.Encoding = merge(t.post.process([]seq{{e: e, text: text}}, false))
 	return toks, nil
 }
 
@@ -285,10 +292,6 @@ func (t *Tokenizer) Pair(a Tokens, a0, a1 int, b Tokens, b0, b1 int) Encoding {
 		return merge([]seq{sa, sb})
 	}
 	return merge(t.post.process([]seq{sa, sb}, true))
-}
-
-func clone(e Encoding) Encoding {
-	return sliceEncoding(e, 0, e.Len(), -1)
 }
 
 // sliceEncoding copies tokens [i, j) of e, with type id typeID (-1 keeps
@@ -350,7 +353,7 @@ func (t *Tokenizer) encodeRaw(text string, typeID int) (Encoding, error) {
 	for i := range pt.pieces {
 		pc := &pt.pieces[i]
 		if !pc.done {
-			toks, err := t.model.tokenize(pc.n.norm)
+			toks, err := t.cache.tokenize(t.model, pc.n.norm)
 			if err != nil {
 				return Encoding{}, err
 			}
@@ -375,4 +378,43 @@ func (t *Tokenizer) encodeRaw(text string, typeID int) (Encoding, error) {
 		e.AttentionMask[i] = 1
 	}
 	return e, nil
+}
+
+// wordCache remembers the tokens of words, as the Rust crate's models do:
+// words recur (a biography says its subject's name in every sentence),
+// and a model's answer for a word depends on the word alone. Like the
+// crate's, it stops growing at wordCacheSize words and skips long words.
+type wordCache struct {
+	mu    sync.RWMutex
+	words map[string][]token
+}
+
+const (
+	wordCacheSize = 10000
+	wordCacheMax  = 256 // bytes
+)
+
+func (c *wordCache) tokenize(m model, w string) ([]token, error) {
+	if len(w) >= wordCacheMax {
+		return m.tokenize(w)
+	}
+	c.mu.RLock()
+	toks, ok := c.words[w]
+	c.mu.RUnlock()
+	if ok {
+		return toks, nil
+	}
+	toks, err := m.tokenize(w)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.words == nil {
+		c.words = make(map[string][]token)
+	}
+	if len(c.words) < wordCacheSize {
+		c.words[strings.Clone(w)] = toks
+	}
+	c.mu.Unlock()
+	return toks, nil
 }
