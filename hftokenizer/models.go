@@ -305,10 +305,10 @@ func loadUnigram(o obj) (*unigram, error) {
 		m.trie.insert(p)
 		m.minScore = math.Min(m.minScore, sc)
 	}
-	for i, p := range m.pieces {
+	for _, p := range m.pieces {
 		m.trie.setID(p, m.ids[p])
-		_ = i
 	}
+	m.trie.freeze()
 	if unk != nil {
 		if *unk < 0 || *unk >= len(vocab) {
 			return nil, o.errorf("unk_id %d is outside the vocabulary of %d pieces", *unk, len(vocab))
@@ -319,15 +319,24 @@ func loadUnigram(o obj) (*unigram, error) {
 }
 
 // byteTrie is a trie over the bytes of the pieces, for the prefixes of a
-// string that are pieces.
+// string that are pieces. It is built with maps, then frozen into flat
+// arrays: the root's children in a table of 256, every other node's
+// sorted by byte.
 type byteTrie struct {
 	nodes []trieNode
+	// Frozen form.
+	root   [256]int32 // child of the root by byte, -1 for none
+	first  []int32    // node -> index of its first child in labels/kids
+	count  []uint16   // node -> number of children
+	labels []byte
+	kids   []int32
+	ids    []int32 // node -> piece id, -1 for none
+	frozen bool
 }
 
 type trieNode struct {
 	next map[byte]int32
 	id   int32 // -1: no piece ends here
-	// dense is next as an array for the root, which every lookup visits.
 }
 
 func newByteTrie() *byteTrie { return &byteTrie{nodes: []trieNode{{id: -1}}} }
@@ -358,17 +367,60 @@ func (t *byteTrie) setID(p string, id int) {
 	}
 }
 
+// freeze builds the flat arrays and drops the maps.
+func (t *byteTrie) freeze() {
+	n := len(t.nodes)
+	t.first, t.count, t.ids = make([]int32, n), make([]uint16, n), make([]int32, n)
+	for i := range t.root {
+		t.root[i] = -1
+	}
+	for b, c := range t.nodes[0].next {
+		t.root[b] = c
+	}
+	for i, nd := range t.nodes {
+		t.ids[i] = nd.id
+		t.first[i] = int32(len(t.labels))
+		t.count[i] = uint16(len(nd.next))
+		for b := 0; b < 256; b++ {
+			if c, ok := nd.next[byte(b)]; ok {
+				t.labels = append(t.labels, byte(b))
+				t.kids = append(t.kids, c)
+			}
+		}
+	}
+	t.nodes, t.frozen = nil, true
+}
+
+// child returns the child of node by byte c, or -1.
+func (t *byteTrie) child(node int32, c byte) int32 {
+	if node == 0 {
+		return t.root[c]
+	}
+	lo, hi := int(t.first[node]), int(t.first[node])+int(t.count[node])
+	for lo < hi {
+		m := (lo + hi) / 2
+		switch l := t.labels[m]; {
+		case l == c:
+			return t.kids[m]
+		case l < c:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return -1
+}
+
 // prefixes calls f with the end and id of every piece that s[start:]
 // starts with, shortest first.
 func (t *byteTrie) prefixes(s string, start int, f func(end, id int)) error {
-	cur := 0
+	cur := int32(0)
 	for i := start; i < len(s); i++ {
-		nx, ok := t.nodes[cur].next[s[i]]
-		if !ok {
+		cur = t.child(cur, s[i])
+		if cur < 0 {
 			return nil
 		}
-		cur = int(nx)
-		if id := t.nodes[cur].id; id >= 0 {
+		if id := t.ids[cur]; id >= 0 {
 			f(i+1, int(id))
 		}
 	}

@@ -262,6 +262,15 @@ func TestParity(t *testing.T) {
 			}
 			for _, want := range fx.StringPairs {
 				e, ok := checkPair(fmt.Sprintf("pair %q %q", want.A, want.B), want.A, want.B)
+				if ok {
+					// PairIDs, the model's inputs alone, agrees with Pair.
+					a, _ := tok.Encode(want.A)
+					b, _ := tok.Encode(want.B)
+					ids, types := tok.PairIDs(a, 0, a.Len(), b, 0, b.Len())
+					if !slices.Equal(ids, e.IDs) || !slices.Equal(types, e.TypeIDs) {
+						report("pair %q %q: PairIDs %v %v, Pair %v %v", want.A, want.B, ids, types, e.IDs, e.TypeIDs)
+					}
+				}
 				if ok && (!slices.Equal(e.IDs, want.IDs) || !slices.Equal(e.TypeIDs, want.TypeIDs) ||
 					!slices.Equal(e.AttentionMask, want.AttentionMask) || !slices.Equal(e.SpecialTokensMask, want.SpecialTokensMask)) {
 					report("pair %q %q:\n got %v %v %v\nwant %v %v %v", want.A, want.B, e.IDs, e.TypeIDs, e.SpecialTokensMask, want.IDs, want.TypeIDs, want.SpecialTokensMask)

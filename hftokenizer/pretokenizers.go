@@ -3,6 +3,7 @@ package hftokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -247,6 +248,32 @@ func byteLevelMap(n *normalized) error {
 	return nil
 }
 
+// replaceSpaces is replace(' ', rep) in one pass: each new character
+// takes the range of the space it replaces (see replace).
+func (n *normalized) replaceSpaces(rep string) {
+	s := n.norm
+	k := strings.IndexByte(s, ' ')
+	if k < 0 {
+		return
+	}
+	buf := make([]byte, 0, len(s)+len(s)/4*(len(rep)-1)+len(rep))
+	align := make([]span, 0, cap(buf))
+	last := 0
+	for ; k >= 0; k = strings.IndexByte(s[last:], ' ') {
+		k += last
+		buf = append(buf, s[last:k]...)
+		align = append(align, n.align[last:k]...)
+		buf = append(buf, rep...)
+		for range len(rep) {
+			align = append(align, n.align[k])
+		}
+		last = k + 1
+	}
+	buf = append(buf, s[last:]...)
+	align = append(align, n.align[last:]...)
+	n.norm, n.align = string(buf), align
+}
+
 type prependScheme int
 
 const (
@@ -264,9 +291,7 @@ type metaspace struct {
 func (m metaspace) preTokenize(p *preTokenized) error {
 	rep := string(m.replacement)
 	return p.split(func(_ int, n *normalized) ([]*normalized, error) {
-		if err := n.replace(runeClass(func(r rune) bool { return r == ' ' }), rep); err != nil {
-			return nil, err
-		}
+		n.replaceSpaces(rep)
 		first, _ := utf8.DecodeRuneInString(n.norm)
 		if n.norm == "" {
 			first = -1

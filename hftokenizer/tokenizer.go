@@ -43,6 +43,17 @@ type Tokenizer struct {
 	post            processor
 	maxID           int
 	cache           wordCache
+	layout          []layoutItem // where a pair's tokens and special tokens go
+}
+
+// layoutItem is a place in a pair's ids: a special token (id, type), or
+// the tokens of the first or second sequence with a type id. Every
+// post-processor lays out a pair whatever its tokens are, so the layout is
+// found once, from a pair of one-token sequences.
+type layoutItem struct {
+	seq    int // 0: a special token; 1, 2: the first or second sequence
+	id     int
+	typeID int
 }
 
 // Load reads a tokenizer.json: a regular file of at most MaxBytes.
@@ -96,7 +107,68 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if t.post != nil {
 		t.maxID = max(t.maxID, processorMaxID(t.post))
 	}
+	t.layout = t.pairLayout()
 	return t, nil
+}
+
+// pairLayout runs the post-processor on two one-token sequences marked -1
+// and -2.
+func (t *Tokenizer) pairLayout() []layoutItem {
+	one := func(id, typeID int) seq {
+		return seq{e: Encoding{IDs: []int{id}, TypeIDs: []int{typeID}, Tokens: []string{"x"}, Offsets: [][2]int{{0, 1}},
+			SpecialTokensMask: []int{0}, AttentionMask: []int{1}}, text: "x"}
+	}
+	seqs := []seq{one(-1, 0), one(-2, 1)}
+	if t.post != nil {
+		seqs = t.post.process(seqs, true)
+	}
+	e := merge(seqs)
+	out := make([]layoutItem, len(e.IDs))
+	for i, id := range e.IDs {
+		switch id {
+		case -1:
+			out[i] = layoutItem{seq: 1, typeID: e.TypeIDs[i]}
+		case -2:
+			out[i] = layoutItem{seq: 2, typeID: e.TypeIDs[i]}
+		default:
+			out[i] = layoutItem{id: id, typeID: e.TypeIDs[i]}
+		}
+	}
+	return out
+}
+
+// PairIDs returns the ids and type ids of Pair(a, a0, a1, b, b0, b1)
+// without building the rest of the encoding: what a model is fed.
+func (t *Tokenizer) PairIDs(a Tokens, a0, a1 int, b Tokens, b0, b1 int) (ids, typeIDs []int) {
+	n := 0
+	for _, l := range t.layout {
+		switch l.seq {
+		case 0:
+			n++
+		case 1:
+			n += a1 - a0
+		case 2:
+			n += b1 - b0
+		}
+	}
+	ids, typeIDs = make([]int, 0, n), make([]int, 0, n)
+	for _, l := range t.layout {
+		var src []int
+		switch l.seq {
+		case 0:
+			ids, typeIDs = append(ids, l.id), append(typeIDs, l.typeID)
+			continue
+		case 1:
+			src = a.raw.IDs[a0:a1]
+		case 2:
+			src = b.raw.IDs[b0:b1]
+		}
+		ids = append(ids, src...)
+		for range src {
+			typeIDs = append(typeIDs, l.typeID)
+		}
+	}
+	return ids, typeIDs
 }
 
 func loadModel(raw json.RawMessage) (model, error) {

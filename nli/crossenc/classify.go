@@ -58,8 +58,8 @@ func (e *Encoder) encodeTokens(premise string, p hftokenizer.Tokens, hypothesis 
 	enc := Encoded{Plan: plan, Sequences: make([]Sequence, plan.Len())}
 	for k := range enc.Sequences {
 		pc, hc := plan.Sequence(k)
-		pe := e.tok.Pair(p, pc.Start, pc.End, h, hc.Start, hc.End)
-		s := Sequence{IDs: pe.IDs, TypeIDs: pe.TypeIDs, PremiseSpan: pc, HypothesisSpan: hc}
+		ids, types := e.tok.PairIDs(p, pc.Start, pc.End, h, hc.Start, hc.End)
+		s := Sequence{IDs: ids, TypeIDs: types, PremiseSpan: pc, HypothesisSpan: hc}
 		if e.texts {
 			var (
 				changed bool
@@ -123,15 +123,15 @@ func (e *Encoder) asText(s Sequence, premise string, p hftokenizer.Tokens, hypot
 			return s, false, err
 		}
 	}
-	pe := e.tok.Pair(rp, 0, rp.Len(), rh, 0, rh.Len())
-	if slices.Equal(pe.IDs, s.IDs) {
+	ids, types := e.tok.PairIDs(rp, 0, rp.Len(), rh, 0, rh.Len())
+	if slices.Equal(ids, s.IDs) {
 		return s, false, nil
 	}
-	if len(pe.IDs) > e.maxLen {
+	if len(ids) > e.maxLen {
 		return s, false, fmt.Errorf("its texts (%.60q, %.60q) tokenize to %d tokens, more than the window of %d (the %d tokens they were cut as do fit); "+
-			"sent as text they would be truncated or refused", s.Premise, s.Hypothesis, len(pe.IDs), e.maxLen, len(s.IDs))
+			"sent as text they would be truncated or refused", s.Premise, s.Hypothesis, len(ids), e.maxLen, len(s.IDs))
 	}
-	s.IDs, s.TypeIDs = pe.IDs, pe.TypeIDs
+	s.IDs, s.TypeIDs = ids, types
 	return s, true, nil
 }
 
