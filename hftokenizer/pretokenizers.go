@@ -439,13 +439,8 @@ func loadPreTokenizer(path string, raw json.RawMessage) (preTokenizer, error) {
 		if m.split, err = o.boolean("split", true); err != nil {
 			return nil, err
 		}
-		add, err := o.boolean("add_prefix_space", true)
-		if err != nil {
-			return nil, err
-		}
-		if !add {
-			m.scheme = prependNever
-		}
+		// The Rust crate takes prepend_scheme (default always); the older
+		// add_prefix_space may stand beside it, but false only with never.
 		var scheme string
 		if ok, err := o.get("prepend_scheme", &scheme); err != nil {
 			return nil, err
@@ -460,6 +455,11 @@ func loadPreTokenizer(path string, raw json.RawMessage) (preTokenizer, error) {
 			default:
 				return nil, o.errorf("prepend_scheme %q: want always, never or first", scheme)
 			}
+		}
+		if add, err := o.boolean("add_prefix_space", true); err != nil {
+			return nil, err
+		} else if !add && m.scheme != prependNever {
+			return nil, o.errorf("add_prefix_space false does not match prepend_scheme (give \"prepend_scheme\": \"never\"), as the Rust crate refuses it")
 		}
 		return m, nil
 	}

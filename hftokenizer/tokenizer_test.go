@@ -120,6 +120,7 @@ func TestRefused(t *testing.T) {
 		{"pre_tokenizer", `{"type":"Split","pattern":{"Regex":"a(?=b)"},"behavior":"Isolated","invert":false}`, `pre_tokenizer.pattern.Regex: regular expression "a(?=b)" is beyond Go's regexp`},
 		{"pre_tokenizer", `{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways","invert":false}`, `behavior "Sideways"`},
 		{"pre_tokenizer", `{"type":"Metaspace","replacement":"▁","prepend_scheme":"sometimes"}`, `prepend_scheme "sometimes"`},
+		{"pre_tokenizer", `{"type":"Metaspace","replacement":"▁","add_prefix_space":false}`, `add_prefix_space false does not match prepend_scheme`},
 		{"post_processor", `{"type":"Fancy"}`, `post_processor: post-processor type "Fancy"`},
 		{"post_processor", `{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",-1]}`, `post_processor: cls: "[CLS]" has id -1`},
 		{"model", `{"type":"BPE","dropout":0.1,"vocab":{},"merges":[]}`, `model: dropout 0.1`},

@@ -188,6 +188,12 @@ const variants = {
 			pre_tokenizer: { type: "Metaspace", replacement: "▁", add_prefix_space: true },
 		},
 	},
+	// Files saved by tokenizers 0.14-0.15 carry both Metaspace options.
+	"deberta-v3-0.15": {
+		file: unigramFile, overrides: {
+			pre_tokenizer: { type: "Sequence", pretokenizers: [{ type: "Metaspace", replacement: "▁", str_rep: "▁", add_prefix_space: true, prepend_scheme: "always" }] },
+		},
+	},
 	// XLM-RoBERTa's layout (xlm-roberta-large-xnli, mDeBERTa's neighbours):
 	// no Strip, a pair is <s> A </s></s> B </s>, all type 0.
 	"xlm-roberta": {
