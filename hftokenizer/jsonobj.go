@@ -156,3 +156,43 @@ func (o obj) behavior(key, def string) (behavior, error) {
 	}
 	return 0, o.errorf("%s %q: want one of %s", key, s, strings.Join(behaviorNames[:], ", "))
 }
+
+// component reads a component (normalizer, pre-tokenizer, post-processor):
+// ok is false for null; else its object and type.
+func component(path string, raw json.RawMessage) (o obj, typ string, ok bool, err error) {
+	if isNull(raw) {
+		return obj{}, "", false, nil
+	}
+	if o, err = parseObj(path, raw); err != nil {
+		return obj{}, "", false, err
+	}
+	if typ, err = o.typ(); err != nil {
+		return obj{}, "", false, err
+	}
+	return o, typ, true, nil
+}
+
+// sequence reads the list under key of a Sequence component, each element
+// with load (which gives nil for null, refused here).
+func sequence[T any](o obj, key string, load func(path string, raw json.RawMessage) (T, error)) ([]T, error) {
+	if err := o.only(key); err != nil {
+		return nil, err
+	}
+	var raws []json.RawMessage
+	if err := o.need(key, &raws); err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(raws))
+	for i, r := range raws {
+		at := fmt.Sprintf("%s.%s[%d]", o.path, key, i)
+		if isNull(r) {
+			return nil, fmt.Errorf("%s: null", at)
+		}
+		x, err := load(at, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}

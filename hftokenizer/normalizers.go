@@ -151,38 +151,14 @@ func (p appendNormalizer) normalize(n *normalized) error {
 
 // loadNormalizer reads a normalizer; null gives nil.
 func loadNormalizer(path string, raw json.RawMessage) (normalizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	o, err := parseObj(path, raw)
-	if err != nil {
-		return nil, err
-	}
-	t, err := o.typ()
-	if err != nil {
+	o, t, ok, err := component(path, raw)
+	if err != nil || !ok {
 		return nil, err
 	}
 	switch t {
 	case "Sequence":
-		if err := o.only("normalizers"); err != nil {
-			return nil, err
-		}
-		var raws []json.RawMessage
-		if err := o.need("normalizers", &raws); err != nil {
-			return nil, err
-		}
-		seq := make(sequenceNormalizer, 0, len(raws))
-		for i, r := range raws {
-			x, err := loadNormalizer(fmt.Sprintf("%s.normalizers[%d]", path, i), r)
-			if err != nil {
-				return nil, err
-			}
-			if x == nil {
-				return nil, fmt.Errorf("%s.normalizers[%d]: null", path, i)
-			}
-			seq = append(seq, x)
-		}
-		return seq, nil
+		seq, err := sequence(o, "normalizers", loadNormalizer)
+		return sequenceNormalizer(seq), err
 	case "BertNormalizer":
 		if err := o.only("clean_text", "handle_chinese_chars", "strip_accents", "lowercase"); err != nil {
 			return nil, err

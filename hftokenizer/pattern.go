@@ -266,22 +266,17 @@ var onigWord = func() string {
 	var b strings.Builder
 	b.WriteString(`\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}`)
 	for _, t := range []*unicode.RangeTable{unicode.Other_Alphabetic, unicode.Join_Control} {
+		var ranges []unicode.Range32
 		for _, r := range t.R16 {
-			for lo := rune(r.Lo); lo <= rune(r.Hi); lo += rune(r.Stride) {
-				fmt.Fprintf(&b, `\x{%x}`, lo)
-				if r.Stride == 1 {
-					fmt.Fprintf(&b, `-\x{%x}`, r.Hi)
-					break
-				}
-			}
+			ranges = append(ranges, unicode.Range32{Lo: uint32(r.Lo), Hi: uint32(r.Hi), Stride: uint32(r.Stride)})
 		}
-		for _, r := range t.R32 {
-			for lo := rune(r.Lo); lo <= rune(r.Hi); lo += rune(r.Stride) {
+		for _, r := range append(ranges, t.R32...) {
+			if r.Stride == 1 {
+				fmt.Fprintf(&b, `\x{%x}-\x{%x}`, r.Lo, r.Hi)
+				continue
+			}
+			for lo := r.Lo; lo <= r.Hi; lo += r.Stride {
 				fmt.Fprintf(&b, `\x{%x}`, lo)
-				if r.Stride == 1 {
-					fmt.Fprintf(&b, `-\x{%x}`, r.Hi)
-					break
-				}
 			}
 		}
 	}

@@ -318,38 +318,14 @@ func (m metaspace) preTokenize(p *preTokenized) error {
 }
 
 func loadPreTokenizer(path string, raw json.RawMessage) (preTokenizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	o, err := parseObj(path, raw)
-	if err != nil {
-		return nil, err
-	}
-	t, err := o.typ()
-	if err != nil {
+	o, t, ok, err := component(path, raw)
+	if err != nil || !ok {
 		return nil, err
 	}
 	switch t {
 	case "Sequence":
-		if err := o.only("pretokenizers"); err != nil {
-			return nil, err
-		}
-		var raws []json.RawMessage
-		if err := o.need("pretokenizers", &raws); err != nil {
-			return nil, err
-		}
-		seq := make(sequencePreTokenizer, 0, len(raws))
-		for i, r := range raws {
-			x, err := loadPreTokenizer(fmt.Sprintf("%s.pretokenizers[%d]", path, i), r)
-			if err != nil {
-				return nil, err
-			}
-			if x == nil {
-				return nil, fmt.Errorf("%s.pretokenizers[%d]: null", path, i)
-			}
-			seq = append(seq, x)
-		}
-		return seq, nil
+		seq, err := sequence(o, "pretokenizers", loadPreTokenizer)
+		return sequencePreTokenizer(seq), err
 	case "BertPreTokenizer":
 		return bertPreTokenizer{}, o.only()
 	case "Whitespace":

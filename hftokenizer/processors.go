@@ -317,38 +317,14 @@ func loadTokenPair(o obj, key string) (tokenPair, error) {
 }
 
 func loadProcessor(path string, raw json.RawMessage) (processor, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	o, err := parseObj(path, raw)
-	if err != nil {
-		return nil, err
-	}
-	t, err := o.typ()
-	if err != nil {
+	o, t, ok, err := component(path, raw)
+	if err != nil || !ok {
 		return nil, err
 	}
 	switch t {
 	case "Sequence":
-		if err := o.only("processors"); err != nil {
-			return nil, err
-		}
-		var raws []json.RawMessage
-		if err := o.need("processors", &raws); err != nil {
-			return nil, err
-		}
-		var seqp sequenceProcessing
-		for i, r := range raws {
-			p, err := loadProcessor(fmt.Sprintf("%s.processors[%d]", path, i), r)
-			if err != nil {
-				return nil, err
-			}
-			if p == nil {
-				return nil, fmt.Errorf("%s.processors[%d]: null", path, i)
-			}
-			seqp = append(seqp, p)
-		}
-		return seqp, nil
+		seq, err := sequence(o, "processors", loadProcessor)
+		return sequenceProcessing(seq), err
 	case "RobertaProcessing":
 		if err := o.only("sep", "cls", "trim_offsets", "add_prefix_space"); err != nil {
 			return nil, err

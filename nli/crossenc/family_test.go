@@ -6,33 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/nli"
 )
-
-// debertaDir is a model directory with hftokenizer's DeBERTa-v3-style
-// Unigram tokenizer (Strip, Precompiled, Replace; Metaspace; [CLS] A [SEP]
-// B [SEP]) and a config.json with the given window.
-func debertaDir(t testing.TB, window int) string {
-	t.Helper()
-	dir := t.TempDir()
-	tok, err := os.ReadFile(filepath.Join("..", "..", "hftokenizer", "testdata", "tokenizers", "unigram", "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := `{"model_type": "deberta-v2", "max_position_embeddings": ` + strconv.Itoa(window) + `, "pad_token_id": 0, "type_vocab_size": 0,
-		"id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"}}`
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), tok, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestChunksAtSentenceEnds: for every family (byte-level BPE, WordPiece,
 // and the DeBERTa-v3-style Unigram whose Precompiled normalizer and
@@ -48,7 +26,7 @@ func TestChunksAtSentenceEnds(t *testing.T) {
 	}{
 		{"roberta", testModelDir("tiny-roberta"), 0},
 		{"bert", testModelDir("tiny-bert"), 0},
-		{"deberta-v3", debertaDir(t, 512), 60},
+		{"deberta-v3", familyDir(t, filepath.Join("..", "..", "hftokenizer", "testdata", "tokenizers", "unigram", "tokenizer.json"), "deberta-v2"), 60},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			enc := loadEncoder(t, c.dir, EncoderOptions{MaxLength: c.max, Texts: true})
