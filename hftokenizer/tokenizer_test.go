@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
@@ -149,5 +150,41 @@ func TestInvalidUTF8(t *testing.T) {
 	}
 	if _, err := tok.Encode("ok \uFFFD yes"); err != nil {
 		t.Fatalf("U+FFFD itself is valid: %v", err)
+	}
+}
+
+// TestConcurrentEncode: a Tokenizer is safe for concurrent use (its word
+// cache is shared): texts encoded from four goroutines at once give the
+// answers of one at a time.
+func TestConcurrentEncode(t *testing.T) {
+	var strs []fixtureString
+	readJSON(t, filepath.Join("testdata", "parity", "strings.json"), &strs)
+	var fx variantFixture
+	readJSON(t, filepath.Join("testdata", "parity", "deberta-v3.json"), &fx)
+	tok := loadVariant(t, &fx)
+	alone := loadVariant(t, &fx) // its own word cache
+	want := make([][]int, len(strs))
+	for i, s := range strs {
+		e, _ := alone.Encode(s.Text)
+		want[i] = e.IDs
+	}
+	errs := make(chan string, 4*len(strs))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range strs {
+				i := (k + g*31) % len(strs)
+				if e, _ := tok.Encode(strs[i].Text); !slices.Equal(e.IDs, want[i]) {
+					errs <- strs[i].Text
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("%q: concurrent encoding differs", s)
 	}
 }
