@@ -2,18 +2,18 @@ package hftokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
-
-	"github.com/sugarme/tokenizer/pretrained"
 
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
-func loadRobertaBase(t *testing.T) *Tokenizer {
+func loadRobertaBase(t testing.TB) *Tokenizer {
 	t.Helper()
 	tok, err := Load(refdata.Path(t, "tokenizers", "roberta-base", "tokenizer.json"))
 	if err != nil {
@@ -33,23 +33,20 @@ func TestRobertaBaseTokenizer(t *testing.T) {
 	if !slices.Equal(a.IDs, []int{31414, 232}) {
 		t.Fatalf("Hello world → %v, want [31414 232]", a.IDs)
 	}
-	ids, _ := tok.Pair(a, 0, a.Len(), a, a.Len())
-	if want := []int{0, 31414, 232, 2, 0, 31414, 232, 2}; slices.Equal(ids, want) {
-		t.Fatalf("pair layout is that of two single sequences: %v", ids)
-	}
-	if want := []int{0, 31414, 232, 2, 2, 31414, 232, 2}; !slices.Equal(ids, want) {
-		t.Fatalf("pair → %v, want <s> A </s></s> B </s> = %v", ids, want)
+	p := tok.Pair(a, 0, a.Len(), a, 0, a.Len())
+	if want := []int{0, 31414, 232, 2, 2, 31414, 232, 2}; !slices.Equal(p.IDs, want) {
+		t.Fatalf("pair → %v, want <s> A </s></s> B </s> = %v", p.IDs, want)
 	}
 	if tok.Specials() != 4 {
 		t.Errorf("%d special tokens in a pair, want 4", tok.Specials())
 	}
-
 }
 
-// TestRobertaBaseIDs compares the Go tokenizer on texts with tricky
+// TestRobertaBaseIDs compares the tokenizer on texts with tricky
 // whitespace, punctuation and non-ASCII text with ids computed by the test
 // models' script with its own byte-level BPE (and GPT-2's pattern run by
-// Python's regex module) over the same vocabulary.
+// Python's regex module) over the same vocabulary: an implementation
+// independent of the Rust crate's fixtures.
 func TestRobertaBaseIDs(t *testing.T) {
 	tok := loadRobertaBase(t)
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "nli", "roberta-base-ids.json"))
@@ -65,7 +62,6 @@ func TestRobertaBaseIDs(t *testing.T) {
 	if err := json.Unmarshal(data, &ref); err != nil {
 		t.Fatal(err)
 	}
-	newlines := false
 	for _, c := range ref.Texts {
 		got, err := tok.Encode(c.Text)
 		if err != nil {
@@ -74,34 +70,6 @@ func TestRobertaBaseIDs(t *testing.T) {
 		if !slices.Equal(got.IDs, c.IDs) {
 			t.Errorf("%q\n got %v\nwant %v", c.Text, got.IDs, c.IDs)
 		}
-		newlines = newlines || strings.Contains(c.Text, "\n\n")
-	}
-	if !newlines {
-		t.Fatal("no reference text has a blank line")
-	}
-}
-
-// TestSugarmeByteLevelDiffers documents why this package replaces
-// sugarme's byte-level pre-tokenizer: on "\n\nOne" it keeps the newlines
-// together, which Hugging Face's tokenizers (and the ids of
-// TestRobertaBaseIDs) split. The version of sugarme is pinned in go.mod, so
-// this fails only after an upgrade that fixed it: then the replacement can go.
-func TestSugarmeByteLevelDiffers(t *testing.T) {
-	path := refdata.Path(t, "tokenizers", "roberta-base", "tokenizer.json")
-	raw, err := pretrained.FromFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := raw.EncodeSingle("Next\n\nOne", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours, _ := loadRobertaBase(t).Encode("Next\n\nOne")
-	if slices.Equal(enc.Ids, ours.IDs) {
-		t.Fatal("sugarme now splits whitespace as GPT-2's pattern does: drop byteLevel and this test")
-	}
-	if len(ours.IDs) != len(enc.Ids)+1 {
-		t.Errorf("sugarme %v, ours %v: want one more token (the blank line split in two)", enc.Ids, ours.IDs)
 	}
 }
 
@@ -124,16 +92,99 @@ func TestGPT2Pattern(t *testing.T) {
 		{"naïve café—ok", []string{"naïve", " café", "—", "ok"}},
 		{"東京 is", []string{"東京", " is"}},
 		{"?!  ...", []string{"?!", " ", " ..."}},
-		{"", nil},
+		{"a\u00a0b", []string{"a", "\u00a0", "b"}},
 	} {
 		var got []string
-		if c.in != "" {
-			for _, m := range (gpt2Pattern{}).FindMatches(c.in) {
-				got = append(got, c.in[m.Offsets[0]:m.Offsets[1]])
-			}
+		for _, m := range (gpt2Pattern{}).findMatches(c.in) {
+			got = append(got, c.in[m.a:m.b])
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q → %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestRefused: what the package does not implement is refused at load,
+// naming it and where it is in the file.
+func TestRefused(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "tokenizers", "bert-base-uncased", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key, value, want string
+	}{
+		{"normalizer", `{"type":"Nmt"}`, `normalizer: normalizer type "Nmt" is not supported`},
+		{"normalizer", `{"type":"Sequence","normalizers":[{"type":"Lowercase"},{"type":"Fancy"}]}`, `normalizer.normalizers[1]: normalizer type "Fancy"`},
+		{"normalizer", `{"type":"BertNormalizer","lowercase":true,"new_option":1}`, `normalizer: unknown option new_option`},
+		{"pre_tokenizer", `{"type":"UnicodeScripts"}`, `pre_tokenizer: pre-tokenizer type "UnicodeScripts"`},
+		{"pre_tokenizer", `{"type":"Split","pattern":{"Regex":"a(?=b)"},"behavior":"Isolated","invert":false}`, `pre_tokenizer.pattern.Regex: regular expression "a(?=b)" is beyond Go's regexp`},
+		{"pre_tokenizer", `{"type":"Split","pattern":{"String":"x"},"behavior":"Sideways","invert":false}`, `behavior "Sideways"`},
+		{"pre_tokenizer", `{"type":"Metaspace","replacement":"▁","prepend_scheme":"sometimes"}`, `prepend_scheme "sometimes"`},
+		{"pre_tokenizer", `{"type":"Metaspace","replacement":"▁","add_prefix_space":false}`, `add_prefix_space false does not match prepend_scheme`},
+		{"post_processor", `{"type":"Fancy"}`, `post_processor: post-processor type "Fancy"`},
+		{"post_processor", `{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",-1]}`, `post_processor: cls: "[CLS]" has id -1`},
+		{"model", `{"type":"BPE","dropout":0.1,"vocab":{},"merges":[]}`, `model: dropout 0.1`},
+		{"model", `{"type":"Lattice"}`, `model: type "Lattice" is not supported`},
+	} {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(base, &m); err != nil {
+			t.Fatal(err)
+		}
+		m[c.key] = json.RawMessage(c.value)
+		data, _ := json.Marshal(m)
+		_, err := Parse(data)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: error %v, want one with %q", c.key, c.value, err, c.want)
+		}
+	}
+}
+
+// TestInvalidUTF8: Hugging Face tokenizers take only valid UTF-8 (Python
+// and Rust strings); a Go string that is not is an error naming the byte.
+func TestInvalidUTF8(t *testing.T) {
+	tok := loadRobertaBase(t)
+	_, err := tok.Encode("ok \xff no")
+	if !errors.Is(err, ErrInvalidUTF8) || !strings.Contains(err.Error(), "byte 3") {
+		t.Fatalf("error %v, want ErrInvalidUTF8 at byte 3", err)
+	}
+	if _, err := tok.Encode("ok \uFFFD yes"); err != nil {
+		t.Fatalf("U+FFFD itself is valid: %v", err)
+	}
+}
+
+// TestConcurrentEncode: a Tokenizer is safe for concurrent use (its word
+// cache is shared): texts encoded from four goroutines at once give the
+// answers of one at a time.
+func TestConcurrentEncode(t *testing.T) {
+	var strs []fixtureString
+	readJSON(t, filepath.Join("testdata", "parity", "strings.json"), &strs)
+	var fx variantFixture
+	readJSON(t, filepath.Join("testdata", "parity", "deberta-v3.json"), &fx)
+	tok := loadVariant(t, &fx)
+	alone := loadVariant(t, &fx) // its own word cache
+	want := make([][]int, len(strs))
+	for i, s := range strs {
+		e, _ := alone.Encode(s.Text)
+		want[i] = e.IDs
+	}
+	errs := make(chan string, 4*len(strs))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range strs {
+				i := (k + g*31) % len(strs)
+				if e, _ := tok.Encode(strs[i].Text); !slices.Equal(e.IDs, want[i]) {
+					errs <- strs[i].Text
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("%q: concurrent encoding differs", s)
 	}
 }

@@ -50,6 +50,19 @@ func (l *Label) UnmarshalText(b []byte) error {
 	return err
 }
 
+// TextError is a text that a classifier cannot take (its tokenizer fails
+// on it): the record that holds it fails, not the run (the other records
+// are scored; --skip-invalid skips it).
+type TextError struct {
+	ID   string // the text's id (a context or atom id)
+	Role string // "premise" or "hypothesis"
+	Err  error
+}
+
+func (e *TextError) Error() string { return fmt.Sprintf("%s %s: %v", e.Role, e.ID, e.Err) }
+
+func (e *TextError) Unwrap() error { return e.Err }
+
 // Pair is one question put to an NLI model. The ids name the variables the
 // texts belong to (a context id for the premise, an atom or context id for
 // the hypothesis); backends that work on text ignore them.

@@ -19,6 +19,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -588,11 +589,12 @@ func (o FileOptions) skip(n *int) func(*instance.Error) {
 
 // RecordFailure reports whether err is the failure of one record that does
 // not keep the others from being scored: an LLM answer that could not be
-// read (after re-asking). Other errors (an endpoint that is down, a full
-// disk) stop a run.
+// read (after re-asking), or a text the NLI model's tokenizer cannot take.
+// Other errors (an endpoint that is down, a full disk) stop a run.
 func RecordFailure(err error) bool {
 	var u *llm.UnreadableAnswerError
-	return errors.As(err, &u)
+	var t *nli.TextError
+	return errors.As(err, &u) || errors.As(err, &t)
 }
 
 // fail handles the error of scoring the record at file:line: a record that

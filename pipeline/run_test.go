@@ -29,6 +29,9 @@ import (
 // set.
 type hashClassifier struct {
 	fail string
+	// text makes the failure that of a text the model's tokenizer cannot
+	// take (an *nli.TextError) rather than a model that is down.
+	text bool
 }
 
 func (hashClassifier) Identity() nli.Identity { return nli.Identity{Backend: "hash"} }
@@ -38,6 +41,9 @@ func (c hashClassifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.R
 	var wait time.Duration
 	for i, p := range pairs {
 		if c.fail != "" && strings.Contains(p.Hypothesis, c.fail) {
+			if c.text {
+				return nil, &nli.TextError{ID: p.HypothesisID, Role: "hypothesis", Err: errors.New("tokenizer: the text has no tokens")}
+			}
 			return nil, errors.New("the model is down")
 		}
 		h := fnv.New32a()
@@ -184,6 +190,31 @@ func TestScoreFileJobsError(t *testing.T) {
 		} else if !bytes.Equal(out.Bytes(), want) {
 			t.Errorf("--jobs %d: output differs from --jobs 1", jobs)
 		}
+	}
+}
+
+// TestScoreFileTextError: a text the NLI model's tokenizer cannot take
+// fails its record, naming file, line and the text's id: without
+// --skip-invalid (FileOptions.Failed) the run stops there, with it the
+// record is reported and skipped and every other record is scored.
+func TestScoreFileTextError(t *testing.T) {
+	input := writeRecords(t, 30)
+	c := hashClassifier{fail: "Record 17 ", text: true}
+	_, err := testPipeline(c).ScoreFile(context.Background(), input, graph.FR2, io.Discard, nil, FileOptions{})
+	if err == nil || !strings.Contains(err.Error(), "in.jsonl:18:") || !strings.Contains(err.Error(), "hypothesis a0: tokenizer:") {
+		t.Fatalf("without --skip-invalid: error %v", err)
+	}
+	var failed []string
+	var out bytes.Buffer
+	st, err := testPipeline(c).ScoreFile(context.Background(), input, graph.FR2, &out, nil, FileOptions{Jobs: 2, Failed: func(err error) { failed = append(failed, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Scored != 29 || st.Failed != 1 || len(failed) != 1 || !strings.Contains(failed[0], "in.jsonl:18:") || !strings.Contains(failed[0], "hypothesis a0") {
+		t.Errorf("scored %d, failed %d %q; want 29 scored and record 18 failed, naming a0", st.Scored, st.Failed, failed)
+	}
+	if n := bytes.Count(out.Bytes(), []byte("\n")); n != 29 {
+		t.Errorf("%d lines written, want 29", n)
 	}
 }
 

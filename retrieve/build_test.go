@@ -76,7 +76,7 @@ func loadRoberta(t testing.TB) *HFTokenizer {
 	return tok
 }
 
-// TestRobertaTokenizer checks sugarme's reading of the real roberta-base
+// TestRobertaTokenizer checks hftokenizer's reading of the real roberta-base
 // tokenizer.json against ids RoBERTa is known to give (testdata/refdata/README.md: "Hello
 // world" → <s> 31414 232 </s>) and that spans index the text.
 func TestRobertaTokenizer(t *testing.T) {

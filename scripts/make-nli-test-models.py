@@ -16,7 +16,7 @@ logit whose sigmoid is P(supported).
 Beside each test model the script writes reference.json: for a set of
 premise/hypothesis pairs, the token ids, the premise chunks (the chunking and
 aggregation rules of nli/onnxnli, implemented here a second time), and the
-logits of every chunk from a forward pass written in numpy, in float64,
+logits of every chunk (premise chunk by hypothesis chunk) from a forward pass written in numpy, in float64,
 independently of ONNX Runtime. The Go tests compare the backend's answers
 with them.
 
@@ -98,7 +98,7 @@ PAIRS = [
      "the river flows north through the valley and the river flows north through the valley and "
      "the river flows north through the valley and reaches the sea after four hundred kilometres",
      "The river reaches the sea."),
-    # A hypothesis longer than half the window is cut to half of it.
+    # A hypothesis longer than half the window is cut into chunks too.
     ("He received the Nobel Prize in Physics in 1921.",
      "Albert Einstein was a German-born theoretical physicist who developed the theory of relativity "
      "and received the Nobel Prize in Physics in 1921 for his explanation of the photoelectric effect, "
@@ -396,15 +396,17 @@ def chunk(tokens, text, budget):
     return out
 
 
-def plan_pair(prem, hyp, window, specials):
-    """Premise chunks [(start, end)] and the hypothesis token count kept."""
+def plan_pair(prem, ptext, hyp, htext, window, specials):
+    """Premise chunks and hypothesis chunks [(start, end)]: every premise
+    chunk goes to the model with every hypothesis chunk."""
     room = window - specials
     if len(prem) + len(hyp) <= room:
-        return [(0, len(prem))], len(hyp)
-    h = len(hyp)
-    if h > room // 2:
-        h = room // 2
-    return None, h
+        return [(0, len(prem))], [(0, len(hyp))]
+    if len(hyp) <= room // 2:
+        return chunk(prem, ptext, room - len(hyp)), [(0, len(hyp))]
+    hyps = chunk(hyp, htext, room // 2)
+    longest = max(b - a for a, b in hyps)
+    return chunk(prem, ptext, room - longest), hyps
 
 
 # ---------------------------------------------------------------------------
@@ -655,45 +657,60 @@ def make_tiny(arch, out, id2label=None, positive=None, seed=None):
         ref = {"window": window, "specials": specials, "labels": labels, "pairs": []}
     for premise, hypothesis in PAIRS:
         ptoks, htoks = tok.encode(premise), tok.encode(hypothesis)
-        chunks, h = plan_pair(ptoks, htoks, window, specials)
-        if chunks is None:
-            chunks = chunk(ptoks, premise.encode("utf-8"), window - specials - h)
-        hyp_ids = [t[0] for t in htoks[:h]]
+        chunks, hyps = plan_pair(ptoks, premise.encode("utf-8"), htoks, hypothesis.encode("utf-8"), window, specials)
         entry = {"premise": premise, "hypothesis": hypothesis,
                  "premise_ids": [t[0] for t in ptoks], "hypothesis_ids": [t[0] for t in htoks],
-                 "hypothesis_kept": h, "chunks": []}
-        best, best_score = None, -1.0
-        for a, b in chunks:
-            prem_ids = [t[0] for t in ptoks[a:b]]
-            if arch == "roberta":
-                ids = [cls] + prem_ids + [sep, sep] + hyp_ids + [sep]
-                types = [0] * len(ids)
-            else:
-                ids = [cls] + prem_ids + [sep] + hyp_ids + [sep]
-                types = [0] * (len(prem_ids) + 2) + [1] * (len(hyp_ids) + 1)
-            assert len(ids) <= window, (len(ids), window)
-            logits = np_forward(cfg, w, arch, ids, types)
+                 "hypothesis_chunks": [[a, b] for a, b in hyps], "chunks": []}
+        dist = None  # NLI: the distribution so far; grounding: P(supported)
+        for ha, hb in hyps:
+            hyp_ids = [t[0] for t in htoks[ha:hb]]
+            best, best_score = None, -1.0
+            for a, b in chunks:
+                prem_ids = [t[0] for t in ptoks[a:b]]
+                if arch == "roberta":
+                    ids = [cls] + prem_ids + [sep, sep] + hyp_ids + [sep]
+                    types = [0] * len(ids)
+                else:
+                    ids = [cls] + prem_ids + [sep] + hyp_ids + [sep]
+                    types = [0] * (len(prem_ids) + 2) + [1] * (len(hyp_ids) + 1)
+                assert len(ids) <= window, (len(ids), window)
+                logits = np_forward(cfg, w, arch, ids, types)
+                if grounding:
+                    # P(supported): the sigmoid of one logit, the softmax of
+                    # two; MiniCheck's rule: the best premise chunk's support.
+                    p = sigmoid(logits[0]) if len(logits) == 1 else float(softmax(logits)[positive])
+                    decisive = p
+                else:
+                    p = softmax(logits)
+                    decisive = max(p[labels.index("entailment")], p[labels.index("contradiction")])
+                if decisive > best_score:
+                    best, best_score = p, decisive
+                entry["chunks"].append({"start": a, "end": b, "hypothesis_start": ha, "hypothesis_end": hb,
+                                        "input_ids": ids, "token_type_ids": types,
+                                        "logits": [float(v) for v in logits]})
+            # Entailed (supported) as far as every hypothesis chunk is,
+            # contradicted as far as any is.
             if grounding:
-                # P(supported): the sigmoid of one logit, the softmax of two.
-                p = sigmoid(logits[0]) if len(logits) == 1 else float(softmax(logits)[positive])
-                decisive = p  # MiniCheck's rule: the best chunk's support
+                dist = best if dist is None else min(dist, best)
+            elif dist is None:
+                dist = best.copy()
             else:
-                p = softmax(logits)
-                decisive = max(p[labels.index("entailment")], p[labels.index("contradiction")])
-            if decisive > best_score:
-                best, best_score = p, decisive
-            entry["chunks"].append({"start": a, "end": b, "input_ids": ids, "token_type_ids": types,
-                                    "logits": [float(v) for v in logits]})
+                ie, ic = labels.index("entailment"), labels.index("contradiction")
+                dist[ie] = min(dist[ie], best[ie])
+                dist[ic] = max(dist[ic], best[ic])
         if grounding:
             # The relation: entailment with p at 0.5 or above, else the
             # unsupported label (neutral, or contradiction when asked) with
             # 1 - p.
-            entry["p_supported"] = best
-            entry["label"] = "entailment" if best >= 0.5 else "unsupported"
-            entry["probability"] = best if best >= 0.5 else 1 - best
+            entry["p_supported"] = dist
+            entry["label"] = "entailment" if dist >= 0.5 else "unsupported"
+            entry["probability"] = dist if dist >= 0.5 else 1 - dist
         else:
-            entry["probabilities"] = [float(v) for v in best]
-            entry["label"] = labels[int(np.argmax(best))]
+            if len(hyps) > 1:
+                ie, ic = labels.index("entailment"), labels.index("contradiction")
+                dist[3 - ie - ic] = max(0.0, 1 - dist[ie] - dist[ic])
+            entry["probabilities"] = [float(v) for v in dist]
+            entry["label"] = labels[int(np.argmax(dist))]
         ref["pairs"].append(entry)
     write_json(os.path.join(out, "reference.json"), ref)
     print("wrote %s (%d-token window, %d pairs)" % (out, window, len(PAIRS)), file=sys.stderr)

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -42,6 +44,28 @@ func modelsCommand() *cli.Command {
 				Usage:       "list the pulled models",
 				Description: examples("fr models list"),
 				Action:      modelsList,
+			},
+			{
+				Name:      "tokenize",
+				Usage:     "show the exact inputs an NLI model gets, to check them against a Python pipeline",
+				ArgsUsage: "FILE",
+				Description: "FILE (or - for standard input) is jsonl. A line {\"premise\": P, \"hypothesis\": H} gives every input the model gets for the pair, " +
+					"in order: {\"chunks\": [{\"input_ids\", \"attention_mask\", \"token_type_ids\", \"premise_span\", \"hypothesis_span\"}, ...]} " +
+					"(the spans are the premise's and hypothesis's token ranges [start, end) the chunk holds); a pair that fits the window is one chunk, " +
+					"Hugging Face's tokenizer(P, H). A line {\"text\": T} gives {\"ids\", \"tokens\", \"offsets\"} of T alone, as " +
+					"tokenizer(T, add_special_tokens=False) with return_offsets_mapping (offsets in characters). Only tokenizer.json and config.json are read.\n\n" +
+					examples(
+						"# pairs.jsonl: {\"premise\": \"Lanny Flaherty is an actor.\", \"hypothesis\": \"He acts.\"}",
+						"fr models tokenize --nli-model cross-encoder/nli-deberta-v3-base pairs.jsonl",
+					),
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "nli-model", DefaultText: pipeline.DefaultONNXModel, Category: catNLI,
+						Usage: "the model: a directory, or a hub repository id (fr models pull)"},
+					&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window), as fr score takes it"},
+				},
+				Before: withTemp,
+				After:  removeTemp,
+				Action: modelsTokenize,
 			},
 		},
 	}
@@ -137,6 +161,31 @@ func modelsList(c *cli.Context) error {
 }
 
 // mib formats a byte count.
+func modelsTokenize(c *cli.Context) error {
+	input, err := inputArg(c)
+	if err != nil {
+		return err
+	}
+	m, err := pipeline.ResolveModel(c.String("nli-model"))
+	if err != nil {
+		return err
+	}
+	enc, err := crossenc.LoadEncoder(m.Dir, crossenc.EncoderOptions{MaxLength: c.Int("nli-max-length")})
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(input)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	name := input
+	if c.Args().First() == "-" {
+		name = "stdin"
+	}
+	return enc.TokenizeLines(c.Context, f, name, c.App.Writer)
+}
+
 func mib(n int64) string {
 	if n < 0 {
 		return "?"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,23 +15,25 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 
-// Sequence is one input of the model: a premise chunk and the hypothesis,
-// joined with the special tokens.
+// Sequence is one input of the model: a premise chunk and a hypothesis
+// chunk (the whole texts when they fit), joined with the special tokens.
 type Sequence struct {
 	IDs     []int
 	TypeIDs []int
 	// Premise and Hypothesis are the texts the sequence encodes, kept when
 	// the encoder was made with EncoderOptions.Texts: the premise's chunk
-	// (the whole premise when it fits) and the hypothesis (its beginning
-	// when it was cut). A server that tokenizes them with the same
-	// tokenizer.json gets IDs.
+	// and the hypothesis's chunk (the whole texts when they fit). A server
+	// that tokenizes them with the same tokenizer.json gets IDs.
 	Premise, Hypothesis string
+	// PremiseSpan and HypothesisSpan are the tokens of the premise and of
+	// the hypothesis (without special tokens) the sequence holds.
+	PremiseSpan, HypothesisSpan Span
 }
 
 // Encoded is a pair as it is put to the model.
 type Encoded struct {
 	Plan      Plan
-	Sequences []Sequence // one per chunk of Plan
+	Sequences []Sequence // in the order of Plan.Sequence
 	// Retokenized counts the sequences whose texts (EncoderOptions.Texts)
 	// tokenize differently from the slice of the pair's tokens they were
 	// cut from; their IDs are those of the texts.
@@ -51,52 +54,61 @@ func (e *Encoder) Encode(premise, hypothesis string) (Encoded, error) {
 }
 
 func (e *Encoder) encodeTokens(premise string, p hftokenizer.Tokens, hypothesis string, h hftokenizer.Tokens) (Encoded, error) {
-	plan := planPair(premise, p, h, e.maxLen, e.tok.Specials())
-	enc := Encoded{Plan: plan, Sequences: make([]Sequence, len(plan.Chunks))}
-	for i, c := range plan.Chunks {
-		ids, types := e.tok.Pair(p, c.Start, c.End, h, plan.HypothesisTokens)
-		s := Sequence{IDs: ids, TypeIDs: types}
+	plan := planPair(premise, p, hypothesis, h, e.maxLen, e.tok.Specials())
+	enc := Encoded{Plan: plan, Sequences: make([]Sequence, plan.Len())}
+	for k := range enc.Sequences {
+		pc, hc := plan.Sequence(k)
+		ids, types := e.tok.PairIDs(p, pc.Start, pc.End, h, hc.Start, hc.End)
+		s := Sequence{IDs: ids, TypeIDs: types, PremiseSpan: pc, HypothesisSpan: hc}
 		if e.texts {
 			var (
 				changed bool
 				err     error
 			)
-			if s, changed, err = e.asText(s, premise, p, c, hypothesis, h, plan.HypothesisTokens); err != nil {
-				return Encoded{}, fmt.Errorf("premise chunk %d of %d: %w", i+1, len(plan.Chunks), err)
+			if s, changed, err = e.asText(s, premise, p, hypothesis, h); err != nil {
+				return Encoded{}, fmt.Errorf("chunk %d of %d: %w", k+1, plan.Len(), err)
 			}
 			if changed {
 				enc.Retokenized++
 			}
 		}
-		enc.Sequences[i] = s
+		enc.Sequences[k] = s
 	}
 	return enc, nil
 }
 
-// asText gives s the texts of premise chunk c and of the hypothesis's
-// first keep tokens. A chunk's text runs from the end of the token before
-// it (so that the whitespace before its first word is kept, as byte-level
-// BPE tokenizers mark it) to the end of its last token, the first and last
-// chunks to the ends of the premise. Such a text nearly always tokenizes
-// to the chunk's own tokens; when it does not, the sequence takes the
-// tokens of the text, which is what a server will see, and it is an error
-// for them not to fit the window (the server would truncate, or refuse).
-func (e *Encoder) asText(s Sequence, premise string, p hftokenizer.Tokens, c Span, hypothesis string, h hftokenizer.Tokens, keep int) (Sequence, bool, error) {
-	wholePremise := c.Start == 0 && c.End == p.Len()
-	wholeHypothesis := keep == h.Len()
+// chunkText returns the text of tokens c of a text: from the end of the
+// token before the chunk (so that the whitespace before its first word is
+// kept, as byte-level BPE tokenizers mark it) to the end of its last
+// token, the first and last chunks to the ends of the text.
+func chunkText(text string, t hftokenizer.Tokens, c Span) string {
+	start, end := 0, len(text)
+	if c.Start > 0 {
+		start = t.Offsets[c.Start-1][1]
+	}
+	if c.End < t.Len() {
+		end = t.Offsets[c.End-1][1]
+	}
+	if start > end {
+		start = end
+	}
+	return text[start:end]
+}
+
+// asText gives s the texts of its premise and hypothesis chunks. Such a
+// text nearly always tokenizes to the chunk's own tokens; when it does
+// not, the sequence takes the tokens of the texts, which is what a server
+// will see, and it is an error for them not to fit the window (the server
+// would truncate, or refuse).
+func (e *Encoder) asText(s Sequence, premise string, p hftokenizer.Tokens, hypothesis string, h hftokenizer.Tokens) (Sequence, bool, error) {
+	wholePremise := s.PremiseSpan == Span{0, p.Len()}
+	wholeHypothesis := s.HypothesisSpan == Span{0, h.Len()}
 	s.Premise, s.Hypothesis = premise, hypothesis
 	if !wholePremise {
-		start, end := 0, len(premise)
-		if c.Start > 0 {
-			start = p.Offsets[c.Start-1][1]
-		}
-		if c.End < p.Len() {
-			end = p.Offsets[c.End-1][1]
-		}
-		s.Premise = premise[start:end]
+		s.Premise = chunkText(premise, p, s.PremiseSpan)
 	}
 	if !wholeHypothesis {
-		s.Hypothesis = hypothesis[:h.Offsets[keep-1][1]]
+		s.Hypothesis = chunkText(hypothesis, h, s.HypothesisSpan)
 	}
 	if wholePremise && wholeHypothesis {
 		return s, false, nil
@@ -111,13 +123,13 @@ func (e *Encoder) asText(s Sequence, premise string, p hftokenizer.Tokens, c Spa
 			return s, false, err
 		}
 	}
-	ids, types := e.tok.Pair(rp, 0, rp.Len(), rh, rh.Len())
+	ids, types := e.tok.PairIDs(rp, 0, rp.Len(), rh, 0, rh.Len())
 	if slices.Equal(ids, s.IDs) {
 		return s, false, nil
 	}
 	if len(ids) > e.maxLen {
-		return s, false, fmt.Errorf("its text %.60q tokenizes to %d tokens with the hypothesis, more than the window of %d (the %d tokens it was cut as do fit); "+
-			"sent as text it would be truncated or refused", s.Premise, len(ids), e.maxLen, len(s.IDs))
+		return s, false, fmt.Errorf("its texts (%.60q, %.60q) tokenize to %d tokens, more than the window of %d (the %d tokens they were cut as do fit); "+
+			"sent as text they would be truncated or refused", s.Premise, s.Hypothesis, len(ids), e.maxLen, len(s.IDs))
 	}
 	s.IDs, s.TypeIDs = ids, types
 	return s, true, nil
@@ -222,6 +234,7 @@ type Classifier struct {
 	unsupported nli.Label
 	pool        *pool
 	stats       statCounters
+	cache       tokenCache
 }
 
 // New returns the classifier that encodes with enc and runs the model with
@@ -258,6 +271,12 @@ func New(enc *Encoder, r Runner, o Options) *Classifier {
 
 // Identity implements nli.Classifier.
 func (c *Classifier) Identity() nli.Identity { return c.id }
+
+// Revision names how this code puts a pair to the model (nlicache's
+// Revisioned): answers cached before Hugging Face's exact tokenization and
+// the chunked hypotheses (issue 28) were given other token ids, and are not
+// reused.
+func (c *Classifier) Revision() string { return "hf-tokenizers-0.22;hypothesis-chunks" }
 
 var _ nli.Classifier = (*Classifier)(nil)
 
@@ -310,11 +329,16 @@ func (c *Classifier) Logits(ctx context.Context, seqs []Sequence) ([][]float32, 
 
 // Stats counts what the model was asked.
 type Stats struct {
-	Pairs           int64 // pairs classified
-	Sequences       int64 // model inputs (chunks)
-	ChunkedPairs    int64 // pairs whose premise took more than one chunk
-	CutHypotheses   int64 // pairs whose hypothesis was cut to half the window
-	MaxChunksOfPair int64
+	Pairs        int64 // pairs classified
+	Sequences    int64 // model inputs (chunks)
+	ChunkedPairs int64 // pairs whose premise took more than one chunk
+	// ChunkedHypotheses counts pairs whose hypothesis took more than half
+	// the window and was cut into chunks.
+	ChunkedHypotheses int64
+	MaxChunksOfPair   int64 // sequences of the pair with the most
+	// Tokenized counts the texts tokenized: each distinct text once while
+	// it is in the classifier's cache (see Classify).
+	Tokenized int64
 	// Retokenized counts sequences whose texts tokenize differently from
 	// the tokens they were cut as (EncoderOptions.Texts).
 	Retokenized int64
@@ -324,39 +348,31 @@ type Stats struct {
 	Batches int64
 }
 
-// Classify implements nli.Classifier.
+// Classify implements nli.Classifier. Each text is tokenized once: the
+// classifier keeps the tokens of the texts it has seen lately (a record's
+// contexts and atoms come back in every round of its pairs). A text the
+// tokenizer cannot take fails the call with an *nli.TextError.
 func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, error) {
-	// Atoms and contexts recur across pairs (FR2 pairs every atom with
-	// every context): tokenize each text once.
-	memo := map[string]hftokenizer.Tokens{}
-	tokens := func(s string) (hftokenizer.Tokens, error) {
-		if t, ok := memo[s]; ok {
-			return t, nil
-		}
-		t, err := c.tok.Encode(s)
-		if err == nil {
-			memo[s] = t
-		}
-		return t, err
-	}
 	var (
 		seqs  []Sequence
 		first = make([]int, len(pairs)+1) // pair i owns seqs[first[i]:first[i+1]]
+		plans = make([]Plan, len(pairs))
 	)
 	for i, p := range pairs {
-		pt, err := tokens(p.Premise)
+		pt, err := c.tokens(p.Premise)
 		if err != nil {
-			return nil, fmt.Errorf("premise %s: %w", p.PremiseID, err)
+			return nil, &nli.TextError{ID: p.PremiseID, Role: "premise", Err: err}
 		}
-		ht, err := tokens(p.Hypothesis)
+		ht, err := c.tokens(p.Hypothesis)
 		if err != nil {
-			return nil, fmt.Errorf("hypothesis %s: %w", p.HypothesisID, err)
+			return nil, &nli.TextError{ID: p.HypothesisID, Role: "hypothesis", Err: err}
 		}
 		e, err := c.encodeTokens(p.Premise, pt, p.Hypothesis, ht)
 		if err != nil {
 			return nil, fmt.Errorf("premise %s, hypothesis %s: %w", p.PremiseID, p.HypothesisID, err)
 		}
 		c.count(e)
+		plans[i] = e.Plan
 		seqs = append(seqs, e.Sequences...)
 		first[i+1] = len(seqs)
 	}
@@ -366,7 +382,7 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 	}
 	out := make([]nli.Result, len(pairs))
 	for i := range pairs {
-		if out[i], err = c.aggregate(logits[first[i]:first[i+1]]); err != nil {
+		if out[i], err = c.aggregate(plans[i], logits[first[i]:first[i+1]]); err != nil {
 			p := pairs[i]
 			return nil, fmt.Errorf("premise %s, hypothesis %s: %w", p.PremiseID, p.HypothesisID, err)
 		}
@@ -374,29 +390,125 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 	return out, nil
 }
 
+// tokens returns the tokens of s, from the cache when it has them.
+func (c *Classifier) tokens(s string) (hftokenizer.Tokens, error) {
+	if t, ok := c.cache.get(s); ok {
+		return t, nil
+	}
+	t, err := c.tok.Encode(s)
+	if err != nil {
+		return t, err
+	}
+	c.stats.tokenized.Add(1)
+	c.cache.put(s, t)
+	return t, nil
+}
+
+// cacheTokens bounds the tokens the cache keeps (about 60 bytes each): far
+// more than a record's texts, so that each is tokenized once per record
+// even with a few records in flight.
+const cacheTokens = 1 << 20
+
+// tokenCache keeps the tokens of recent texts in two generations: when the
+// current one holds cacheTokens tokens it becomes the old one, and a text
+// found in the old one moves back to the current.
+type tokenCache struct {
+	mu       sync.Mutex
+	cur, old map[string]hftokenizer.Tokens
+	n        int // tokens in cur
+}
+
+func (c *tokenCache) get(s string) (hftokenizer.Tokens, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.cur[s]; ok {
+		return t, true
+	}
+	t, ok := c.old[s]
+	if ok {
+		c.putLocked(s, t)
+	}
+	return t, ok
+}
+
+func (c *tokenCache) put(s string, t hftokenizer.Tokens) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(s, t)
+}
+
+func (c *tokenCache) putLocked(s string, t hftokenizer.Tokens) {
+	if c.cur == nil || c.n+t.Len() > cacheTokens {
+		c.old, c.cur, c.n = c.cur, make(map[string]hftokenizer.Tokens), 0
+	}
+	c.cur[s] = t
+	c.n += t.Len()
+}
+
 // errNotFinite reports logits that are not numbers.
 var errNotFinite = errors.New("the model's logits are not finite numbers")
 
-// aggregate turns the logits of a pair's chunks into its answer: for an
-// NLI model, the distribution of the chunk with the highest entailment or
-// contradiction probability; for a grounding classifier, the relation of
-// the chunk with the highest P(supported) (nli.Supported). The earliest
-// chunk wins a tie.
-func (c *Classifier) aggregate(chunks [][]float32) (nli.Result, error) {
-	for _, z := range chunks {
+// aggregate turns the logits of a pair's sequences into its answer. For
+// each hypothesis chunk, the answer of its premise chunks: for an NLI
+// model, the distribution of the most decisive premise chunk (the highest
+// entailment or contradiction probability, the earliest on a tie); for a
+// grounding classifier, the highest P(supported) (MiniCheck's rule). A
+// hypothesis in one chunk (every pair but FR3's long context–context ones)
+// has that answer. A hypothesis in several chunks is entailed only as far
+// as every chunk is, and contradicted as far as any chunk is: entailment =
+// the least of the chunks' entailment probabilities, contradiction = the
+// greatest of their contradiction probabilities, neutral = the rest (never
+// negative: the least entailment is at most that of the most contradicted
+// chunk, whose two add up to at most 1); for a grounding classifier,
+// P(supported) = the least over hypothesis chunks of the best over premise
+// chunks.
+func (c *Classifier) aggregate(plan Plan, seqs [][]float32) (nli.Result, error) {
+	for _, z := range seqs {
 		for _, v := range z {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return nli.Result{}, fmt.Errorf("%w: %v", errNotFinite, z)
 			}
 		}
 	}
+	per := len(plan.Chunks)
 	if c.head.Kind != NLI3 {
-		best := -1.0
-		for _, z := range chunks {
-			best = max(best, c.head.supported(z))
+		supported := math.Inf(1)
+		for j := range plan.Hypotheses {
+			best := -1.0
+			for _, z := range seqs[j*per : (j+1)*per] {
+				best = max(best, c.head.supported(z))
+			}
+			supported = min(supported, best)
 		}
-		return nli.Supported(best, c.unsupported), nil
+		return nli.Supported(supported, c.unsupported), nil
 	}
+	var dist []float64
+	for j := range plan.Hypotheses {
+		best := c.mostDecisive(seqs[j*per : (j+1)*per])
+		if j == 0 {
+			dist = best
+			continue
+		}
+		dist[nli.Entailment] = min(dist[nli.Entailment], best[nli.Entailment])
+		dist[nli.Contradiction] = max(dist[nli.Contradiction], best[nli.Contradiction])
+	}
+	if len(plan.Hypotheses) > 1 {
+		dist[nli.Neutral] = max(0, 1-dist[nli.Entailment]-dist[nli.Contradiction])
+	}
+	// Argmax in the classifier's output order, as numpy's argmax.
+	arg := c.labels[0]
+	for _, l := range c.labels[1:] {
+		if dist[l] > dist[arg] {
+			arg = l
+		}
+	}
+	return nli.Result{Label: arg, Probability: dist[arg], Distribution: dist}, nil
+}
+
+// mostDecisive returns the distribution of the chunk of a 3-way NLI model
+// with the highest entailment or contradiction probability (the earliest
+// on a tie).
+func (c *Classifier) mostDecisive(chunks [][]float32) []float64 {
 	var best []float64
 	bestScore := -1.0
 	for _, z := range chunks {
@@ -409,14 +521,7 @@ func (c *Classifier) aggregate(chunks [][]float32) (nli.Result, error) {
 			best, bestScore = dist, s
 		}
 	}
-	// Argmax in the classifier's output order, as numpy's argmax.
-	arg := c.labels[0]
-	for _, l := range c.labels[1:] {
-		if best[l] > best[arg] {
-			arg = l
-		}
-	}
-	return nli.Result{Label: arg, Probability: best[arg], Distribution: best}, nil
+	return best
 }
 
 // Softmax returns the softmax of logits, computed in float64.
@@ -440,7 +545,7 @@ func Softmax(z [3]float32) [3]float64 {
 // statCounters are updated atomically: Classify may run concurrently.
 type statCounters struct {
 	pairs, seqs, chunked, cut, maxChunks, retokenized atomic.Int64
-	runNanos, batches                                 atomic.Int64
+	runNanos, batches, tokenized                      atomic.Int64
 }
 
 func (c *Classifier) count(e Encoded) {
@@ -449,10 +554,10 @@ func (c *Classifier) count(e Encoded) {
 	n := int64(len(e.Sequences))
 	s.seqs.Add(n)
 	s.retokenized.Add(int64(e.Retokenized))
-	if n > 1 {
+	if len(e.Plan.Chunks) > 1 {
 		s.chunked.Add(1)
 	}
-	if e.Plan.HypothesisCut {
+	if len(e.Plan.Hypotheses) > 1 {
 		s.cut.Add(1)
 	}
 	for {
@@ -467,6 +572,6 @@ func (c *Classifier) count(e Encoded) {
 func (c *Classifier) Stats() Stats {
 	s := &c.stats
 	return Stats{Pairs: s.pairs.Load(), Sequences: s.seqs.Load(), ChunkedPairs: s.chunked.Load(),
-		CutHypotheses: s.cut.Load(), MaxChunksOfPair: s.maxChunks.Load(), Retokenized: s.retokenized.Load(),
-		Runtime: time.Duration(s.runNanos.Load()), Batches: s.batches.Load()}
+		ChunkedHypotheses: s.cut.Load(), MaxChunksOfPair: s.maxChunks.Load(), Retokenized: s.retokenized.Load(),
+		Runtime: time.Duration(s.runNanos.Load()), Batches: s.batches.Load(), Tokenized: s.tokenized.Load()}
 }

@@ -95,7 +95,7 @@ func TestGroundingAggregate(t *testing.T) {
 		{one, nli.Neutral, [][]float32{{0}}, nli.Entailment, 0.5},
 	} {
 		cl := &Classifier{Encoder: &Encoder{head: c.head}, unsupported: c.unsupported}
-		got, err := cl.aggregate(c.chunks)
+		got, err := cl.aggregate(planOf(len(c.chunks), 1), c.chunks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,11 +106,30 @@ func TestGroundingAggregate(t *testing.T) {
 			t.Errorf("%s, chunks %v: distribution %v does not give the label its probability", c.head, c.chunks, got.Distribution)
 		}
 	}
+	// A hypothesis in two chunks (premise chunks × hypothesis chunks): the
+	// least over hypothesis chunks of the best premise chunk's support,
+	// min(max(sigmoid(-1), sigmoid(2)), max(sigmoid(1), sigmoid(0.5))).
 	cl := &Classifier{Encoder: &Encoder{head: one}}
-	if _, err := cl.aggregate([][]float32{{float32(math.NaN())}}); !errors.Is(err, errNotFinite) {
+	got, err := cl.aggregate(planOf(2, 2), [][]float32{{-1}, {2}, {1}, {0.5}})
+	if err != nil || got.Label != nli.Entailment || math.Abs(got.Probability-sig(1)) > 1e-12 {
+		t.Errorf("two hypothesis chunks: %v %v, %v; want entailment %v", got.Label, got.Probability, err, sig(1))
+	}
+	if _, err := cl.aggregate(planOf(1, 1), [][]float32{{float32(math.NaN())}}); !errors.Is(err, errNotFinite) {
 		t.Errorf("NaN logit: %v", err)
 	}
 	if !slices.Equal([]float64{sigmoid(-800), sigmoid(800)}, []float64{0, 1}) {
 		t.Errorf("sigmoid at the ends: %v %v", sigmoid(-800), sigmoid(800))
 	}
+}
+
+// planOf is a plan of premise × hypothesis chunks of one token each.
+func planOf(premise, hypothesis int) Plan {
+	var p Plan
+	for i := range premise {
+		p.Chunks = append(p.Chunks, Span{i, i + 1})
+	}
+	for i := range hypothesis {
+		p.Hypotheses = append(p.Hypotheses, Span{i, i + 1})
+	}
+	return p
 }

@@ -61,8 +61,8 @@ func wordCuts(text string, offsets [][2]int) []bool {
 // Span is a range [Start, End) of tokens.
 type Span struct{ Start, End int }
 
-// chunkPremise cuts n premise tokens into spans of at most budget tokens.
-func chunkPremise(text string, offsets [][2]int, budget int) []Span {
+// chunkTokens cuts n tokens into spans of at most budget tokens.
+func chunkTokens(text string, offsets [][2]int, budget int) []Span {
 	n := len(offsets)
 	if n <= budget {
 		return []Span{{0, n}}
@@ -97,34 +97,45 @@ func lastCut(cuts []bool, a, lim int) int {
 	return -1
 }
 
-// Plan says how one pair is put to the model: the premise chunks and the
-// number of hypothesis tokens kept.
+// Plan says how one pair is put to the model: every premise chunk with
+// every hypothesis chunk, one sequence each, hypothesis chunk by
+// hypothesis chunk (see Sequence).
 type Plan struct {
+	// Chunks are the premise's chunks.
 	Chunks []Span
-	// HypothesisTokens is how many of the hypothesis's tokens are used: all
-	// of them unless the hypothesis alone takes more than half the window,
-	// when it is cut to half (its beginning kept) so that the premise keeps
-	// room.
-	HypothesisTokens int
-	// HypothesisCut reports that the hypothesis was cut.
-	HypothesisCut bool
+	// Hypotheses are the hypothesis's chunks: the whole hypothesis, unless
+	// it takes more than half the window by itself (an FR3 context–context
+	// pair, whose hypothesis is a passage), when it is cut at sentence
+	// ends into chunks of at most half the window, so that no part of it
+	// goes unread (see aggregate for how their answers combine).
+	Hypotheses []Span
+}
+
+// Len returns the number of sequences of the plan.
+func (p Plan) Len() int { return len(p.Chunks) * len(p.Hypotheses) }
+
+// Sequence returns the premise and hypothesis chunks of sequence k: the
+// sequences go through the premise chunks for each hypothesis chunk.
+func (p Plan) Sequence(k int) (premise, hypothesis Span) {
+	return p.Chunks[k%len(p.Chunks)], p.Hypotheses[k/len(p.Chunks)]
 }
 
 // planPair plans a premise/hypothesis pair for a window of maxLen tokens of
 // which specials are the model's special tokens.
-func planPair(premiseText string, premise, hypothesis hftokenizer.Tokens, maxLen, specials int) Plan {
+func planPair(premiseText string, premise hftokenizer.Tokens, hypothesisText string, hypothesis hftokenizer.Tokens, maxLen, specials int) Plan {
 	room := maxLen - specials
 	h := hypothesis.Len()
+	whole := []Span{{0, h}}
 	if premise.Len()+h <= room {
-		return Plan{Chunks: []Span{{0, premise.Len()}}, HypothesisTokens: h}
+		return Plan{Chunks: []Span{{0, premise.Len()}}, Hypotheses: whole}
 	}
-	cut := false
-	if h > room/2 {
-		h, cut = room/2, true
+	if h <= room/2 {
+		return Plan{Chunks: chunkTokens(premiseText, premise.Offsets, room-h), Hypotheses: whole}
 	}
-	return Plan{
-		Chunks:           chunkPremise(premiseText, premise.Offsets, room-h),
-		HypothesisTokens: h,
-		HypothesisCut:    cut,
+	hyps := chunkTokens(hypothesisText, hypothesis.Offsets, room/2)
+	longest := 0
+	for _, c := range hyps {
+		longest = max(longest, c.End-c.Start)
 	}
+	return Plan{Chunks: chunkTokens(premiseText, premise.Offsets, room-longest), Hypotheses: hyps}
 }

@@ -20,13 +20,13 @@ func TestOnlyFirst(t *testing.T) {
 	premise := "Lanny Flaherty is an American actor. He was born in Pensacola, Florida. He appeared in many films."
 	p, _ := tok.Encode(premise)
 	h, _ := tok.Encode("Lanny Flaherty is an actor.")
-	plan := planPair(premise, p, h, 20, tok.Specials())
-	if plan.HypothesisTokens != h.Len() || len(plan.Chunks) < 2 {
+	plan := planPair(premise, p, "Lanny Flaherty is an actor.", h, 20, tok.Specials())
+	if len(plan.Hypotheses) != 1 || plan.Hypotheses[0] != (Span{0, h.Len()}) || len(plan.Chunks) < 2 {
 		t.Fatalf("plan %+v", plan)
 	}
 	var covered []int
 	for _, c := range plan.Chunks {
-		ids, _ := tok.Pair(p, c.Start, c.End, h, plan.HypothesisTokens)
+		ids := tok.Pair(p, c.Start, c.End, h, 0, h.Len()).IDs
 		if len(ids) > 20 {
 			t.Errorf("sequence of %d tokens", len(ids))
 		}
@@ -75,7 +75,7 @@ func TestChunkPremise(t *testing.T) {
 		{"not a boundary without space", "a.b c.d e f", 2, []Span{{0, 2}, {2, 4}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := chunkPremise(c.text, words(c.text), c.budget)
+			got := chunkTokens(c.text, words(c.text), c.budget)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("%v, want %v", got, c.want)
 			}
@@ -88,7 +88,7 @@ func TestChunkPremise(t *testing.T) {
 	for i := 1; i < len(untrimmed); i++ {
 		untrimmed[i][0]--
 	}
-	if a, b := chunkPremise(text, trimmed, 4), chunkPremise(text, untrimmed, 4); !slices.Equal(a, b) {
+	if a, b := chunkTokens(text, trimmed, 4), chunkTokens(text, untrimmed, 4); !slices.Equal(a, b) {
 		t.Errorf("trimmed offsets %v, untrimmed %v", a, b)
 	}
 }

@@ -27,7 +27,9 @@ import (
 type Cache struct {
 	inner nli.Classifier
 	id    nli.Identity
-	store *sqlcache.Cache
+	// revision is the inner classifier's Revision, "" if it has none.
+	revision string
+	store    *sqlcache.Cache
 }
 
 // Open opens (creating it if needed) the cache file at path around
@@ -39,7 +41,11 @@ func Open(path string, inner nli.Classifier) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cache{inner: inner, id: inner.Identity(), store: store}, nil
+	c := &Cache{inner: inner, id: inner.Identity(), store: store}
+	if r, ok := inner.(Revisioned); ok {
+		c.revision = r.Revision()
+	}
+	return c, nil
 }
 
 // Identity is the identity of the inner classifier.
@@ -153,7 +159,19 @@ func checkResult(r nli.Result) error {
 // key is sqlcache.Key of backend, model, premise and hypothesis. Changing
 // it orphans every existing cache.
 func (c *Cache) key(p nli.Pair) []byte {
+	if c.revision != "" {
+		return sqlcache.Key(c.id.Backend, c.id.Model, c.revision, p.Premise, p.Hypothesis)
+	}
 	return sqlcache.Key(c.id.Backend, c.id.Model, p.Premise, p.Hypothesis)
+}
+
+// Revisioned is a classifier whose answers for one model changed with a
+// revision of this project's code (how a cross-encoder tokenizes and
+// chunks): its Revision joins the cache key, so that answers stored by an
+// earlier revision are not reused. A classifier without one keeps its
+// keys.
+type Revisioned interface {
+	Revision() string
 }
 
 // numLabels is the number of NLI labels (nli.Neutral, nli.Entailment,

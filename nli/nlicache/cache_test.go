@@ -460,3 +460,53 @@ func TestCacheFileFormat(t *testing.T) {
 		c.Close()
 	}
 }
+
+// revisioned is a fake whose answers depend on a code revision.
+type revisioned struct {
+	*fake
+	revision string
+}
+
+func (r revisioned) Revision() string { return r.revision }
+
+// TestCacheRevision: answers stored by one revision of a classifier's code
+// are not reused by another (the cross-encoders' tokenizer fix), and a
+// classifier without a revision keeps its keys.
+func TestCacheRevision(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nli.db")
+	pairs := []nli.Pair{{PremiseID: "c1", Premise: "Paris is in France.", HypothesisID: "a1", Hypothesis: "Paris is French."}}
+	ask := func(c nli.Classifier) int {
+		t.Helper()
+		cache, err := nlicache.Open(path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cache.Close()
+		if _, err := cache.Classify(context.Background(), pairs); err != nil {
+			t.Fatal(err)
+		}
+		var inner *fake
+		switch c := c.(type) {
+		case *fake:
+			inner = c
+		case revisioned:
+			inner = c.fake
+		}
+		return len(inner.asked)
+	}
+	for i, c := range []struct {
+		classifier nli.Classifier
+		asked      int
+	}{
+		{&fake{model: "m"}, 1},
+		{&fake{model: "m"}, 0},
+		{revisioned{&fake{model: "m"}, "r1"}, 1},
+		{revisioned{&fake{model: "m"}, "r1"}, 0},
+		{revisioned{&fake{model: "m"}, "r2"}, 1},
+		{&fake{model: "m"}, 0},
+	} {
+		if got := ask(c.classifier); got != c.asked {
+			t.Errorf("step %d: the classifier was asked %d pairs, want %d", i, got, c.asked)
+		}
+	}
+}

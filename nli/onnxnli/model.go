@@ -380,8 +380,8 @@ func (m *Model) RunSummary() string {
 	if s.Pairs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("onnx nli %s: %d pairs, %d model inputs; %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window",
-		m.Identity().Model, s.Pairs, s.Sequences, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, m.MaxLength())
+	return fmt.Sprintf("onnx nli %s: %d pairs, %d model inputs; %d premises split into chunks (up to %d), %d hypotheses longer than half the %d-token window split into chunks",
+		m.Identity().Model, s.Pairs, s.Sequences, s.ChunkedPairs, s.MaxChunksOfPair, s.ChunkedHypotheses, m.MaxLength())
 }
 
 // InProcess reports that the model runs in this process, with ONNX

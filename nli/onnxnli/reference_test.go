@@ -22,16 +22,20 @@ type reference struct {
 	Specials int      `json:"specials"`
 	Labels   []string `json:"labels"`
 	Pairs    []struct {
-		Premise        string `json:"premise"`
-		Hypothesis     string `json:"hypothesis"`
-		PremiseIDs     []int  `json:"premise_ids"`
-		HypothesisIDs  []int  `json:"hypothesis_ids"`
-		HypothesisKept int    `json:"hypothesis_kept"`
-		Chunks         []struct {
-			Start, End   int
-			InputIDs     []int     `json:"input_ids"`
-			TokenTypeIDs []int     `json:"token_type_ids"`
-			Logits       []float64 `json:"logits"`
+		Premise       string `json:"premise"`
+		Hypothesis    string `json:"hypothesis"`
+		PremiseIDs    []int  `json:"premise_ids"`
+		HypothesisIDs []int  `json:"hypothesis_ids"`
+		// HypothesisChunks are the hypothesis's chunks: one but for a
+		// hypothesis longer than half the window.
+		HypothesisChunks [][2]int `json:"hypothesis_chunks"`
+		Chunks           []struct {
+			Start, End      int
+			HypothesisStart int       `json:"hypothesis_start"`
+			HypothesisEnd   int       `json:"hypothesis_end"`
+			InputIDs        []int     `json:"input_ids"`
+			TokenTypeIDs    []int     `json:"token_type_ids"`
+			Logits          []float64 `json:"logits"`
 		} `json:"chunks"`
 		Probabilities []float64 `json:"probabilities"`
 		Label         string    `json:"label"`
@@ -87,7 +91,7 @@ func TestAgainstNumpy(t *testing.T) {
 				}
 				var seqs []crossenc.Sequence
 				var pairs []nli.Pair
-				multi := 0
+				multi, multiHyp := 0, 0
 				for i, p := range ref.Pairs {
 					pt, err := m.Tokenizer().Encode(p.Premise)
 					if err != nil {
@@ -104,15 +108,21 @@ func TestAgainstNumpy(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e.Plan.HypothesisTokens != p.HypothesisKept || len(e.Sequences) != len(p.Chunks) {
-						t.Fatalf("pair %d: %d chunks, hypothesis %d tokens; reference %d, %d", i, len(e.Sequences), e.Plan.HypothesisTokens, len(p.Chunks), p.HypothesisKept)
+					if len(e.Plan.Hypotheses) != len(p.HypothesisChunks) || len(e.Sequences) != len(p.Chunks) {
+						t.Fatalf("pair %d: %d sequences, hypothesis chunks %v; reference %d, %v", i, len(e.Sequences), e.Plan.Hypotheses, len(p.Chunks), p.HypothesisChunks)
+					}
+					if len(p.HypothesisChunks) > 1 {
+						multiHyp++
 					}
 					if len(p.Chunks) > 1 {
 						multi++
 					}
 					for j, c := range p.Chunks {
-						if e.Plan.Chunks[j] != (crossenc.Span{Start: c.Start, End: c.End}) {
-							t.Errorf("pair %d chunk %d: %v, reference [%d, %d)", i, j, e.Plan.Chunks[j], c.Start, c.End)
+						s := e.Sequences[j]
+						if s.PremiseSpan != (crossenc.Span{Start: c.Start, End: c.End}) ||
+							s.HypothesisSpan != (crossenc.Span{Start: c.HypothesisStart, End: c.HypothesisEnd}) {
+							t.Errorf("pair %d sequence %d: premise %v, hypothesis %v; reference [%d, %d), [%d, %d)", i, j,
+								s.PremiseSpan, s.HypothesisSpan, c.Start, c.End, c.HypothesisStart, c.HypothesisEnd)
 						}
 						if !slices.Equal(e.Sequences[j].IDs, c.InputIDs) {
 							t.Errorf("pair %d chunk %d input ids\n got %v\nwant %v", i, j, e.Sequences[j].IDs, c.InputIDs)
@@ -124,8 +134,8 @@ func TestAgainstNumpy(t *testing.T) {
 					seqs = append(seqs, e.Sequences...)
 					pairs = append(pairs, nli.Pair{Premise: p.Premise, Hypothesis: p.Hypothesis})
 				}
-				if multi < 2 {
-					t.Fatalf("only %d reference pairs have premises longer than the window", multi)
+				if multi < 2 || multiHyp < 1 {
+					t.Fatalf("only %d reference pairs have premises longer than the window, %d hypotheses longer than half of it", multi, multiHyp)
 				}
 				logits, err := m.Logits(context.Background(), seqs)
 				if err != nil {

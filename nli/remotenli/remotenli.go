@@ -256,8 +256,8 @@ func (c *Classifier) RunSummary() string {
 	if s.Pairs == 0 {
 		return ""
 	}
-	msg := fmt.Sprintf("remote nli %s %s at %s: %d pairs, %d model inputs in %d requests (%d retries); %d premises split into chunks (up to %d), %d hypotheses cut to half the %d-token window",
-		c.Protocol(), c.RemoteModel(), c.Endpoint(), s.Pairs, s.Sequences, u.Requests, u.Retries, s.ChunkedPairs, s.MaxChunksOfPair, s.CutHypotheses, c.MaxLength())
+	msg := fmt.Sprintf("remote nli %s %s at %s: %d pairs, %d model inputs in %d requests (%d retries); %d premises split into chunks (up to %d), %d hypotheses longer than half the %d-token window split into chunks",
+		c.Protocol(), c.RemoteModel(), c.Endpoint(), s.Pairs, s.Sequences, u.Requests, u.Retries, s.ChunkedPairs, s.MaxChunksOfPair, s.ChunkedHypotheses, c.MaxLength())
 	if s.Retokenized > 0 {
 		msg += fmt.Sprintf("; %d chunk texts tokenized differently from their chunks (sent as the texts' tokens)", s.Retokenized)
 	}

@@ -559,7 +559,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 			teiError(w, http.StatusUnprocessableEntity, "tokenizer", "%v", err)
 			return
 		}
-		ids, types := tok.Pair(a, 0, a.Len(), b, b.Len())
+		pe := tok.Pair(a, 0, a.Len(), b, 0, b.Len())
+		ids, types := pe.IDs, pe.TypeIDs
 		if len(ids) > s.enc.MaxLength() {
 			teiError(w, http.StatusRequestEntityTooLarge, "validation", "`inputs` must have less than %d tokens. Given: %d", s.enc.MaxLength(), len(ids))
 			return
