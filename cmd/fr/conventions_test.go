@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
@@ -205,5 +208,52 @@ func TestUsageStatusEveryCommand(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(exists); string(b) != "precious\n" {
 		t.Errorf("an existing -o file was changed: %q", b)
+	}
+}
+
+// TestPipes (issue 32): an input given as a pipe, as a shell passes
+// `cat x | fr score /dev/stdin`, a process substitution (/dev/fd/N) or a
+// named pipe, is read as "-" is: once, whole, though the commands read
+// their input more than once.
+func TestPipes(t *testing.T) {
+	ctx := context.Background()
+	example := "../../testdata/example.jsonl"
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := run(t, ctx, "score", "--nli", "lexical", "--k", "median", example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(w io.WriteCloser) {
+		w.Write(data)
+		w.Close()
+	}
+	// An anonymous pipe by its /dev/fd name: /dev/stdin and <(...) are these.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go feed(w)
+	got, _, err := run(t, ctx, "score", "--nli", "lexical", "--k", "median", fmt.Sprintf("/dev/fd/%d", r.Fd()))
+	if err != nil || got != want {
+		t.Errorf("score /dev/fd/N (%v):\n%s\nwant\n%s", err, got, want)
+	}
+	// A named pipe.
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			feed(f)
+		}
+	}()
+	got, _, err = run(t, ctx, "compare", "--nli", "lexical", "--format", "csv", fifo)
+	if err != nil || strings.Count(got, "\n") != 4 {
+		t.Errorf("compare FIFO (%v):\n%s", err, got)
 	}
 }
