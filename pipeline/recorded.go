@@ -21,6 +21,7 @@ import (
 // Recorded is a result read back from an output line of ScoreFile: the
 // run that wrote it and the scores of its marginals.
 type Recorded struct {
+	Line             int    // the input line of the record
 	Version          string // FR1, FR2, FR3
 	NLI              string // the run's NLI (result.Line.RunNLI)
 	Scores           score.Scores
@@ -96,7 +97,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		summaries = &SummaryReport{Summarizer: l.Summarizer, Irrelevant: irrelevant}
 	}
 	k := score.K{Value: l.K, Name: fmt.Sprint(l.K)}
-	return &Recorded{Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
+	return &Recorded{Line: l.Line, Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
 		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k),
 		Identity: l.Identity(), identity: l.NLIIdentity()}, nil
 }
@@ -164,6 +165,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 	type run struct {
 		version, nli, file string
 		scores             []score.Scores
+		lines              []int // the input line of each
 		reports            []inference.Report
 		other              *foreign.Run // a run of another system
 		k                  score.K      // its K
@@ -184,6 +186,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			ru := &run{file: path, other: fr, k: fr.K(k)}
 			for _, rec := range fr.Records {
 				ru.scores = append(ru.scores, rec.Scores(ru.k))
+				ru.lines = append(ru.lines, rec.Line)
 				st.Scored++
 				if o.Progress != nil {
 					o.Progress(Progress{Records: st.Scored, Line: rec.Line})
@@ -209,6 +212,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 				runs = append(runs, ru)
 			}
 			ru.scores = append(ru.scores, r.Scores)
+			ru.lines = append(ru.lines, r.Line)
 			ru.reports = append(ru.reports, r.Solver)
 			st.Scored++
 			if o.Progress != nil {
@@ -256,7 +260,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 	}
 	rows := make([]Comparison, len(runs))
 	for i, r := range runs {
-		rows[i] = summarize(names[i], r.scores, r.other != nil && r.other.Decided)
+		rows[i] = summarize(names[i], r.scores, r.lines, r.other != nil && r.other.Decided)
 		if r.other != nil {
 			rows[i].K, rows[i].Recorded = kName(r.k), r.other.RecordedMeans()
 		}

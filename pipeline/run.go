@@ -635,6 +635,7 @@ type Comparison struct {
 	GoldAccuracy  *float64 `json:"accuracy"`
 	GoldBrier     *float64 `json:"brier"`
 	GoldMAE       *float64 `json:"mae"`
+	GoldRMSE      *float64 `json:"rmse"`
 	GoldLabeledPr *float64 `json:"mean_precision_labeled"`
 	GoldMean      *float64 `json:"mean_gold"`
 	// Inference says how the responses' marginals were computed (see
@@ -651,6 +652,13 @@ type Comparison struct {
 	// and num_false_atoms with the undecided atoms, fr factscore's
 	// factscore); absent for fr's runs.
 	Recorded foreign.Values `json:"recorded,omitempty"`
+
+	// The per-response scores the row summarizes, and the input line of
+	// each: the paired tests (PairedTests) match two rows' responses by
+	// line. decided marks a run without a P(true) (see summarize).
+	scores  []score.Scores
+	lines   []int
+	decided bool
 }
 
 // InferenceSummary says in one line how a run's responses were solved:
@@ -715,6 +723,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		names = append(names, FActScoreBaselineName)
 	}
 	perVersion := make([][]score.Scores, len(names))
+	var lines []int // of the records, for every row
 	reports := make([][]inference.Report, len(versions))
 	var st ScoreStats
 	tr := newTracker(o.Progress)
@@ -743,6 +752,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		if len(r.as) > 0 {
 			p.dropped(input, in.Line, r.as[0].EmptyContexts, &st)
 		}
+		lines = append(lines, in.Line)
 		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)
 			reports[i] = append(reports[i], a.Solution.Report)
@@ -761,7 +771,7 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	tr.done()
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
-		rows[i] = summarize(name, perVersion[i], name == FActScoreBaselineName)
+		rows[i] = summarize(name, perVersion[i], lines, name == FActScoreBaselineName)
 		if i < len(reports) {
 			sum := InferenceSummary(reports[i])
 			rows[i].Inference = &sum
@@ -770,14 +780,15 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	return rows, st, nil
 }
 
-// summarize is the comparison row of one run's scores. decided marks a
+// summarize is the comparison row of one run's scores, of the records at
+// the input lines given. decided marks a
 // run that decides each atom, true or false, without a P(true) (FActScore):
 // its scores were computed with P(true) 1 or 0, and the measures of a
 // probability, the entropy measure, undecided atoms and Brier score, do
 // not apply (its E would be that of P = 0 or 1, a meaningless 0.0000, and
 // its Brier score only its error rate again).
-func summarize(name string, all []score.Scores, decided bool) Comparison {
-	c := Comparison{Version: name, Summary: score.Summarize(all)}
+func summarize(name string, all []score.Scores, lines []int, decided bool) Comparison {
+	c := Comparison{Version: name, Summary: score.Summarize(all), scores: all, lines: lines, decided: decided}
 	if decided {
 		c.MeanEntropy, c.MeanUniform, c.Summary.Brier = math.NaN(), math.NaN(), math.NaN()
 	}
@@ -786,7 +797,7 @@ func summarize(name string, all []score.Scores, decided bool) Comparison {
 	c.MeanE, c.MeanU = finite(s.MeanEntropy), finite(s.MeanUniform)
 	if s.Labeled > 0 {
 		c.GoldAtomF1, c.GoldAccuracy, c.GoldBrier = finite(s.AtomF1), finite(s.Accuracy), finite(s.Brier)
-		c.GoldMAE, c.GoldLabeledPr, c.GoldMean = finite(s.MAE), finite(s.LabeledPr), finite(s.MeanGold)
+		c.GoldMAE, c.GoldRMSE, c.GoldLabeledPr, c.GoldMean = finite(s.MAE), finite(s.RMSE), finite(s.LabeledPr), finite(s.MeanGold)
 	}
 	return c
 }
