@@ -64,6 +64,9 @@ func (a *Assessment) ExplainContexts() []Explanation {
 }
 
 func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
+	if a.Abstained {
+		return nil // nothing was scored
+	}
 	if only != "" {
 		only = a.Nodes.Resolve(only)
 	}
@@ -163,6 +166,10 @@ func WriteExplanations(w io.Writer, a *Assessment, ex []Explanation) error {
 
 func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 	in := a.Instance
+	if a.Abstained {
+		fmt.Fprintf(w, "== line %d · %s · %s · abstained: the response declines to answer; nothing was scored\n    %s\n\n", in.Line, OneLine(in.Input, 80), a.Version, OneLine(in.Output, 200))
+		return
+	}
 	r := a.Solution.Report
 	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
 	s := a.Scores
@@ -206,6 +213,9 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 // WriteDOT writes the assessment's network as Graphviz DOT, each variable
 // shaded by its P(true).
 func (a *Assessment) WriteDOT(w io.Writer) error {
+	if a.Abstained {
+		return fmt.Errorf("line %d: the response abstained: it has no network", a.Instance.Line)
+	}
 	p := make([]float64, len(a.Network.Variables))
 	for i := range p {
 		p[i] = a.Solution.Marginals[i][1]

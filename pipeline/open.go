@@ -83,6 +83,11 @@ type Options struct {
 
 	// FActScore configures FActScore's verifier, for FActScore runs.
 	FActScore FActScoreOptions
+	// Abstention tells raw responses (records without atoms) that decline
+	// to answer, by FActScore's rules: such a response is not atomized,
+	// and is reported as abstained, left out of every mean. "" is
+	// factscore.AbstentionGeneric.
+	Abstention factscore.Abstention
 
 	// Log receives warnings, retry notices and, at Close, the run's
 	// summaries (what the NLI backend and the LLM stages did). Nil
@@ -221,9 +226,6 @@ type FActScoreOptions struct {
 	// probability above Threshold); "" opens none.
 	Verifier  string
 	Threshold float64
-	// Abstention tells raw responses that declined to answer; "" is
-	// factscore.AbstentionGeneric.
-	Abstention factscore.Abstention
 }
 
 // OptionError is a bad value of one of the Options, named by its path
@@ -321,6 +323,12 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}()
 	if err := p.openNLI(ctx, o); err != nil {
 		return nil, err
+	}
+	p.Abstention = factscore.AbstentionGeneric
+	if o.Abstention != "" {
+		if p.Abstention, err = factscore.ParseAbstention(string(o.Abstention)); err != nil {
+			return nil, optionErr("Abstention", err)
+		}
 	}
 	if err := p.openAtomizer(o); err != nil {
 		return nil, err
@@ -658,14 +666,6 @@ func sourceNames(ro RetrievalOptions) ([]string, error) {
 
 // openVerifier opens FActScore's verifier.
 func (p *Pipeline) openVerifier(o Options) error {
-	p.Abstention = factscore.AbstentionGeneric
-	if o.FActScore.Abstention != "" {
-		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
-		if err != nil {
-			return optionErr("FActScore.Abstention", err)
-		}
-		p.Abstention = a
-	}
 	if o.FActScore.Verifier == "" {
 		return nil
 	}

@@ -147,10 +147,17 @@ type Assessment struct {
 	// EmptyContexts are the ids of the record's contexts that had neither
 	// text nor snippet, dropped before scoring (Prepare).
 	EmptyContexts []string
+	// Abstained marks a record without atoms whose response declined to
+	// answer (Pipeline.Abstention): it was not atomized, and has no nodes,
+	// network or solution; its Scores only say so.
+	Abstained bool
 }
 
 // PTrue returns the marginal probability that the named variable is true.
 func (a *Assessment) PTrue(id string) (float64, bool) {
+	if a.Network == nil { // abstained
+		return 0, false
+	}
 	i, ok := a.Network.Index(id)
 	if !ok {
 		return 0, false
@@ -212,6 +219,16 @@ type nliHooks struct {
 func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline, hooks *nliHooks) ([]*Assessment, *score.Scores, error) {
 	if p.Solver == nil {
 		return nil, nil, errors.New("pipeline: no solver configured")
+	}
+	if p.abstains(in) {
+		out := make([]*Assessment, len(versions))
+		for i, v := range versions {
+			out[i] = &Assessment{Instance: in, Version: v, NLI: givenIdentity, Abstained: true, Scores: score.Scores{Abstained: true}}
+		}
+		if b == nil {
+			return out, nil, nil
+		}
+		return out, &score.Scores{Abstained: true}, nil
 	}
 	known := len(in.Atoms) > 0 && len(in.Contexts) > 0 && p.Summarizer == nil
 	in, dropped, err := p.prepare(ctx, in)
@@ -370,6 +387,14 @@ func (p *Pipeline) solve(ctx context.Context, a *Assessment) error {
 	}
 	a.Scores = score.Compute(atoms, p.K)
 	return nil
+}
+
+// abstains reports whether a record is a raw response (no atoms) that
+// declines to answer, when the pipeline atomizes raw responses: it is then
+// not atomized, and scores nothing (Assessment.Abstained). Without an
+// atomizer a record without atoms is invalid, as before the rule existed.
+func (p *Pipeline) abstains(in *instance.Instance) bool {
+	return len(in.Atoms) == 0 && p.Atomizer != nil && p.Abstention.Abstained(in.Output)
 }
 
 // usesGiven reports whether an instance is scored from its own relations.

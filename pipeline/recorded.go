@@ -97,8 +97,10 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		summaries = &SummaryReport{Summarizer: l.Summarizer, Irrelevant: irrelevant}
 	}
 	k := score.K{Value: l.K, Name: fmt.Sprint(l.K)}
+	scores := score.Compute(atoms, k)
+	scores.Abstained = l.Abstained
 	return &Recorded{Line: l.Line, Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
-		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k),
+		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: scores,
 		Identity: l.Identity(), identity: l.NLIIdentity()}, nil
 }
 
@@ -112,6 +114,9 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 		return nil, err
 	}
 	v, _ := graph.ParseVersion(r.Version) // checked by ReadRecorded
+	if r.Scores.Abstained {
+		return &Assessment{Instance: in, Version: v, NLI: r.identity, Scores: r.Scores, Abstained: true}, nil
+	}
 	if len(in.Atoms) == 0 {
 		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (FileOptions.OmitInputs): nothing to rebuild the network from"}
 	}
@@ -213,7 +218,9 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			}
 			ru.scores = append(ru.scores, r.Scores)
 			ru.lines = append(ru.lines, r.Line)
-			ru.reports = append(ru.reports, r.Solver)
+			if !r.Scores.Abstained {
+				ru.reports = append(ru.reports, r.Solver)
+			}
 			st.Scored++
 			if o.Progress != nil {
 				o.Progress(Progress{Records: st.Scored, Line: in.Line})

@@ -755,7 +755,9 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		lines = append(lines, in.Line)
 		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)
-			reports[i] = append(reports[i], a.Solution.Report)
+			if !a.Abstained {
+				reports[i] = append(reports[i], a.Solution.Report)
+			}
 		}
 		if r.fs != nil {
 			perVersion[len(r.as)] = append(perVersion[len(r.as)], *r.fs)

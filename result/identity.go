@@ -34,6 +34,7 @@ type Identity struct {
 	K            string // Run.K; "" for lines written before it was recorded
 	Retrieval    string // Run.Retrieval
 	Summarizer   string // where NLI's premises came from; "" for the contexts' text
+	Abstention   string // Run.Abstention; "" for a run without an atomizer
 }
 
 // Identity returns the identity of the run that wrote the line.
@@ -52,7 +53,7 @@ func (l *Line) Identity() Identity {
 		id.NLI = l.NLIName()
 	}
 	if r := l.Run; r != nil {
-		id.NLI, id.Inference, id.K, id.Retrieval = r.NLI, r.Inference, r.K, r.Retrieval
+		id.NLI, id.Inference, id.K, id.Retrieval, id.Abstention = r.NLI, r.Inference, r.K, r.Retrieval, r.Abstention
 	}
 	return id
 }
@@ -123,6 +124,7 @@ func Compare(a, b Identity) *Difference {
 		{"run.k", a.K, b.K, false},
 		{"run.retrieval", a.Retrieval, b.Retrieval, false},
 		{"summarizer", a.Summarizer, b.Summarizer, false},
+		{"run.abstention", a.Abstention, b.Abstention, false},
 	} {
 		if f.a == f.b || f.any && (f.a == "" || f.b == "") {
 			continue

@@ -26,6 +26,11 @@ import (
 // Line is one output line of `fr score`: the reference's fields and some
 // more. Field order is fixed, so equal inputs give byte-identical lines.
 type Line struct {
+	// Abstained marks a response that declined to answer (Run.Abstention):
+	// it was not atomized, has no atoms, marginals or measures (its
+	// factuality_score, 0, is no score), and is left out of every mean.
+	Abstained bool `json:"abstained,omitempty"`
+
 	FactualityScore float64 `json:"factuality_score"`
 	NumAtoms        int     `json:"num_atoms"`
 	NumContexts     int     `json:"num_contexts"`
@@ -150,6 +155,11 @@ type Run struct {
 	// had a knowledge source: "top_k=3,query_contexts=3" (passages per
 	// atom and for the question); absent when it had none.
 	Retrieval string `json:"retrieval,omitempty"`
+	// Abstention is FActScore's rule that told a record without atoms
+	// that declined to answer (generic, perplexity_ai or none), when the
+	// run atomized such records; absent when it had no atomizer (a record
+	// without atoms was then invalid).
+	Abstention string `json:"abstention,omitempty"`
 }
 
 // MarshalJSON writes the line's fields, then its Extra fields.

@@ -52,7 +52,6 @@ func factscoreCommand() *cli.Command {
 			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
 			&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
-			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catFActScore, Usage: "rule for raw responses that decline to answer: generic, perplexity_ai or none"},
 		}, append(outputFlags(), append(nliFlags(), retrieverFlags()...)...)...),
 		Action: runFActScore,
 	}
@@ -77,8 +76,7 @@ func runFActScore(c *cli.Context) (err error) {
 			return err
 		}
 		o.Caches.Retrieval = c.String("retrieval-cache")
-		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold"),
-			Abstention: factscore.Abstention(c.String("abstention"))}
+		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold")}
 	} else {
 		o = pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // nothing to open
 	}

@@ -11,7 +11,8 @@ import (
 )
 
 // writeHeadline writes the result of a scoring run on stderr, after its
-// summary: for each row (a version; one for fr score), the responses, mean
+// summary: for each row (a version; one for fr score), the responses (and
+// the responding share when some abstained), mean
 // factual precision and mean F1@K and, with gold labels, accuracy and
 // atom-level F1, as fr compare computes them (score.Summarize). A row
 // without responses says nothing.
@@ -25,7 +26,16 @@ func writeHeadline(w io.Writer, prefix string, rows []pipeline.Comparison, k sco
 		if r.Version != "" {
 			name = r.Version + ": "
 		}
-		fmt.Fprintf(w, "%s: %s%d %s, mean Pr %.4f, mean %s\n", prefix, name, s.Responses, plural(s.Responses, "response"), s.MeanPr, f1AtK(s.MeanF1K, k))
+		responses := fmt.Sprintf("%d %s", s.Responses, plural(s.Responses, "response"))
+		if s.Responding != s.Responses {
+			responses += fmt.Sprintf(" (%d responding, %.1f%%; %d abstained, left out of the means)", s.Responding,
+				100*float64(s.Responding)/float64(s.Responses), s.Responses-s.Responding)
+		}
+		if s.Responding == 0 {
+			fmt.Fprintf(w, "%s: %s%s: no mean\n", prefix, name, responses)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s%s, mean Pr %.4f, mean %s\n", prefix, name, responses, s.MeanPr, f1AtK(s.MeanF1K, k))
 		if s.Labeled > 0 {
 			fmt.Fprintf(w, "%s: %sagainst the gold labels of %d %s: accuracy %.4f, atom-level F1 %.4f\n", prefix, name, s.Labeled, plural(s.Labeled, "response"), s.Accuracy, s.AtomF1)
 		}

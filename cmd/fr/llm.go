@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -34,6 +35,8 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "atomizer", Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences", Category: catAtoms,
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
+		&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catAtoms,
+			Usage: "rule that tells a record without atoms that declines to answer: generic, perplexity_ai or none"},
 	}
 }
 
@@ -54,6 +57,7 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		LLMPrompt:           c.String("nli-prompt"),
 		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
 		Atomizer:            c.String("atomizer"),
+		Abstention:          factscore.Abstention(c.String("abstention")),
 		Caches:              pipeline.Caches{LLM: c.String("llm-cache")},
 		Log:                 &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}

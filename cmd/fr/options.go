@@ -54,7 +54,7 @@ var optionFlags = []struct{ option, flags string }{
 	{"Revise", "--revise"},
 	{"FActScore.Verifier", "--verifier"},
 	{"FActScore.Threshold", "--threshold"},
-	{"FActScore.Abstention", "--abstention"},
+	{"Abstention", "--abstention"},
 	{"LLM", "--llm-model, --llm-base-url"},
 	{"Retrieval.Wikipedia", "--wikipedia-endpoint"},
 	{"Retrieval.SkipMissingTopics", "--missing-topic skip"},

@@ -267,12 +267,12 @@ func TestReportOtherSystems(t *testing.T) {
 		}
 		return cells
 	}
-	// file, solver, responses, Pr, F1@K, E, labeled, gold Pr, MAE, r, ρ, atom F1, accuracy, Brier, ECE
+	// file, solver, responses, Pr, F1@K, E, labeled, gold Pr, MAE, RMSE, r, ρ, atom F1, accuracy, Brier, ECE
 	fr2, fr, fs := summary("FR2 · given"), summary("FactReasoner (flaherty_factreasoner_output.json)"), summary("fr factscore (verifier nli:given)")
-	if len(fr) != 15 || !slices.Equal(fr[3:], fr2[3:]) || fr[3] != "0.3462" || fr[11] != "0.8750" || fr[12] != "0.9231" {
+	if len(fr) != 16 || !slices.Equal(fr[3:], fr2[3:]) || fr[3] != "0.3462" || fr[12] != "0.8750" || fr[13] != "0.9231" {
 		t.Errorf("FactReasoner row %q, FR2 row %q", fr, fr2)
 	}
-	if len(fs) != 15 || fs[5] != "n/a" || fs[13] != "n/a" || fs[14] != "n/a" || fs[3] != "0.1923" || fs[12] != "0.8462" {
+	if len(fs) != 16 || fs[5] != "n/a" || fs[14] != "n/a" || fs[15] != "n/a" || fs[3] != "0.1923" || fs[13] != "0.8462" {
 		t.Errorf("fr factscore row %q", fs)
 	}
 	tables := regexp.MustCompile(`(?s)<table class="confusion"><caption>.*?</span>(.*?)</caption>.*?</table>`).FindAllSubmatch(page, -1)
