@@ -167,13 +167,22 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	default:
 		return arg, nil
 	}
+	path, err := spoolInput(c, in, name)
+	if err == nil && t != nil {
+		t.stdin = t.stdin || arg == "-"
+	}
+	return path, err
+}
+
+// spoolInput copies an input that can be read only once into a temporary
+// file called name, removed when the command ends.
+func spoolInput(c *cli.Context, in io.Reader, name string) (string, error) {
 	path, err := jsonl.Spool(in, name)
 	if err != nil {
 		return "", err
 	}
-	if t != nil {
+	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
 		t.dirs = append(t.dirs, filepath.Dir(path))
-		t.stdin = t.stdin || arg == "-"
 	}
 	return path, nil
 }

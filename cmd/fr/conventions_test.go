@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -255,5 +256,42 @@ func TestPipes(t *testing.T) {
 	got, _, err = run(t, ctx, "compare", "--nli", "lexical", "--format", "csv", fifo)
 	if err != nil || strings.Count(got, "\n") != 4 {
 		t.Errorf("compare FIFO (%v):\n%s", err, got)
+	}
+}
+
+// TestScoreResponse (issue 32): fr score --query Q --response R --topic T
+// scores that one answer with the same flags as a file holding it: the
+// same line on stdout; its atoms with their P(true) on stderr. --query or
+// --topic without --response, or with an INPUT file too, is a usage error.
+func TestScoreResponse(t *testing.T) {
+	ctx := context.Background()
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	doc := writeTemp(t, "Marie Curie.txt", "Marie Curie was a Polish and naturalised-French physicist and chemist.\n\nShe was the first person to win two Nobel Prizes.\n")
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
+		t.Fatal(err)
+	}
+	const q, r, topic = "Who was Marie Curie?", "Marie Curie was a Polish physicist. She won two Nobel Prizes.", "Marie Curie"
+	flags := []string{"score", "--atomizer", "sentences", "--nli", "lexical", "--db", kb, "--retrieval-cache", "off"}
+	rec, _ := json.Marshal(map[string]string{"input": q, "output": r, "topic": topic})
+	want, _, err := run(t, ctx, append(flags, writeFile(t, "one.jsonl", string(rec)+"\n"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, err := run(t, ctx, append(flags, "--query", q, "--response", r, "--topic", topic)...)
+	if err != nil || got != want {
+		t.Fatalf("--response (%v):\n%s\nwant the line of the file\n%s", err, got, want)
+	}
+	for _, s := range []string{"1 response, mean Pr 0.5000", "a0   P(true) 0.8600 S  Marie Curie was a Polish physicist.", "a1   P(true) 0.5000 NS She won two Nobel Prizes."} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"score", "--query", q, "--topic", topic},
+		{"score", "--response", r, "../../testdata/example.jsonl"},
+	} {
+		if out, _, err := run(t, ctx, args...); exitStatus(err) != exitUsage || out != "" {
+			t.Errorf("%v: %v (status %d), stdout %q", args, err, exitStatus(err), out)
+		}
 	}
 }

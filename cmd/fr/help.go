@@ -99,7 +99,7 @@ func flagDetails() map[string]string {
 			"in the output), in millions of factor lookups per component; none: no error bars. Where the budget cannot pay for the " +
 			"sampler's least run, every error is unknown (a bar of 1).",
 
-		"query": "atom queries with the atom's text, as FactReasoner; topic with topic + \" \" + atom, as FActScore. " +
+		"web-query": "atom queries with the atom's text, as FactReasoner; topic with topic + \" \" + atom, as FActScore. " +
 			"The db source always uses topic + atom.",
 		"wikipedia-user-agent": "factreasoner-go/VERSION is added after it.",
 		"searxng-url":          "The instance's settings.yml must list json under search.formats.",

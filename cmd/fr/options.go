@@ -31,7 +31,7 @@ var optionFlags = []struct{ option, flags string }{
 	{"Retrieval.Source", "--source"},
 	{"Retrieval.DB", "--db"},
 	{"Retrieval.KPerSource", "--k-per-source"},
-	{"Retrieval.Query", "--query"},
+	{"Retrieval.Query", "--web-query"},
 	{"Retrieval.TopK", "--retrieve-k"},
 	{"Retrieval.Pages.Fetch", "--fetch-pages"},
 	{"Retrieval.Pages", "--fetch-pages"},

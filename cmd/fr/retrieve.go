@@ -51,7 +51,7 @@ func retrieverFlags() []cli.Flag {
 		&cli.StringFlag{Name: "source", Value: "auto", Category: catRetrieval, Usage: "knowledge sources, comma-separated: " +
 			tableNames(pipeline.RetrievalSources(), func(s pipeline.RetrievalSource) string { return s.Name }) + "; auto or none"},
 		&cli.StringFlag{Name: "k-per-source", Category: catRetrieval, Usage: "passages per atom of single sources, as `serper=5,wikipedia=3` (the others take the command's k)"},
-		&cli.StringFlag{Name: "query", Value: "atom", Category: catWeb, Usage: "query of the web sources: atom (as FactReasoner) or topic, for topic + atom (as FActScore)"},
+		&cli.StringFlag{Name: "web-query", Value: "atom", Category: catWeb, Usage: "query of the web sources: atom (as FactReasoner) or topic, for topic + atom (as FActScore)"},
 		&cli.StringFlag{Name: "wikipedia-endpoint", Value: retrieve.DefaultWikipediaEndpoint, Category: catWeb, Usage: "MediaWiki api.php URL for --source wikipedia"},
 		&cli.StringFlag{Name: "wikipedia-user-agent", DefaultText: "factreasoner-go/VERSION (project URL)", Category: catWeb,
 			Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks"},
@@ -94,7 +94,7 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 			Budget:       c.Duration("fetch-budget"),
 			AllowPrivate: c.Bool("fetch-private"),
 		},
-		Query: c.String("query"),
+		Query: c.String("web-query"),
 		TopK:  c.Int(kFlag),
 	}
 	if o.TopK < 1 {
