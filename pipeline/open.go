@@ -22,6 +22,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -71,6 +72,12 @@ type Options struct {
 	// is the default, a negative value makes such an answer an error).
 	Summaries               string
 	SummaryFixedProbability float64
+	// Prompts chooses, per LLM stage, this project's prompts (the
+	// default) or FactReasoner's (package prompts): "", "default",
+	// "factreasoner", or "STAGE=SET" items ("atomizer=factreasoner").
+	// The stages the run uses with another set are part of its identity
+	// (result.Run.Prompts).
+	Prompts string
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
 	// "sentences". Revise says whether the LLM reviser rewrites them to
@@ -258,6 +265,10 @@ type resources struct {
 	// of a record that needs one.
 	noNLI  string
 	closed bool
+	// prompts is the prompt set of each LLM stage (Options.Prompts), and
+	// promptStages the stages the pipeline opened with one.
+	prompts      prompts.Selection
+	promptStages []string
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -306,6 +317,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	p.res.log = &lockedWriter{w: log}
 	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "warning:", msg) }
+	if p.res.prompts, err = prompts.ParseSelection(o.Prompts); err != nil {
+		return nil, optionErr("Prompts", err)
+	}
 	p.res.retry = o.Retry
 	if p.res.retry == nil {
 		p.res.retry = retry.Default()
@@ -532,7 +546,15 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	if err != nil {
 		return fmt.Errorf("Revise: %w", err)
 	}
-	st.reviser = atomize.NewLLMReviser(st.client)
+	if tmpl, ok, err := p.stagePrompt(prompts.Reviser, ""); err != nil {
+		return err
+	} else if ok {
+		if st.reviser, err = atomize.NewLLMReviserPrompt(st.client, tmpl); err != nil {
+			return err
+		}
+	} else {
+		st.reviser = atomize.NewLLMReviser(st.client)
+	}
 	p.Reviser = st.reviser
 	return nil
 }
@@ -685,6 +707,27 @@ func (p *Pipeline) openVerifier(o Options) error {
 // VerifierName names FActScore's verifier as Options.FActScore chose it:
 // "llm:MODEL", or "nli:" and the NLI backend's name.
 func (p *Pipeline) VerifierName() string { return p.res.verifier }
+
+// stagePrompt is the template of another prompt set that an LLM stage
+// sends, when Options.Prompts chooses one for it (version: the NLI
+// prompt's); ok is false for this project's own. The stage is noted as
+// opened, for the run's identity (PromptsName).
+func (p *Pipeline) stagePrompt(stage, version string) (t prompts.Template, ok bool, err error) {
+	p.res.promptStages = append(p.res.promptStages, stage)
+	set := p.res.prompts.For(stage)
+	if set == prompts.Default {
+		return prompts.Template{}, false, nil
+	}
+	t, err = prompts.ForStage(set, stage, version)
+	if err != nil {
+		return t, false, optionErr("Prompts", err)
+	}
+	return t, true, nil
+}
+
+// PromptsName names the prompt sets of the LLM stages the pipeline opened
+// (prompts.Selection.Name): "" for this project's own.
+func (p *Pipeline) PromptsName() string { return p.res.prompts.Name(p.res.promptStages) }
 
 // defaultOn is a cache setting whose default ("") is auto.
 func defaultOn(setting string) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -179,7 +180,13 @@ func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}); err != nil {
+	lo := llmnli.Options{Prompt: prompt, FixedProbability: o.LLMFixedProbability}
+	if tmpl, ok, err := env.p.stagePrompt(prompts.NLI, prompt.String()); err != nil {
+		return nil, err
+	} else if ok {
+		lo.Template = &tmpl
+	}
+	if st.classifier, err = llmnli.New(st.client, lo); err != nil {
 		return nil, optionErr("LLMFixedProbability", err)
 	}
 	return st.classifier, nil
@@ -203,8 +210,16 @@ func Atomizers() []Atomizer {
 				if err != nil {
 					return nil, err
 				}
-				st.atomizer = atomize.NewLLM(st.client)
-				return st.atomizer, nil
+				tmpl, ok, err := env.p.stagePrompt(prompts.Atomizer, "")
+				switch {
+				case err != nil:
+					return nil, err
+				case ok:
+					st.atomizer, err = atomize.NewLLMPrompt(st.client, tmpl)
+				default:
+					st.atomizer = atomize.NewLLM(st.client)
+				}
+				return st.atomizer, err
 			}},
 		{Name: "sentences", Description: "one atom per sentence of the response, without a model",
 			Open: func(*Env) (atomize.Atomizer, error) { return atomize.Sentences{}, nil }},

@@ -32,6 +32,7 @@ func (p *Pipeline) RunIdentity() *result.Run {
 	if r.Inference == "" {
 		r.Inference = SolverName(p.Solver)
 	}
+	r.Prompts = p.PromptsName()
 	if p.Atomizer != nil {
 		r.Abstention = string(p.Abstention)
 		if r.Abstention == "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
@@ -134,7 +135,13 @@ func (p *Pipeline) openSummarizer(o Options) error {
 		if err != nil {
 			return err
 		}
-		s, err := summarizer.NewLLM(st.client, summarizer.Options{FixedProbability: o.SummaryFixedProbability})
+		so := summarizer.Options{FixedProbability: o.SummaryFixedProbability}
+		if tmpl, ok, err := p.stagePrompt(prompts.Summarizer, ""); err != nil {
+			return err
+		} else if ok {
+			so.Template = &tmpl
+		}
+		s, err := summarizer.NewLLM(st.client, so)
 		if err != nil {
 			return optionErr("SummaryFixedProbability", err)
 		}

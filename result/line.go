@@ -160,6 +160,10 @@ type Run struct {
 	// run atomized such records; absent when it had no atomizer (a record
 	// without atoms was then invalid).
 	Abstention string `json:"abstention,omitempty"`
+	// Prompts names the prompt sets of the run's LLM stages where they
+	// are not this project's own (prompts.Selection.Name):
+	// "factreasoner", or "atomizer=factreasoner,…"; absent for its own.
+	Prompts string `json:"prompts,omitempty"`
 }
 
 // MarshalJSON writes the line's fields, then its Extra fields.

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // Pair is one summary to write: a context with respect to a reference,
@@ -55,6 +57,10 @@ type Options struct {
 	// DefaultFixedProbability; a negative value makes such an answer an
 	// error instead. Otherwise it must be in (0, 1].
 	FixedProbability float64
+	// Template, when set, is another system's prompt sent in place of
+	// this package's, as one user message: a template of the atom and the
+	// context ({{atom_text}}, {{context}}, as FactReasoner's).
+	Template *prompts.Template
 }
 
 // LLM is FactReasoner's context summarizer over a chat model. It asks, for
@@ -64,8 +70,9 @@ type Options struct {
 // allows, and then is an *llm.UnreadableAnswerError, never cached and
 // never taken as None. It is safe for concurrent use.
 type LLM struct {
-	client *llm.Client
-	fixed  float64 // negative: an error
+	client   *llm.Client
+	fixed    float64 // negative: an error
+	template *prompts.Template
 
 	answers, relevant, none, irrelevant, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
 }
@@ -81,20 +88,32 @@ func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
 	case !(fixed > 0 && fixed <= 1):
 		return nil, fmt.Errorf("summarize: fixed probability %v is not in (0, 1]", fixed)
 	}
-	return &LLM{client: client, fixed: fixed}, nil
+	if t := opts.Template; t != nil {
+		if _, err := t.Fill(map[string]string{"atom_text": "", "context": ""}); err != nil {
+			return nil, fmt.Errorf("summarize: %w", err)
+		}
+	}
+	return &LLM{client: client, fixed: fixed, template: opts.Template}, nil
 }
 
 // Name names the summarizer for output records: the model, and the rule
 // for answers without log probabilities when it is not the default (a
 // record's priors depend on it).
 func (s *LLM) Name() string {
+	var notes []string
+	if s.template != nil {
+		notes = append(notes, "prompt "+s.template.Name)
+	}
 	switch {
 	case s.fixed < 0:
-		return s.client.Model() + " (log probabilities required)"
+		notes = append(notes, "log probabilities required")
 	case s.fixed != DefaultFixedProbability:
-		return fmt.Sprintf("%s (p %g without log probabilities)", s.client.Model(), s.fixed)
+		notes = append(notes, fmt.Sprintf("p %g without log probabilities", s.fixed))
 	}
-	return s.client.Model()
+	if len(notes) == 0 {
+		return s.client.Model()
+	}
+	return s.client.Model() + " (" + strings.Join(notes, ", ") + ")"
 }
 
 // instructions are the summarizer's rules, IBM FactReasoner's
@@ -156,6 +175,10 @@ func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
 	out := make([]Summary, len(pairs))
 	err := s.client.Each(ctx, len(pairs), func(i int) llm.Request {
 		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: message(pairs[i].Reference, pairs[i].Context)})
+		if s.template != nil { // Fill cannot fail: NewLLM checked the placeholders
+			text, _ := s.template.Fill(map[string]string{"atom_text": pairs[i].Reference, "context": pairs[i].Context})
+			msgs = []llm.Message{{Role: "user", Content: text}}
+		}
 		return llm.Request{
 			Messages:  msgs,
 			MaxTokens: maxTokens,

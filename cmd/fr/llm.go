@@ -9,6 +9,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -30,6 +31,8 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "llm-cache", Value: "auto", Category: catLLM,
 			Usage: "LLM answers reused by later runs: an SQLite `FILE`, auto or off"},
 		&cli.StringFlag{Name: "nli-prompt", Value: "v1", Category: catNLI, Usage: "prompt of --nli llm: v1 (bare label) or v2 (reasoning, then [label])"},
+		&cli.StringFlag{Name: "prompts", Value: prompts.Default, Category: catLLM,
+			Usage: "prompts of the LLM stages: default (fr's), factreasoner (IBM FactReasoner's), or `STAGE=SET,...`"},
 		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability, Category: catNLI,
 			Usage: "probability of an --nli llm label whose answer came without log probabilities (0: an error)"},
 		&cli.StringFlag{Name: "atomizer", Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()},
@@ -55,6 +58,7 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		},
 		Retry:               &retry.Policy{Retries: c.Int("retries")},
 		LLMPrompt:           c.String("nli-prompt"),
+		Prompts:             c.String("prompts"),
 		LLMFixedProbability: fixedProbability(c.Float64("nli-fixed-probability")),
 		Atomizer:            c.String("atomizer"),
 		Abstention:          factscore.Abstention(c.String("abstention")),

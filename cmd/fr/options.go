@@ -55,6 +55,7 @@ var optionFlags = []struct{ option, flags string }{
 	{"FActScore.Verifier", "--verifier"},
 	{"FActScore.Threshold", "--threshold"},
 	{"Abstention", "--abstention"},
+	{"Prompts", "--prompts"},
 	{"LLM", "--llm-model, --llm-base-url"},
 	{"Retrieval.Wikipedia", "--wikipedia-endpoint"},
 	{"Retrieval.SkipMissingTopics", "--missing-topic skip"},

@@ -32,6 +32,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // Prompt selects the prompt and its rule for the probability.
@@ -83,13 +84,19 @@ type Options struct {
 	// error instead. Otherwise it must be above 0.5 (a label believed less
 	// than its opposite is no evidence for it) and below 1.
 	FixedProbability float64
+	// Template, when set, is another system's prompt sent in place of
+	// this package's, as one user message: a template of the premise and
+	// the hypothesis ({{premise_text}}, {{hypothesis_text}}), whose answer
+	// Prompt reads (FactReasoner's nli-v1 and nli-v2, package prompts).
+	Template *prompts.Template
 }
 
 // Classifier is the llm NLI backend. It is safe for concurrent use.
 type Classifier struct {
-	client *llm.Client
-	prompt Prompt
-	fixed  float64 // the fixed rule's probability; negative: an error
+	client   *llm.Client
+	prompt   Prompt
+	template *prompts.Template
+	fixed    float64 // the fixed rule's probability; negative: an error
 
 	answers, fromLogprobs, fixedRule, reasks, unreadable atomic.Int64
 	byLabel                                              [3]atomic.Int64
@@ -114,7 +121,12 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 	case !(fixed > 0.5 && fixed < 1):
 		return nil, fmt.Errorf("llmnli: fixed probability %v is not above 0.5 and below 1", fixed)
 	}
-	return &Classifier{client: client, prompt: p, fixed: fixed}, nil
+	if t := opts.Template; t != nil {
+		if _, err := t.Fill(map[string]string{"premise_text": "", "hypothesis_text": ""}); err != nil {
+			return nil, fmt.Errorf("llmnli: %w", err)
+		}
+	}
+	return &Classifier{client: client, prompt: p, fixed: fixed, template: opts.Template}, nil
 }
 
 // Identity names the backend, the model and the prompt (answers to
@@ -123,6 +135,9 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 // cached under one fixed probability must not be reused under another).
 func (c *Classifier) Identity() nli.Identity {
 	m := c.client.Model() + " (nli prompt " + c.prompt.String()
+	if c.template != nil {
+		m += ", " + c.template.Name
+	}
 	switch {
 	case c.fixed < 0:
 		m += ", log probabilities required"
@@ -130,6 +145,16 @@ func (c *Classifier) Identity() nli.Identity {
 		m += fmt.Sprintf(", p %g without log probabilities", c.fixed)
 	}
 	return nli.Identity{Backend: "llm", Model: m + ")"}
+}
+
+// messages builds the conversation for one pair: the prompt's, or the
+// template's one message (Fill cannot fail: New checked its placeholders).
+func (c *Classifier) messages(premise, hypothesis string) []llm.Message {
+	if c.template == nil {
+		return c.prompt.messages(premise, hypothesis)
+	}
+	text, _ := c.template.Fill(map[string]string{"premise_text": premise, "hypothesis_text": hypothesis})
+	return []llm.Message{{Role: "user", Content: text}}
 }
 
 // reminder asks again for an answer that named no label.
@@ -165,7 +190,7 @@ func (c *Classifier) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Resu
 	out := make([]nli.Result, len(pairs))
 	err := c.client.Each(ctx, len(pairs), func(i int) llm.Request {
 		return llm.Request{
-			Messages:  c.prompt.messages(pairs[i].Premise, pairs[i].Hypothesis),
+			Messages:  c.messages(pairs[i].Premise, pairs[i].Hypothesis),
 			MaxTokens: c.prompt.maxTokens(),
 			Logprobs:  true,
 			Read:      read,
