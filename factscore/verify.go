@@ -38,7 +38,20 @@ type Decision struct {
 	Context    string   `json:"context,omitempty"`
 	// Label is the claim's gold label, when known (set by callers).
 	Label string `json:"label,omitempty"`
+	// Verdict is a three-label verifier's reading of the answer
+	// (LabelVerifier: VeriScore's and FactVerify's prompts): VerdictS
+	// (supported), VerdictC (contradicted) or VerdictU (neither:
+	// unverifiable, inconclusive). Supported is Verdict == VerdictS.
+	Verdict string `json:"verdict,omitempty"`
 }
+
+// The verdicts of a three-label verifier, as FactReasoner's baselines
+// name them in their predictions.
+const (
+	VerdictS = "S"
+	VerdictC = "C"
+	VerdictU = "U"
+)
 
 // Verifier decides which claims about a topic are supported by their
 // evidence. It returns one decision per claim, in order.
