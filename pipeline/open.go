@@ -269,6 +269,9 @@ type resources struct {
 	// promptStages the stages the pipeline opened with one.
 	prompts      prompts.Selection
 	promptStages []string
+	// options are the options Open was given, for parts opened later
+	// (OpenBaseline).
+	options Options
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -284,6 +287,7 @@ type llmStages struct {
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
+	p.res.options = o
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -56,15 +55,28 @@ func f1AtK(f1 float64, k score.K) string {
 
 // writeFActScoreHeadline writes the result of an fr factscore run on
 // stderr: FActScore (and without its length penalty) and the share of
-// responses that respond, as FActScore's paper reports them.
-func writeFActScoreHeadline(w io.Writer, prefix string, s factscore.Summary, verifier string) {
+// responses that respond, as FActScore's paper reports them; for fr
+// veriscore VeriScore and its K, and the mean precision; for fr
+// factverify the mean precision.
+func writeFActScoreHeadline(w io.Writer, prefix string, sum pipeline.FActScoreSummary) {
+	s := sum.Summary
 	if s.Responses == 0 {
 		return
 	}
 	var b strings.Builder
-	if s.Scored == 0 {
+	switch {
+	case sum.VeriScore != nil:
+		fmt.Fprintf(&b, "VeriScore %.4f (F1@%d, K the median claim count)", *sum.VeriScore, *sum.K)
+		if s.Scored > 0 {
+			fmt.Fprintf(&b, ", mean precision %.4f", s.InitScore)
+		}
+	case sum.Assessor != "" && s.Scored == 0:
+		b.WriteString("mean precision n/a (no responding response has atoms)")
+	case sum.Assessor != "":
+		fmt.Fprintf(&b, "mean precision %.4f", s.InitScore)
+	case s.Scored == 0:
 		b.WriteString("FActScore n/a (no responding response has facts)")
-	} else {
+	default:
 		fmt.Fprintf(&b, "FActScore %.4f", s.FActScore)
 		if s.Gamma > 0 {
 			fmt.Fprintf(&b, " (%.4f without the length penalty, γ = %d)", s.InitScore, s.Gamma)
@@ -74,7 +86,7 @@ func writeFActScoreHeadline(w io.Writer, prefix string, s factscore.Summary, ver
 	if s.Responded > 0 {
 		fmt.Fprintf(&b, ", %.1f facts per response", s.FactsPerResponse)
 	}
-	fmt.Fprintf(w, "%s: %s; verifier %s\n", prefix, b.String(), verifier)
+	fmt.Fprintf(w, "%s: %s; verifier %s\n", prefix, b.String(), sum.Verifier)
 }
 
 // plural is noun, with an s unless n is 1.
