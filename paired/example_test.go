@@ -18,7 +18,7 @@ func Example() {
 	p, _ := paired.PermutationTest(fr2, fr3, paired.Options{})
 	fmt.Printf("sign-flip permutation (exact over %d pairs): p = %.3f\n", p.N, p.PValue)
 	// Output:
-	// FR2 mean precision 95% interval [0.607, 0.793]
+	// FR2 mean precision 95% interval [0.614, 0.793]
 	// paired t: FR2 − FR3 = 0.040, p = 0.111
 	// sign-flip permutation (exact over 7 pairs): p = 0.156
 }

@@ -80,12 +80,23 @@ func MeanCI(x []float64, o Options) (lo, hi float64, err error) {
 	if len(x) == 0 {
 		return 0, 0, errors.New("no values")
 	}
+	if uint64(len(x)) >= 1<<32 {
+		return 0, 0, fmt.Errorf("%d values: more than a resample draws from", len(x))
+	}
 	means := make([]float64, o.Resamples)
 	g := newGenerator(o.Seed, uint64(len(x)))
+	n := uint64(len(x))
 	for r := range means {
+		// Two indices per draw, each from 32 of its bits by Lemire's
+		// multiply-shift (x holds far fewer than 2^32 values: its bias is
+		// under n/2^32).
 		sum := 0.0
-		for range x {
-			sum += x[g.index(len(x))]
+		for i := 0; i < len(x); i += 2 {
+			v := g.next()
+			sum += x[(v&0xffffffff)*n>>32]
+			if i+1 < len(x) {
+				sum += x[(v>>32)*n>>32]
+			}
 		}
 		means[r] = sum / float64(len(x))
 	}
@@ -193,18 +204,36 @@ func PermutationTest(a, b []float64, o Options) (Test, error) {
 		t.PValue = float64(hits) / float64(uint64(1)<<len(nz))
 		return t, nil
 	}
+	// Difference i keeps its sign when bit i%64 of draw i/64 is set, and
+	// is flipped otherwise: the flipped sum is 2·(sum kept) − total. The
+	// kept sum of each block of 8 differences is looked up by the byte of
+	// the draw that signs them.
+	blocks := (len(nz) + 7) / 8
+	kept := make([][256]float64, blocks)
+	for b := range kept {
+		for mask := 1; mask < 256; mask++ {
+			low := mask & -mask // the lowest set bit
+			k := 8*b + bits.TrailingZeros(uint(low))
+			v := kept[b][mask^low]
+			if k < len(nz) {
+				v += nz[k]
+			}
+			kept[b][mask] = v
+		}
+	}
 	g := newGenerator(o.Seed, uint64(len(nz)))
 	hits := 0
 	for range o.Resamples {
-		s := 0.0
-		for _, x := range nz {
-			if g.next()&1 == 0 {
-				s -= x
-			} else {
-				s += x
+		sum := 0.0
+		var draw uint64
+		for b := range kept {
+			if b%8 == 0 {
+				draw = g.next()
 			}
+			sum += kept[b][draw&0xff]
+			draw >>= 8
 		}
-		if math.Abs(s) >= far {
+		if math.Abs(2*sum-total) >= far {
 			hits++
 		}
 	}
@@ -255,9 +284,3 @@ func (g *generator) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-// index is a draw from 0..n−1 by Lemire's multiply-shift (its bias, under
-// n/2^64, is far below anything a table shows).
-func (g *generator) index(n int) int {
-	hi, _ := bits.Mul64(g.next(), uint64(n))
-	return int(hi)
-}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"runtime"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/paired"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -51,67 +54,81 @@ const (
 // responses), over the responses both scored, matched by input line: a
 // paired t-test and a paired permutation test each. A pair of rows with
 // fewer than two responses in common, or a row that holds one input line
-// twice (two runs of a record cannot be told apart), is not tested.
+// twice (two runs of a record cannot be told apart), is not tested. The
+// tests run on every core; their order is that of the rows and measures.
 func PairedTests(rows []Comparison) []ComparisonTest {
-	var out []ComparisonTest
+	type job struct {
+		a, b, measure string
+		x, y          []float64
+	}
+	var jobs []job
 	for i := range rows {
 		for j := i + 1; j < len(rows); j++ {
-			out = append(out, pairTests(rows[i], rows[j])...)
+			for _, m := range score.Measures() {
+				if x, y, ok := pairValues(rows[i], rows[j], m); ok {
+					jobs = append(jobs, job{rows[i].Version, rows[j].Version, m.Name, x, y})
+				}
+			}
 		}
 	}
-	return out
+	out := make([][2]ComparisonTest, len(jobs))
+	parallel.Do(context.Background(), len(jobs), runtime.GOMAXPROCS(0), func(_ context.Context, k int) error {
+		jb := jobs[k]
+		t, errT := paired.TTest(jb.x, jb.y)
+		p, errP := paired.PermutationTest(jb.x, jb.y, paired.Options{})
+		if errT != nil || errP != nil { // cannot happen: two or more finite pairs
+			return nil
+		}
+		base := ComparisonTest{A: jb.a, B: jb.b, Measure: jb.measure, MeanDifference: t.MeanDifference, Responses: t.N}
+		out[k][0], out[k][1] = base, base
+		out[k][0].Test, out[k][0].PValue = TestPairedT, t.PValue
+		out[k][1].Test, out[k][1].PValue = TestPermutation, p.PValue
+		return nil
+	})
+	var tests []ComparisonTest
+	for _, o := range out {
+		if o[0].Test != "" {
+			tests = append(tests, o[0], o[1])
+		}
+	}
+	return tests
 }
 
-func pairTests(a, b Comparison) []ComparisonTest {
+// pairValues are two rows' values of a measure on the responses both
+// scored, matched by line; ok is false when the pair is not tested in it.
+func pairValues(a, b Comparison, m score.Measure) (x, y []float64, ok bool) {
 	byLine := func(c Comparison) (map[int]int, bool) {
 		if len(c.lines) != len(c.scores) {
 			return nil, false // a row made elsewhere, without its responses
 		}
-		m := make(map[int]int, len(c.lines))
+		idx := make(map[int]int, len(c.lines))
 		for i, l := range c.lines {
-			if _, dup := m[l]; dup {
+			if _, dup := idx[l]; dup {
 				return nil, false
 			}
-			m[l] = i
+			idx[l] = i
 		}
-		return m, true
+		return idx, true
 	}
-	bLines, ok := byLine(b)
-	if _, okA := byLine(a); !ok || !okA {
-		return nil
+	if !m.Test || m.Probability && (a.decided || b.decided) {
+		return nil, nil, false
 	}
-	var out []ComparisonTest
-	for _, m := range score.Measures() {
-		if !m.Test || m.Probability && (a.decided || b.decided) {
+	bLines, okB := byLine(b)
+	if _, okA := byLine(a); !okA || !okB {
+		return nil, nil, false
+	}
+	for i, l := range a.lines {
+		j, ok := bLines[l]
+		if !ok {
 			continue
 		}
-		var x, y []float64
-		for i, l := range a.lines {
-			j, ok := bLines[l]
-			if !ok {
-				continue
-			}
-			sa, sb := a.scores[i], b.scores[j]
-			if sa.Abstained || sb.Abstained || m.Labeled && (sa.Gold == nil || sb.Gold == nil) {
-				continue
-			}
-			x, y = append(x, m.Value(sa)), append(y, m.Value(sb))
-		}
-		if len(x) < 2 {
+		sa, sb := a.scores[i], b.scores[j]
+		if sa.Abstained || sb.Abstained || m.Labeled && (sa.Gold == nil || sb.Gold == nil) {
 			continue
 		}
-		t, errT := paired.TTest(x, y)
-		p, errP := paired.PermutationTest(x, y, paired.Options{})
-		if errT != nil || errP != nil { // cannot happen: two or more finite pairs
-			continue
-		}
-		base := ComparisonTest{A: a.Version, B: b.Version, Measure: m.Name, MeanDifference: t.MeanDifference, Responses: t.N}
-		tt, pt := base, base
-		tt.Test, tt.PValue = TestPairedT, t.PValue
-		pt.Test, pt.PValue = TestPermutation, p.PValue
-		out = append(out, tt, pt)
+		x, y = append(x, m.Value(sa)), append(y, m.Value(sb))
 	}
-	return out
+	return x, y, len(x) >= 2
 }
 
 // MarshalJSON writes the row's fields and, after each per-response mean
