@@ -2,9 +2,7 @@ package factscore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -161,15 +159,9 @@ func (v *LLMVerifier) ask(ctx context.Context, id, prompt string) (string, error
 // aside. An empty answer, or one that is only reasoning, is an error: it
 // is no answer at all, where the published rule would find it supported.
 func ReadVerdict(answer string) (bool, error) {
-	if err := llmanswer.CheckSize(answer); err != nil {
-		return false, err
-	}
-	text, err := llmanswer.MaskThink(answer)
+	text, err := llmanswer.Body(answer)
 	if err != nil {
 		return false, err
-	}
-	if strings.TrimSpace(text) == "" {
-		return false, errors.New("the answer is empty")
 	}
 	return ParseAnswer(text), nil
 }

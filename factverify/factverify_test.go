@@ -15,20 +15,10 @@ import (
 
 // TestReadVerdictCorpus runs testdata/llm-answers/factverify.
 func TestReadVerdictCorpus(t *testing.T) {
-	for _, c := range answercorpus.Load(t, "factverify") {
-		t.Run(c.Name, func(t *testing.T) {
-			got, err := ReadVerdict(c.Answer)
-			if c.Unreadable {
-				if err == nil || !strings.Contains(err.Error(), c.Why) {
-					t.Errorf("read %q, error %v; want an error %q", got, err, c.Why)
-				}
-				return
-			}
-			if err != nil || got != strings.Join(c.Want, "") {
-				t.Errorf("read %q (%v), want %q", got, err, c.Want)
-			}
-		})
-	}
+	answercorpus.Check(t, "factverify", func(answer string) ([]string, error) {
+		v, err := ReadVerdict(answer)
+		return []string{v}, err
+	})
 }
 
 // TestVerifier: FactReasoner's FactVerify prompt, filled with the search

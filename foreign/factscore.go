@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/jsonfields"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -34,7 +35,7 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 		if summary > 0 {
 			return fail(fmt.Errorf("a record after the summary line (line %d): the summary is the last line of fr factscore's output", summary))
 		}
-		names, vals, err := orderedObject(raw)
+		names, vals, err := jsonfields.Ordered(raw)
 		if err != nil {
 			return fail(fmt.Errorf("invalid JSON: %w", err))
 		}

@@ -436,32 +436,6 @@ func recordError(path string, line int, raw []byte, prefix string, err error) *i
 	return e
 }
 
-// orderedObject decodes a JSON object's fields in order.
-func orderedObject(raw []byte) ([]string, []json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, nil, errors.New("not a JSON object")
-	}
-	var names []string
-	var vals []json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, err
-		}
-		name, _ := t.(string)
-		if i := indexOf(names, name); i >= 0 { // the last value counts, as json.Unmarshal
-			names, vals = append(names[:i], names[i+1:]...), append(vals[:i], vals[i+1:]...)
-		}
-		names, vals = append(names, name), append(vals, v)
-	}
-	return names, vals, nil
-}
-
 func indexOf(names []string, name string) int {
 	for i, n := range names {
 		if n == name {

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
-	"runtime"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonfields"
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/paired"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -140,7 +141,7 @@ func (c Comparison) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, vals, err := objectFields(b)
+	names, vals, err := jsonfields.Ordered(b)
 	if err != nil {
 		return nil, err
 	}
@@ -180,28 +181,6 @@ func (c Comparison) MarshalJSON() ([]byte, error) {
 // labels.
 func (c Comparison) defined(m score.Measure) bool {
 	return !(m.Probability && c.decided) && !(m.Labeled && c.Labeled == 0) && c.Responding > 0
-}
-
-// objectFields decodes a JSON object's fields in order.
-func objectFields(b []byte) ([]string, []json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, err
-	}
-	var names []string
-	var vals []json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, err
-		}
-		names, vals = append(names, t.(string)), append(vals, v)
-	}
-	return names, vals, nil
 }
 
 // WriteComparison writes rows as a table in format, with the paired tests

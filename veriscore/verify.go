@@ -64,10 +64,7 @@ func ReadVerdict(answer string) (string, error) {
 // lastLabel is the verdict of the last match of re whose group is one of
 // labels (lower case), once reasoning is set aside.
 func lastLabel(answer string, re *regexp.Regexp, labels map[string]string, missing string) (string, error) {
-	if err := llmanswer.CheckSize(answer); err != nil {
-		return "", err
-	}
-	text, err := llmanswer.MaskThink(answer)
+	text, err := llmanswer.Body(answer)
 	if err != nil {
 		return "", err
 	}

@@ -26,7 +26,6 @@ package veriscore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -184,15 +183,9 @@ var leadingNumber = regexp.MustCompile(`^\d+\.?\s`)
 // is set aside first. An empty answer is an error: it is no answer
 // (VeriScore would take it for no claims).
 func ReadClaims(answer string) ([]string, error) {
-	if err := llmanswer.CheckSize(answer); err != nil {
-		return nil, err
-	}
-	text, err := llmanswer.MaskThink(answer)
+	text, err := llmanswer.Body(answer)
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("the answer is empty")
 	}
 	if strings.Contains(text, "No verifiable claim.") {
 		return []string{}, nil

@@ -48,38 +48,16 @@ func TestSnippets(t *testing.T) {
 }
 
 // TestReadClaimsCorpus runs testdata/llm-answers/veriscore-claims.
-func TestReadClaimsCorpus(t *testing.T) {
-	for _, c := range answercorpus.Load(t, "veriscore-claims") {
-		t.Run(c.Name, func(t *testing.T) {
-			got, err := ReadClaims(c.Answer)
-			if c.Unreadable {
-				if err == nil || !strings.Contains(err.Error(), c.Why) {
-					t.Errorf("read %q, error %v; want an error %q", got, err, c.Why)
-				}
-				return
-			}
-			if err != nil || !slices.Equal(got, c.Want) && len(got)+len(c.Want) > 0 {
-				t.Errorf("read %q (%v), want %q", got, err, c.Want)
-			}
-		})
-	}
-}
+func TestReadClaimsCorpus(t *testing.T) { answercorpus.Check(t, "veriscore-claims", ReadClaims) }
 
 // TestReadVerdictCorpus runs testdata/llm-answers/veriscore.
-func TestReadVerdictCorpus(t *testing.T) {
-	for _, c := range answercorpus.Load(t, "veriscore") {
-		t.Run(c.Name, func(t *testing.T) {
-			got, err := ReadVerdict(c.Answer)
-			if c.Unreadable {
-				if err == nil || !strings.Contains(err.Error(), c.Why) {
-					t.Errorf("read %q, error %v; want an error %q", got, err, c.Why)
-				}
-				return
-			}
-			if err != nil || got != strings.Join(c.Want, "") {
-				t.Errorf("read %q (%v), want %q", got, err, c.Want)
-			}
-		})
+func TestReadVerdictCorpus(t *testing.T) { answercorpus.Check(t, "veriscore", verdictList(ReadVerdict)) }
+
+// verdictList reads a verdict as a list of one, for answercorpus.Check.
+func verdictList(read func(string) (string, error)) func(string) ([]string, error) {
+	return func(answer string) ([]string, error) {
+		v, err := read(answer)
+		return []string{v}, err
 	}
 }
 
