@@ -51,7 +51,9 @@ func TestSnippets(t *testing.T) {
 func TestReadClaimsCorpus(t *testing.T) { answercorpus.Check(t, "veriscore-claims", ReadClaims) }
 
 // TestReadVerdictCorpus runs testdata/llm-answers/veriscore.
-func TestReadVerdictCorpus(t *testing.T) { answercorpus.Check(t, "veriscore", verdictList(ReadVerdict)) }
+func TestReadVerdictCorpus(t *testing.T) {
+	answercorpus.Check(t, "veriscore", verdictList(ReadVerdict))
+}
 
 // verdictList reads a verdict as a list of one, for answercorpus.Check.
 func verdictList(read func(string) (string, error)) func(string) ([]string, error) {
