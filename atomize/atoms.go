@@ -15,7 +15,19 @@ import (
 // without a reviser). A response with nothing in it to check gives
 // ErrNoAtoms.
 func Atoms(ctx context.Context, a Atomizer, r Reviser, response string) ([]instance.Atom, error) {
-	texts, err := a.Atomize(ctx, response)
+	return AtomsFor(ctx, a, r, "", response)
+}
+
+// AtomsFor is Atoms for a response to a question: an atomizer that reads
+// the question (Questioned) is given it.
+func AtomsFor(ctx context.Context, a Atomizer, r Reviser, question, response string) ([]instance.Atom, error) {
+	var texts []string
+	var err error
+	if q, ok := a.(Questioned); ok {
+		texts, err = q.AtomizeAnswer(ctx, question, response)
+	} else {
+		texts, err = a.Atomize(ctx, response)
+	}
 	if err != nil {
 		return nil, stageError("atomizer", err)
 	}

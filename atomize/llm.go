@@ -8,6 +8,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // LLM is an Atomizer that asks a chat model to split the response into
@@ -18,12 +19,27 @@ import (
 // cached. It is safe for concurrent use.
 type LLM struct {
 	client *llm.Client
+	prompt *prompts.Template // another system's prompt; nil: this package's
 
 	responses, atoms, reasks, unreadable atomic.Int64
 }
 
 // NewLLM returns an atomizer asking client's model.
 func NewLLM(client *llm.Client) *LLM { return &LLM{client: client} }
+
+// NewLLMPrompt returns an atomizer that sends another system's prompt, a
+// template of the response ({{response}}, as FactReasoner's), as one user
+// message, and reads the answer as NewLLM's does.
+func NewLLMPrompt(client *llm.Client, prompt prompts.Template) (*LLM, error) {
+	if _, err := prompt.Fill(map[string]string{"response": ""}); err != nil {
+		return nil, err
+	}
+	return &LLM{client: client, prompt: &prompt}, nil
+}
+
+// jsonReminder asks again, in another system's terms, for the JSON its
+// prompt asked for.
+const jsonReminder = ReminderPrefix + " Answer in the JSON format of the instructions, in a markdown code block, and nothing else."
 
 const atomizerInstructions = `You split a text into atomic facts.
 An atomic fact is a short, complete sentence that states exactly one piece of information from the text.
@@ -65,11 +81,19 @@ func (a *LLM) Atomize(ctx context.Context, response string) ([]string, error) {
 			llm.Message{Role: "assistant", Content: e.atoms})
 	}
 	msgs = append(msgs, llm.Message{Role: "user", Content: "TEXT:\n" + response})
+	reminder := atomizerReminder
+	if a.prompt != nil {
+		text, err := a.prompt.Fill(map[string]string{"response": response})
+		if err != nil {
+			return nil, err
+		}
+		msgs, reminder = []llm.Message{{Role: "user", Content: text}}, jsonReminder
+	}
 	resp, err := a.client.Complete(ctx, llm.Request{
 		Messages:  msgs,
 		MaxTokens: 4096,
 		Read:      func(r *llm.Response) error { _, err := ParseAtoms(r.Content); return err },
-		Reminder:  atomizerReminder,
+		Reminder:  reminder,
 		Stage:     "atomizer",
 		Item:      "response " + fmt.Sprintf("%q", llmanswer.Clip(response, 60)),
 	})
@@ -113,12 +137,24 @@ func (a *LLM) Stats() LLMStats {
 // an answer. It is safe for concurrent use.
 type LLMReviser struct {
 	client *llm.Client
+	prompt *prompts.Template // another system's prompt; nil: this package's
 
 	atoms, changed, reasks, unreadable atomic.Int64
 }
 
 // NewLLMReviser returns a reviser asking client's model.
 func NewLLMReviser(client *llm.Client) *LLMReviser { return &LLMReviser{client: client} }
+
+// NewLLMReviserPrompt returns a reviser that sends another system's
+// prompt, a template of the atom and the response ({{atomic_unit}},
+// {{response}}, as FactReasoner's), as one user message per atom, and
+// reads the answers as NewLLMReviser's does.
+func NewLLMReviserPrompt(client *llm.Client, prompt prompts.Template) (*LLMReviser, error) {
+	if _, err := prompt.Fill(map[string]string{"atomic_unit": "", "response": ""}); err != nil {
+		return nil, err
+	}
+	return &LLMReviser{client: client, prompt: &prompt}, nil
+}
 
 const reviserReminder = ReminderPrefix + " Answer with the revised atom only, on one line, and nothing else; if the atom already stands on its own, repeat it unchanged."
 
@@ -151,11 +187,18 @@ func (r *LLMReviser) Revise(ctx context.Context, response string, atoms []string
 	out := make([]string, len(atoms))
 	err := r.client.Each(ctx, len(atoms), func(i int) llm.Request {
 		msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: reviserMessage(response, atoms[i])})
+		maxTokens, reminder := 256, reviserReminder
+		if r.prompt != nil {
+			// Another system's JSON carries its rationale too. Fill cannot
+			// fail: NewLLMReviserPrompt checked the placeholders.
+			text, _ := r.prompt.Fill(map[string]string{"atomic_unit": atoms[i], "response": response})
+			msgs, maxTokens, reminder = []llm.Message{{Role: "user", Content: text}}, 1024, jsonReminder
+		}
 		return llm.Request{
 			Messages:  msgs,
-			MaxTokens: 256,
+			MaxTokens: maxTokens,
 			Read:      read,
-			Reminder:  reviserReminder,
+			Reminder:  reminder,
 			Stage:     "reviser",
 			Item:      fmt.Sprintf("atom a%d %q", i, llmanswer.Clip(atoms[i], 60)),
 		}

@@ -46,15 +46,9 @@ import (
 // An empty list ("[]", or IBM's object shape empty:
 // "{}") is no atoms, not an error.
 func ParseAtoms(answer string) ([]string, error) {
-	if err := llmanswer.CheckSize(answer); err != nil {
-		return nil, err
-	}
-	text, err := llmanswer.MaskThink(answer)
+	text, err := llmanswer.Body(answer)
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("the answer is empty")
 	}
 	if starts := jsonCandidates(text); len(starts) > 0 {
 		var firstErr error

@@ -2,9 +2,7 @@ package factscore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -38,7 +36,20 @@ type Decision struct {
 	Context    string   `json:"context,omitempty"`
 	// Label is the claim's gold label, when known (set by callers).
 	Label string `json:"label,omitempty"`
+	// Verdict is a three-label verifier's reading of the answer
+	// (LabelVerifier: VeriScore's and FactVerify's prompts): VerdictS
+	// (supported), VerdictC (contradicted) or VerdictU (neither:
+	// unverifiable, inconclusive). Supported is Verdict == VerdictS.
+	Verdict string `json:"verdict,omitempty"`
 }
+
+// The verdicts of a three-label verifier, as FactReasoner's baselines
+// name them in their predictions.
+const (
+	VerdictS = "S"
+	VerdictC = "C"
+	VerdictU = "U"
+)
 
 // Verifier decides which claims about a topic are supported by their
 // evidence. It returns one decision per claim, in order.
@@ -148,15 +159,9 @@ func (v *LLMVerifier) ask(ctx context.Context, id, prompt string) (string, error
 // aside. An empty answer, or one that is only reasoning, is an error: it
 // is no answer at all, where the published rule would find it supported.
 func ReadVerdict(answer string) (bool, error) {
-	if err := llmanswer.CheckSize(answer); err != nil {
-		return false, err
-	}
-	text, err := llmanswer.MaskThink(answer)
+	text, err := llmanswer.Body(answer)
 	if err != nil {
 		return false, err
-	}
-	if strings.TrimSpace(text) == "" {
-		return false, errors.New("the answer is empty")
 	}
 	return ParseAnswer(text), nil
 }

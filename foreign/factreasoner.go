@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/jsonfields"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -89,7 +90,7 @@ func readFactReasoner(path string, skip func(*instance.Error)) (*Run, error) {
 // its "results", or a results object alone. decided reports a baseline's
 // results (decisions, no marginals).
 func frRecord(line int, raw []byte) (rec *Record, decided bool, err error) {
-	names, vals, err := orderedObject(raw)
+	names, vals, err := jsonfields.Ordered(raw)
 	if err != nil {
 		return nil, false, fmt.Errorf("a record is a JSON object: %w", err)
 	}
@@ -162,7 +163,7 @@ func (rec *Record) readResults(raw []byte, alone bool) (decided bool, err error)
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return false, instance.JSONError(raw, err)
 	}
-	names, vals, err := orderedObject(raw)
+	names, vals, err := jsonfields.Ordered(raw)
 	if err != nil {
 		return false, err
 	}
@@ -328,7 +329,7 @@ func labelPairs(raw json.RawMessage, field string) ([]labelPair, error) {
 		}
 		return out, nil
 	}
-	names, vals, err := orderedObject(raw)
+	names, vals, err := jsonfields.Ordered(raw)
 	if err != nil {
 		return nil, &instance.FieldError{Field: field, Msg: "expected an object {\"a0\": \"S\", …} or a string \" a0: S …\""}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/jsonfields"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -34,7 +35,7 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 		if summary > 0 {
 			return fail(fmt.Errorf("a record after the summary line (line %d): the summary is the last line of fr factscore's output", summary))
 		}
-		names, vals, err := orderedObject(raw)
+		names, vals, err := jsonfields.Ordered(raw)
 		if err != nil {
 			return fail(fmt.Errorf("invalid JSON: %w", err))
 		}
@@ -45,6 +46,9 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 			}
 			if err := json.Unmarshal(vals[i], &run.Verifier); err != nil {
 				return fail(&instance.FieldError{Field: "verifier", Msg: "expected a string"})
+			}
+			if err := readAssessor(run, names, vals); err != nil {
+				return fail(err)
 			}
 			summary = n
 			return nil
@@ -68,7 +72,39 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if run.Assessor != "" {
+		// Its records' score is their precision, which the measures
+		// computed here give: no value of its own per record.
+		for _, rec := range run.Records {
+			rec.Recorded = nil
+		}
+	}
 	return run, nil
+}
+
+// readAssessor reads what the summary of fr veriscore or fr factverify
+// says beside fr factscore's: its assessor, and VeriScore's score and K,
+// kept as the run's Totals.
+func readAssessor(run *Run, names []string, vals []json.RawMessage) error {
+	i := indexOf(names, "assessor")
+	if i < 0 {
+		return nil
+	}
+	if err := json.Unmarshal(vals[i], &run.Assessor); err != nil || run.Assessor != "veriscore" && run.Assessor != "factverify" {
+		return &instance.FieldError{Field: "assessor", Msg: fmt.Sprintf("%s is not veriscore or factverify", vals[i])}
+	}
+	for _, f := range []struct{ field, name string }{{"veriscore", "veriscore"}, {"k", "veriscore_k"}} {
+		j := indexOf(names, f.field)
+		if j < 0 {
+			continue
+		}
+		var x float64
+		if err := json.Unmarshal(vals[j], &x); err != nil {
+			return &instance.FieldError{Field: f.field, Msg: "expected a number"}
+		}
+		run.Totals = append(run.Totals, Value{Name: f.name, Value: &x})
+	}
+	return nil
 }
 
 // fsLine is what this package reads of a line of fr factscore's output

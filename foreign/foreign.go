@@ -67,9 +67,16 @@ type Run struct {
 	// exist.
 	Decided bool
 	// Verifier is fr factscore's verifier as its summary line names it
-	// ("gold" for human labels); "" without a summary line.
+	// ("gold" for human labels); "" without a summary line. Assessor is
+	// the summary's assessor: "veriscore" (fr veriscore), "factverify"
+	// (fr factverify), "" for fr factscore.
 	Verifier string
-	Records  []*Record
+	Assessor string
+	// Totals are values the run's summary records over the whole run, in
+	// its own terms (fr veriscore's VeriScore and K: "veriscore",
+	// "veriscore_k"), given after the records' means by RecordedMeans.
+	Totals  Values
+	Records []*Record
 	// Skipped counts the records that have no atoms to score: fr factscore's
 	// responses that abstained or have no facts (left out of its means too).
 	Skipped int
@@ -77,21 +84,26 @@ type Run struct {
 
 // Label names the run by where it came from: "FactReasoner (FILE)",
 // "FactReasoner baseline (FILE)" (decisions without marginals), "fr
-// factscore (verifier NAME)", "fr factscore (gold)" for human labels, or
-// "fr factscore (FILE)" for an output without its summary line.
+// factscore (verifier NAME)" (fr veriscore, fr factverify: theirs), "fr
+// factscore (gold)" for human labels, or "fr factscore (FILE)" for an
+// output without its summary line.
 func (r *Run) Label() string {
 	file := filepath.Base(r.Path)
+	cmd := "fr factscore"
+	if r.Assessor != "" {
+		cmd = "fr " + r.Assessor
+	}
 	switch {
 	case r.Kind == FactReasoner && r.Decided:
 		return "FactReasoner baseline (" + file + ")"
 	case r.Kind == FactReasoner:
 		return "FactReasoner (" + file + ")"
 	case r.Verifier == "gold":
-		return "fr factscore (gold)"
+		return cmd + " (gold)"
 	case r.Verifier != "":
-		return "fr factscore (verifier " + r.Verifier + ")"
+		return cmd + " (verifier " + r.Verifier + ")"
 	}
-	return "fr factscore (" + file + ")"
+	return cmd + " (" + file + ")"
 }
 
 // Record is what a run says about one response.
@@ -204,9 +216,10 @@ func (vs Values) Get(name string) (float64, bool) {
 }
 
 // RecordedMeans are the means over the run's records of the values they
-// record (Record.Recorded), in the order of their first appearance. A name
-// that some record lacks, or records as null, has no mean (nil Value): a
-// mean over some of the records would not be the run's.
+// record (Record.Recorded), in the order of their first appearance, then
+// the run's Totals. A name that some record lacks, or records as null, has
+// no mean (nil Value): a mean over some of the records would not be the
+// run's.
 func (r *Run) RecordedMeans() Values {
 	var out Values
 	index := make(map[string]int)
@@ -230,7 +243,7 @@ func (r *Run) RecordedMeans() Values {
 			out[i].Value = &m
 		}
 	}
-	return out
+	return append(out, r.Totals...)
 }
 
 // maxFileBytes bounds a run file, which is read whole (a pretty-printed
@@ -421,32 +434,6 @@ func recordError(path string, line int, raw []byte, prefix string, err error) *i
 		}
 	}
 	return e
-}
-
-// orderedObject decodes a JSON object's fields in order.
-func orderedObject(raw []byte) ([]string, []json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, nil, errors.New("not a JSON object")
-	}
-	var names []string
-	var vals []json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, err
-		}
-		name, _ := t.(string)
-		if i := indexOf(names, name); i >= 0 { // the last value counts, as json.Unmarshal
-			names, vals = append(names[:i], names[i+1:]...), append(vals[:i], vals[i+1:]...)
-		}
-		names, vals = append(names, name), append(vals, v)
-	}
-	return names, vals, nil
 }
 
 func indexOf(names []string, name string) int {

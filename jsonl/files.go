@@ -34,7 +34,12 @@ func CreateOutput(path string, replace bool) (*os.File, error) {
 // file, and messages that name the file then say "stdin". The caller
 // removes the directory, filepath.Dir(path), when done; on an error
 // nothing is left behind.
-func SpoolStdin(r io.Reader) (path string, err error) {
+func SpoolStdin(r io.Reader) (path string, err error) { return Spool(r, "stdin") }
+
+// Spool is SpoolStdin for any stream that can be read only once (a pipe:
+// /dev/stdin, a process substitution's /dev/fd/63, a named pipe), copied
+// to a file called name.
+func Spool(r io.Reader, name string) (path string, err error) {
 	dir, err := os.MkdirTemp("", "fr-stdin-")
 	if err != nil {
 		return "", err
@@ -44,14 +49,18 @@ func SpoolStdin(r io.Reader) (path string, err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	path = filepath.Join(dir, "stdin")
+	path = filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
 	}
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
-		return "", fmt.Errorf("reading standard input: %w", err)
+		what := "standard input"
+		if name != "stdin" {
+			what = name
+		}
+		return "", fmt.Errorf("reading %s: %w", what, err)
 	}
 	return path, f.Close()
 }

@@ -64,6 +64,9 @@ func (a *Assessment) ExplainContexts() []Explanation {
 }
 
 func (a *Assessment) explain(only string, ofContexts bool) []Explanation {
+	if a.Abstained {
+		return nil // nothing was scored
+	}
 	if only != "" {
 		only = a.Nodes.Resolve(only)
 	}
@@ -162,12 +165,9 @@ func WriteExplanations(w io.Writer, a *Assessment, ex []Explanation) error {
 }
 
 func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
-	in := a.Instance
-	r := a.Solution.Report
-	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
-	s := a.Scores
-	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
-		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
+	if !writeHeader(w, a) {
+		return
+	}
 	for _, e := range ex {
 		if e.Kind == graph.AtomVariable {
 			gold := e.Gold
@@ -203,9 +203,44 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 	fmt.Fprintln(w)
 }
 
+// writeHeader writes the header of an assessment's explanations: its
+// record, version, NLI and solver, and its scores; for a response that
+// abstained, that it did, and false.
+func writeHeader(w io.Writer, a *Assessment) bool {
+	in := a.Instance
+	if a.Abstained {
+		fmt.Fprintf(w, "== line %d · %s · %s · abstained: the response declines to answer; nothing was scored\n    %s\n\n", in.Line, OneLine(in.Input, 80), a.Version, OneLine(in.Output, 200))
+		return false
+	}
+	r := a.Solution.Report
+	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
+	s := a.Scores
+	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
+		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
+	return true
+}
+
+// WriteBrief writes an assessment in a few lines, as fr score --response
+// shows one answer: the header of WriteExplanations, then one line per
+// atom (natural id order) with its P(true), predicted label and text, the
+// evidence left out.
+func WriteBrief(w io.Writer, a *Assessment) error {
+	var b bytes.Buffer
+	if writeHeader(&b, a) {
+		for _, e := range a.Explain("") {
+			fmt.Fprintf(&b, "   %-4s P(true) %.4f %-2s %s\n", e.ID, e.PTrue, e.Predicted, OneLine(e.Text, 120))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
 // WriteDOT writes the assessment's network as Graphviz DOT, each variable
 // shaded by its P(true).
 func (a *Assessment) WriteDOT(w io.Writer) error {
+	if a.Abstained {
+		return fmt.Errorf("line %d: the response abstained: it has no network", a.Instance.Line)
+	}
 	p := make([]float64, len(a.Network.Variables))
 	for i := range p {
 		p[i] = a.Solution.Marginals[i][1]

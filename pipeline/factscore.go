@@ -35,7 +35,7 @@ func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma
 		if p.Atomizer == nil {
 			return rec, errors.New("the record has no atoms and no atomizer is configured (Options.Atomizer)")
 		}
-		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+		atoms, err := atomize.AtomsFor(ctx, p.Atomizer, p.Reviser, in.Input, in.Output)
 		if errors.Is(err, atomize.ErrNoAtoms) {
 			if p.Warn != nil {
 				p.Warn(fmt.Sprintf("line %d: %v; it did not respond", in.Line, err))
@@ -198,19 +198,40 @@ func goldInstance(in *instance.Instance, gamma int) (FActScoreRecord, error) {
 
 // FActScoreSummary is the summary of a FActScore run with the verifier
 // that made its decisions ("gold" for human labels): the last line of fr
-// factscore's output.
+// factscore's output, and of fr veriscore's and fr factverify's, which
+// name their assessor and, for VeriScore, give its score and K.
 type FActScoreSummary struct {
 	factscore.Summary
 	Verifier string
+	// Assessor is "veriscore" or "factverify"; "" for FActScore.
+	Assessor string
+	// VeriScore is the mean F1@K over the responding responses, K
+	// VeriScore's (veriscore.Score); nil for the other assessors, and
+	// without a responding response.
+	VeriScore *float64
+	K         *int
 }
 
-// MarshalJSON writes the summary's fields, then "verifier".
+// MarshalJSON writes the summary's fields, then "verifier" and, when set,
+// "assessor", "veriscore" and "k".
 func (s FActScoreSummary) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(s.Summary)
 	if err != nil {
 		return nil, err
 	}
-	v, _ := json.Marshal(s.Verifier)
-	// Append "verifier" to the summary's object, keeping its field order.
-	return append(append(append(b[:len(b)-1], `,"verifier":`...), v...), '}'), nil
+	// Append to the summary's object, keeping its field order.
+	b = b[:len(b)-1]
+	add := func(name string, v any) {
+		enc, _ := json.Marshal(v)
+		b = append(append(append(b, ',', '"'), name...), append([]byte(`":`), enc...)...)
+	}
+	add("verifier", s.Verifier)
+	if s.Assessor != "" {
+		add("assessor", s.Assessor)
+		if s.VeriScore != nil {
+			add("veriscore", *s.VeriScore)
+			add("k", *s.K)
+		}
+	}
+	return append(b, '}'), nil
 }

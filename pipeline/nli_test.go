@@ -53,11 +53,11 @@ func TestCompareSharesNLI(t *testing.T) {
 	cl := &countingClassifier{asked: map[[2]string]int{}}
 	cfg := goldenConfig(true)
 	cfg.Given, cfg.Classifier = GivenNever, cl
-	as, fs, err := cfg.Compare(context.Background(), in, []graph.Version{graph.FR1, graph.FR2, graph.FR3}, &Baseline{Threshold: 0.5})
+	as, fs, err := cfg.Compare(context.Background(), in, []graph.Version{graph.FR1, graph.FR2, graph.FR3}, Baseline{Threshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(as) != 3 || fs == nil {
+	if len(as) != 3 || len(fs) != 1 {
 		t.Fatalf("%d assessments, baseline %v", len(as), fs)
 	}
 	rounds := (want + nliRound - 1) / nliRound

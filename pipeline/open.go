@@ -24,6 +24,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/querybuild"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -91,6 +92,12 @@ type Options struct {
 	SummaryMethod           string
 	SummarySamples          int
 	SummaryFixedProbability float64
+	// Prompts chooses, per LLM stage, this project's prompts (the
+	// default) or FactReasoner's (package prompts): "", "default",
+	// "factreasoner", or "STAGE=SET" items ("atomizer=factreasoner").
+	// The stages the run uses with another set are part of its identity
+	// (result.Run.Prompts).
+	Prompts string
 
 	// Atomizer makes atoms for records without any: "" (none), "llm" or
 	// "sentences". Revise says whether the LLM reviser rewrites them to
@@ -103,6 +110,11 @@ type Options struct {
 
 	// FActScore configures FActScore's verifier, for FActScore runs.
 	FActScore FActScoreOptions
+	// Abstention tells raw responses (records without atoms) that decline
+	// to answer, by FActScore's rules: such a response is not atomized,
+	// and is reported as abstained, left out of every mean. "" is
+	// factscore.AbstentionGeneric.
+	Abstention factscore.Abstention
 
 	// Log receives warnings, retry notices and, at Close, the run's
 	// summaries (what the NLI backend and the LLM stages did). Nil
@@ -294,9 +306,6 @@ type FActScoreOptions struct {
 	// probability above Threshold); "" opens none.
 	Verifier  string
 	Threshold float64
-	// Abstention tells raw responses that declined to answer; "" is
-	// factscore.AbstentionGeneric.
-	Abstention factscore.Abstention
 }
 
 // OptionError is a bad value of one of the Options, named by its path
@@ -332,6 +341,13 @@ type resources struct {
 	// of a record that needs one.
 	noNLI  string
 	closed bool
+	// prompts is the prompt set of each LLM stage (Options.Prompts), and
+	// promptStages the stages the pipeline opened with one.
+	prompts      prompts.Selection
+	promptStages []string
+	// options are the options Open was given, for parts opened later
+	// (OpenBaseline).
+	options Options
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -348,6 +364,7 @@ type llmStages struct {
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
+	p.res.options = o
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}
@@ -385,6 +402,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	p.res.log = &lockedWriter{w: log}
 	p.Warn = func(msg string) { fmt.Fprintln(p.res.log, "warning:", msg) }
+	if p.res.prompts, err = prompts.ParseSelection(o.Prompts); err != nil {
+		return nil, optionErr("Prompts", err)
+	}
 	p.res.retry = o.Retry
 	if p.res.retry == nil {
 		p.res.retry = retry.Default()
@@ -402,6 +422,12 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}()
 	if err := p.openNLI(ctx, o); err != nil {
 		return nil, err
+	}
+	p.Abstention = factscore.AbstentionGeneric
+	if o.Abstention != "" {
+		if p.Abstention, err = factscore.ParseAbstention(string(o.Abstention)); err != nil {
+			return nil, optionErr("Abstention", err)
+		}
 	}
 	if err := p.openAtomizer(o); err != nil {
 		return nil, err
@@ -625,7 +651,15 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	if err != nil {
 		return fmt.Errorf("Revise: %w", err)
 	}
-	st.reviser = atomize.NewLLMReviser(st.client)
+	if tmpl, ok, err := p.stagePrompt(prompts.Reviser, ""); err != nil {
+		return err
+	} else if ok {
+		if st.reviser, err = atomize.NewLLMReviserPrompt(st.client, tmpl); err != nil {
+			return err
+		}
+	} else {
+		st.reviser = atomize.NewLLMReviser(st.client)
+	}
 	p.Reviser = st.reviser
 	return nil
 }
@@ -776,14 +810,6 @@ func sourceNames(ro RetrievalOptions) ([]string, error) {
 
 // openVerifier opens FActScore's verifier.
 func (p *Pipeline) openVerifier(o Options) error {
-	p.Abstention = factscore.AbstentionGeneric
-	if o.FActScore.Abstention != "" {
-		a, err := factscore.ParseAbstention(string(o.FActScore.Abstention))
-		if err != nil {
-			return optionErr("FActScore.Abstention", err)
-		}
-		p.Abstention = a
-	}
 	if o.FActScore.Verifier == "" {
 		return nil
 	}
@@ -803,6 +829,27 @@ func (p *Pipeline) openVerifier(o Options) error {
 // VerifierName names FActScore's verifier as Options.FActScore chose it:
 // "llm:MODEL", or "nli:" and the NLI backend's name.
 func (p *Pipeline) VerifierName() string { return p.res.verifier }
+
+// stagePrompt is the template of another prompt set that an LLM stage
+// sends, when Options.Prompts chooses one for it (version: the NLI
+// prompt's); ok is false for this project's own. The stage is noted as
+// opened, for the run's identity (PromptsName).
+func (p *Pipeline) stagePrompt(stage, version string) (t prompts.Template, ok bool, err error) {
+	p.res.promptStages = append(p.res.promptStages, stage)
+	set := p.res.prompts.For(stage)
+	if set == prompts.Default {
+		return prompts.Template{}, false, nil
+	}
+	t, err = prompts.ForStage(set, stage, version)
+	if err != nil {
+		return t, false, optionErr("Prompts", err)
+	}
+	return t, true, nil
+}
+
+// PromptsName names the prompt sets of the LLM stages the pipeline opened
+// (prompts.Selection.Name): "" for this project's own.
+func (p *Pipeline) PromptsName() string { return p.res.prompts.Name(p.res.promptStages) }
 
 // defaultOn is a cache setting whose default ("") is auto.
 func defaultOn(setting string) string {

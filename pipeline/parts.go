@@ -11,6 +11,8 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/factverify"
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/kbindex"
@@ -18,8 +20,11 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
+	"github.com/factreasoner/factreasoner-go/score"
+	"github.com/factreasoner/factreasoner-go/veriscore"
 )
 
 // The pluggable parts of a pipeline are listed in tables, one per kind:
@@ -190,7 +195,13 @@ func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
 	if err != nil {
 		return nil, optionErr("LLMMethod", err)
 	}
-	if st.classifier, err = llmnli.New(st.client, llmnli.Options{Prompt: prompt, Method: method, Samples: o.LLMSamples, FixedProbability: o.LLMFixedProbability, Log: env.p.res.log}); err != nil {
+	lo := llmnli.Options{Prompt: prompt, Method: method, Samples: o.LLMSamples, FixedProbability: o.LLMFixedProbability, Log: env.p.res.log}
+	if tmpl, ok, err := env.p.stagePrompt(prompts.NLI, prompt.String()); err != nil {
+		return nil, err
+	} else if ok {
+		lo.Template = &tmpl
+	}
+	if st.classifier, err = llmnli.New(st.client, lo); err != nil {
 		return nil, optionErr("LLMMethod", err)
 	}
 	return st.classifier, nil
@@ -214,11 +225,32 @@ func Atomizers() []Atomizer {
 				if err != nil {
 					return nil, err
 				}
-				st.atomizer = atomize.NewLLM(st.client)
-				return st.atomizer, nil
+				tmpl, ok, err := env.p.stagePrompt(prompts.Atomizer, "")
+				switch {
+				case err != nil:
+					return nil, err
+				case ok:
+					st.atomizer, err = atomize.NewLLMPrompt(st.client, tmpl)
+				default:
+					st.atomizer = atomize.NewLLM(st.client)
+				}
+				return st.atomizer, err
 			}},
 		{Name: "sentences", Description: "one atom per sentence of the response, without a model",
 			Open: func(*Env) (atomize.Atomizer, error) { return atomize.Sentences{}, nil }},
+		{Name: "veriscore", Description: "VeriScore's claim extraction by the LLM (LLM), sentence by sentence: verifiable claims only",
+			Open: func(env *Env) (atomize.Atomizer, error) {
+				st, err := env.p.llmStages(env.Options)
+				if err != nil {
+					return nil, err
+				}
+				e, err := veriscore.NewClaimExtractor(st.client)
+				if err != nil {
+					return nil, err
+				}
+				env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "veriscore claims: %s\n", e.Stats()) })
+				return e, nil
+			}},
 	}
 }
 
@@ -393,6 +425,21 @@ func openSearXNG(_ context.Context, env *Env, query retrieve.QueryMode) (retriev
 	return s, s.Source(), nil
 }
 
+// openLabelVerifier opens a three-label LLM verifier (a baseline's) over
+// the pipeline's LLM client, its counts said at the end of the run.
+func openLabelVerifier(env *Env, open func(*llm.Client) (*factscore.LabelVerifier, error)) (factscore.Verifier, string, error) {
+	st, err := env.p.llmStages(env.Options)
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := open(st.client)
+	if err != nil {
+		return nil, "", err
+	}
+	env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm %s verifier: %s\n", v.Verifier, v.Stats()) })
+	return v, v.Name(), nil
+}
+
 // Verifier is an entry of the table of FActScore's verifiers.
 type Verifier struct {
 	Name        string // as Options.FActScore.Verifier names it
@@ -414,6 +461,14 @@ func Verifiers() []Verifier {
 			env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm factscore verifier: %s\n", v.Stats()) })
 			return v, v.Name(), nil
 		}},
+		{Name: "veriscore", Description: "FactReasoner's VeriScore prompt to the LLM endpoint (LLM): [Supported], [Contradicted] or [Unverifiable]",
+			Open: func(env *Env) (factscore.Verifier, string, error) {
+				return openLabelVerifier(env, veriscore.NewVerifier)
+			}},
+		{Name: "factverify", Description: "FactReasoner's FactVerify prompt to the LLM endpoint (LLM): ###Supported###, ###Contradicted### or ###Inconclusive###",
+			Open: func(env *Env) (factscore.Verifier, string, error) {
+				return openLabelVerifier(env, factverify.NewVerifier)
+			}},
 		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above the threshold (FActScore.Threshold)", Open: func(env *Env) (factscore.Verifier, string, error) {
 			th := env.Options.FActScore.Threshold
 			if th < 0 || th >= 1 {
@@ -427,4 +482,59 @@ func Verifiers() []Verifier {
 			return nil, "nli:" + backend, nil
 		}},
 	}
+}
+
+// The baselines fr compare runs beside the versions (OpenBaseline).
+const (
+	BaselineFActScore  = "factscore"
+	BaselineVeriScore  = "veriscore"
+	BaselineFactVerify = "factverify"
+)
+
+// OpenBaseline opens a baseline of a comparison by name: "factscore",
+// classic FActScore with the NLI verifier (an atom is supported iff a
+// context entails it with probability above threshold); "veriscore" and
+// "factverify", FactReasoner's VeriScore and FactVerify verifiers over
+// the LLM endpoint (Options.LLM), as the Verifiers table opens them.
+// VeriScore's row also records its own score, VeriScore with its K
+// (veriscore.Score), as its Recorded "veriscore" and "veriscore_k". The
+// pipeline must have been made by Open.
+func (p *Pipeline) OpenBaseline(name string, threshold float64) (Baseline, error) {
+	switch name {
+	case BaselineFActScore:
+		if threshold < 0 || threshold >= 1 {
+			return Baseline{}, optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", threshold))
+		}
+		return Baseline{Threshold: threshold}, nil
+	case BaselineVeriScore, BaselineFactVerify:
+	default:
+		return Baseline{}, fmt.Errorf("unknown baseline %q (want %s, %s or %s)", name, BaselineFActScore, BaselineVeriScore, BaselineFactVerify)
+	}
+	table := Verifiers()
+	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == name })
+	v, _, err := table[i].Open(&Env{Options: p.res.options, p: p})
+	if err != nil {
+		return Baseline{}, err
+	}
+	if name == BaselineFactVerify {
+		return Baseline{Name: "FactVerify", Verifier: v}, nil
+	}
+	return Baseline{Name: "VeriScore", Verifier: v, Recorded: veriScoreOf}, nil
+}
+
+// veriScoreOf is VeriScore over the responding responses of a row, with
+// its own K.
+func veriScoreOf(all []score.Scores) foreign.Values {
+	var supported, claims []int
+	for _, s := range all {
+		if !s.Abstained {
+			supported, claims = append(supported, s.NumTrueAtoms), append(claims, s.NumAtoms)
+		}
+	}
+	if len(claims) == 0 {
+		return foreign.Values{{Name: "veriscore"}, {Name: "veriscore_k"}}
+	}
+	k, vs := veriscore.Score(supported, claims)
+	kf := float64(k)
+	return foreign.Values{{Name: "veriscore", Value: &vs}, {Name: "veriscore_k", Value: &kf}}
 }

@@ -14,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -166,6 +168,10 @@ type Assessment struct {
 	// EmptyContexts are the ids of the record's contexts that had neither
 	// text nor snippet, dropped before scoring (Prepare).
 	EmptyContexts []string
+	// Abstained marks a record without atoms whose response declined to
+	// answer (Pipeline.Abstention): it was not atomized, and has no nodes,
+	// network or solution; its Scores only say so.
+	Abstained bool
 
 	own []bool // own[i]: Pairs[i] is an own pair
 	// With OneWayPairs, the FR3 context pairs' second directions, each
@@ -176,6 +182,9 @@ type Assessment struct {
 
 // PTrue returns the marginal probability that the named variable is true.
 func (a *Assessment) PTrue(id string) (float64, bool) {
+	if a.Network == nil { // abstained
+		return 0, false
+	}
 	i, ok := a.Network.Index(id)
 	if !ok {
 		return 0, false
@@ -195,16 +204,33 @@ func (p *Pipeline) Assess(ctx context.Context, in *instance.Instance, v graph.Ve
 // AssessVersions runs several versions on the same instance. Each distinct
 // NLI pair is classified once, in one batch, and shared by the versions.
 func (p *Pipeline) AssessVersions(ctx context.Context, in *instance.Instance, versions []graph.Version) ([]*Assessment, error) {
-	as, _, err := p.Compare(ctx, in, versions, nil)
+	as, _, err := p.Compare(ctx, in, versions)
 	return as, err
 }
 
-// Baseline is classic FActScore with an NLI verifier, scored beside the
-// FactReasoner versions: each atom is checked against the contexts
-// retrieved for it and is supported iff one of them entails it with
-// probability above Threshold.
+// Baseline is an assessor that decides each atom, supported or not,
+// scored beside the FactReasoner versions on the same atoms: classic
+// FActScore with an NLI verifier (Verifier nil: an atom is supported iff
+// one of the contexts retrieved for it entails it with probability above
+// Threshold), or another verifier, such as FactReasoner's VeriScore and
+// FactVerify baselines (OpenBaseline).
 type Baseline struct {
+	// Name names the baseline's row; "" is FActScoreBaselineName.
+	Name      string
 	Threshold float64
+	Verifier  factscore.Verifier
+	// Recorded, when set, gives the baseline's own measures over the
+	// responses it scored (VeriScore's score with its K), for its row's
+	// Recorded values.
+	Recorded func(all []score.Scores) foreign.Values
+}
+
+// name is the baseline's row name.
+func (b Baseline) name() string {
+	if b.Name == "" {
+		return FActScoreBaselineName
+	}
+	return b.Name
 }
 
 // ErrNoNLI is the error of a record without relations when the pipeline
@@ -217,12 +243,12 @@ var ErrNoNLI = errors.New("the record has no relations and no NLI backend is con
 // relations.
 var givenIdentity = nli.Identity{Backend: "given"}
 
-// Compare runs several versions, and the FActScore baseline when b is not
-// nil, on the same instance. Each distinct NLI pair is classified once, and
-// shared by all of them; pairs are put to the classifier in rounds of
-// nliRound.
-func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline) ([]*Assessment, *score.Scores, error) {
-	return p.compare(ctx, in, versions, b, nil)
+// Compare runs several versions, and the baselines, on the same instance:
+// an assessment per version, the scores of each baseline. Each distinct
+// NLI pair is classified once, and shared by all of them; pairs are put to
+// the classifier in rounds of nliRound.
+func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions []graph.Version, bs ...Baseline) ([]*Assessment, []score.Scores, error) {
+	return p.compare(ctx, in, versions, bs, nil)
 }
 
 // nliHooks are told of a record's NLI work as Compare does it: planned
@@ -237,9 +263,20 @@ type nliHooks struct {
 	more func(pairs int)
 }
 
-func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, b *Baseline, hooks *nliHooks) ([]*Assessment, *score.Scores, error) {
+func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, bs []Baseline, hooks *nliHooks) ([]*Assessment, []score.Scores, error) {
 	if p.Solver == nil {
 		return nil, nil, errors.New("pipeline: no solver configured")
+	}
+	if p.abstains(in) {
+		out := make([]*Assessment, len(versions))
+		for i, v := range versions {
+			out[i] = &Assessment{Instance: in, Version: v, NLI: givenIdentity, Abstained: true, Scores: score.Scores{Abstained: true}}
+		}
+		fs := make([]score.Scores, len(bs))
+		for i := range fs {
+			fs[i].Abstained = true
+		}
+		return out, fs, nil
 	}
 	known := len(in.Atoms) > 0 && len(in.Contexts) > 0 && p.Summarizer == nil
 	in, dropped, err := p.prepare(ctx, in)
@@ -258,7 +295,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		}
 		return nil, nil, ErrNoNLI
 	}
-	out, all, err := p.plan(in, versions, b, given)
+	out, all, err := p.plan(in, versions, bs, given)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -266,13 +303,18 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 	for _, a := range out {
 		a.EmptyContexts = dropped
 	}
-	var verifier factscore.Verifier
+	verifiers := make([]factscore.Verifier, len(bs))
+	for i, b := range bs {
+		verifiers[i] = b.Verifier
+	}
 	if given {
 		for _, a := range out {
 			a.Relations = graph.GivenRelations(in, a.Nodes)
 		}
-		if b != nil {
-			verifier = &factscore.RelationVerifier{Relation: graph.NewStated(in).Relation, Threshold: b.Threshold}
+		for i, b := range bs {
+			if b.Verifier == nil {
+				verifiers[i] = &factscore.RelationVerifier{Relation: graph.NewStated(in).Relation, Threshold: b.Threshold}
+			}
 		}
 	} else {
 		shared := newMemo(p.Classifier)
@@ -305,8 +347,10 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 				return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
 			}
 		}
-		if b != nil {
-			verifier = &factscore.NLIVerifier{Classifier: shared, Threshold: b.Threshold}
+		for i, b := range bs {
+			if b.Verifier == nil {
+				verifiers[i] = &factscore.NLIVerifier{Classifier: shared, Threshold: b.Threshold}
+			}
 		}
 	}
 	for _, a := range out {
@@ -314,22 +358,24 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 			return nil, nil, fmt.Errorf("%s: %w", a.Version, err)
 		}
 	}
-	if b == nil {
-		return out, nil, nil
-	}
-	_, ds, err := factscore.Score(ctx, verifier, in, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("FActScore: %w", err)
-	}
-	atoms := make([]score.Atom, len(ds))
-	for i, d := range ds {
-		atoms[i] = score.Atom{ID: in.Atoms[i].ID, Gold: in.Atoms[i].Label}
-		if d.Supported {
-			atoms[i].PTrue = 1
+	fs := make([]score.Scores, len(bs))
+	for i, b := range bs {
+		_, ds, err := factscore.Score(ctx, verifiers[i], in, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", b.name(), err)
 		}
+		// A decision is P(true) 1 or 0: the measures of a probability
+		// do not apply to the row (summarize).
+		atoms := make([]score.Atom, len(ds))
+		for j, d := range ds {
+			atoms[j] = score.Atom{ID: in.Atoms[j].ID, Gold: in.Atoms[j].Label}
+			if d.Supported {
+				atoms[j].PTrue = 1
+			}
+		}
+		fs[i] = score.Compute(atoms, p.K)
 	}
-	s := score.Compute(atoms, p.K)
-	return out, &s, nil
+	return out, fs, nil
 }
 
 // plan selects each version's nodes and the pairs it asks: after pruning,
@@ -338,7 +384,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 // contexts it lists, never pruned: that is FActScore's definition). A
 // record whose pairs would exceed MaxPairs is refused, before they are
 // listed, as an invalid record.
-func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Baseline, given bool) (out []*Assessment, all []nli.Pair, err error) {
+func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, bs []Baseline, given bool) (out []*Assessment, all []nli.Pair, err error) {
 	out = make([]*Assessment, len(versions))
 	k := pruneK(p.PairsPerAtom)
 	estimate := 0
@@ -353,7 +399,7 @@ func (p *Pipeline) plan(in *instance.Instance, versions []graph.Version, b *Base
 		return out, nil, nil
 	}
 	var baseline []nli.Pair
-	if b != nil {
+	if slices.ContainsFunc(bs, func(b Baseline) bool { return b.Verifier == nil }) {
 		for _, c := range factscore.Claims(in) {
 			for _, e := range c.Evidence {
 				baseline = append(baseline, nli.Pair{PremiseID: e.ID, HypothesisID: c.ID, Premise: e.NLIText(), Hypothesis: c.Text})
@@ -402,6 +448,14 @@ func (p *Pipeline) solve(ctx context.Context, a *Assessment) error {
 	}
 	a.Scores = score.Compute(atoms, p.K)
 	return nil
+}
+
+// abstains reports whether a record is a raw response (no atoms) that
+// declines to answer, when the pipeline atomizes raw responses: it is then
+// not atomized, and scores nothing (Assessment.Abstained). Without an
+// atomizer a record without atoms is invalid, as before the rule existed.
+func (p *Pipeline) abstains(in *instance.Instance) bool {
+	return len(in.Atoms) == 0 && p.Atomizer != nil && p.Abstention.Abstained(in.Output)
 }
 
 // usesGiven reports whether an instance is scored from its own relations.
@@ -453,7 +507,7 @@ func (p *Pipeline) fill(ctx context.Context, in *instance.Instance) (*instance.I
 		if p.Atomizer == nil {
 			return nil, &instance.FieldError{Field: "atoms", Msg: "the record has no atoms and no atomizer is configured (Options.Atomizer)"}
 		}
-		atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+		atoms, err := atomize.AtomsFor(ctx, p.Atomizer, p.Reviser, in.Input, in.Output)
 		if errors.Is(err, atomize.ErrNoAtoms) {
 			return nil, &instance.FieldError{Field: "output", Msg: "the atomizer found no atoms in the response"}
 		}

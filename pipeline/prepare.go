@@ -39,7 +39,7 @@ func (p *Pipeline) AtomizeFile(ctx context.Context, input string, w io.Writer, o
 			if p.Atomizer == nil {
 				return fmt.Errorf("%s:%d: the record has no atoms and no atomizer is configured (Options.Atomizer)", input, in.Line)
 			}
-			atoms, err := atomize.Atoms(ctx, p.Atomizer, p.Reviser, in.Output)
+			atoms, err := atomize.AtomsFor(ctx, p.Atomizer, p.Reviser, in.Input, in.Output)
 			switch {
 			case errors.Is(err, atomize.ErrNoAtoms):
 				if noAtoms != nil {

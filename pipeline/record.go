@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/result"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // Record is one output line of `fr score` (package result has its type,
@@ -31,6 +33,13 @@ func (p *Pipeline) RunIdentity() *result.Run {
 		r.Inference = SolverName(p.Solver)
 	}
 	r.Fast = result.FastName(p.NearDuplicates, p.OneWayPairs)
+	r.Prompts = p.PromptsName()
+	if p.Atomizer != nil {
+		r.Abstention = string(p.Abstention)
+		if r.Abstention == "" {
+			r.Abstention = string(factscore.AbstentionNone)
+		}
+	}
 	if p.Retriever != nil {
 		k, q := p.TopK, p.QueryContexts
 		if k <= 0 {
@@ -60,6 +69,9 @@ func (p *Pipeline) nliSetting() string {
 
 // Record returns the output line of the assessment.
 func (a *Assessment) Record() Record {
+	if a.Abstained {
+		return a.abstainedRecord()
+	}
 	s := a.Scores
 	r := Record{
 		FactualityScore: s.Precision,
@@ -136,4 +148,27 @@ func (a *Assessment) Record() Record {
 		}
 	}
 	return r
+}
+
+// abstainedRecord is the output line of a response that declined to
+// answer: no atoms, no marginals, no measures; only what the record was.
+func (a *Assessment) abstainedRecord() Record {
+	in := a.Instance
+	return Record{
+		Abstained:        true,
+		PerAtom:          []score.AtomScore{},
+		Query:            in.Input,
+		Response:         in.Output,
+		Input:            in.Input,
+		Topic:            in.Topic,
+		Marginals:        []Marginal{},
+		ContextMarginals: []Marginal{},
+		Version:          a.Version.String(),
+		ModelName:        ModelName(a.NLI),
+		NLIBackend:       a.NLI.Backend,
+		Line:             in.Line,
+		Output:           in.Output,
+		Contexts:         in.Contexts,
+		Extra:            in.Extra,
+	}
 }

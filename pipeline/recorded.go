@@ -21,6 +21,7 @@ import (
 // Recorded is a result read back from an output line of ScoreFile: the
 // run that wrote it and the scores of its marginals.
 type Recorded struct {
+	Line             int    // the input line of the record
 	Version          string // FR1, FR2, FR3
 	NLI              string // the run's NLI (result.Line.RunNLI)
 	Scores           score.Scores
@@ -96,8 +97,10 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 		summaries = &SummaryReport{Summarizer: l.Summarizer, Irrelevant: irrelevant}
 	}
 	k := score.K{Value: l.K, Name: fmt.Sprint(l.K)}
-	return &Recorded{Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
-		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k),
+	scores := score.Compute(atoms, k)
+	scores.Abstained = l.Abstained
+	return &Recorded{Line: l.Line, Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
+		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: scores,
 		Identity: l.Identity(), identity: l.NLIIdentity()}, nil
 }
 
@@ -111,6 +114,9 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 		return nil, err
 	}
 	v, _ := graph.ParseVersion(r.Version) // checked by ReadRecorded
+	if r.Scores.Abstained {
+		return &Assessment{Instance: in, Version: v, NLI: r.identity, Scores: r.Scores, Abstained: true}, nil
+	}
 	if len(in.Atoms) == 0 {
 		return nil, &instance.FieldError{Field: "atoms", Msg: "the output line was written without its inputs (FileOptions.OmitInputs): nothing to rebuild the network from"}
 	}
@@ -165,6 +171,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 	type run struct {
 		version, nli, file string
 		scores             []score.Scores
+		lines              []int // the input line of each
 		reports            []inference.Report
 		other              *foreign.Run // a run of another system
 		k                  score.K      // its K
@@ -185,6 +192,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			ru := &run{file: path, other: fr, k: fr.K(k)}
 			for _, rec := range fr.Records {
 				ru.scores = append(ru.scores, rec.Scores(ru.k))
+				ru.lines = append(ru.lines, rec.Line)
 				st.Scored++
 				if o.Progress != nil {
 					o.Progress(Progress{Records: st.Scored, Line: rec.Line})
@@ -210,7 +218,10 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 				runs = append(runs, ru)
 			}
 			ru.scores = append(ru.scores, r.Scores)
-			ru.reports = append(ru.reports, r.Solver)
+			ru.lines = append(ru.lines, r.Line)
+			if !r.Scores.Abstained {
+				ru.reports = append(ru.reports, r.Solver)
+			}
 			st.Scored++
 			if o.Progress != nil {
 				o.Progress(Progress{Records: st.Scored, Line: in.Line})
@@ -257,7 +268,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 	}
 	rows := make([]Comparison, len(runs))
 	for i, r := range runs {
-		rows[i] = summarize(names[i], r.scores, r.other != nil && r.other.Decided)
+		rows[i] = summarize(names[i], r.scores, r.lines, r.other != nil && r.other.Decided)
 		if r.other != nil {
 			rows[i].K, rows[i].Recorded = kName(r.k), r.other.RecordedMeans()
 		}

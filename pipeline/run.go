@@ -207,11 +207,11 @@ func (t *tracker) hooks() *nliHooks {
 
 // count counts, beside the run, what it has to do (countWork), and
 // reports the totals.
-func (t *tracker) count(ctx context.Context, p *Pipeline, input string, sel selection, versions []graph.Version, b *Baseline) {
+func (t *tracker) count(ctx context.Context, p *Pipeline, input string, sel selection, versions []graph.Version, bs []Baseline) {
 	if t == nil {
 		return
 	}
-	records, pairs, lines, err := p.countWork(ctx, input, sel, versions, b)
+	records, pairs, lines, err := p.countWork(ctx, input, sel, versions, bs)
 	if err != nil {
 		return // the run reports what is wrong with the input
 	}
@@ -249,7 +249,7 @@ func (t *tracker) done() {
 // classifier (given relations, or none), the records are not decoded:
 // each line of jsonl counts (lines), and an invalid one leaves the count
 // when the run comes to it (tracker.invalidRecord).
-func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, versions []graph.Version, b *Baseline) (records, pairs int, lines bool, err error) {
+func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, versions []graph.Version, bs []Baseline) (records, pairs int, lines bool, err error) {
 	lines = p.Classifier == nil || p.Given == GivenAlways
 	err = instance.ScanRaw(input, func(*instance.Error) {}, func(raw instance.Raw) error {
 		if err := ctx.Err(); err != nil {
@@ -270,7 +270,7 @@ func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, v
 		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) {
 			in, _ := in.WithoutEmptyContexts()
 			if premises, ok := p.premisesAhead(in); ok {
-				if _, all, err := p.plan(premises, versions, b, false); err == nil { // else the run reports it
+				if _, all, err := p.plan(premises, versions, bs, false); err == nil { // else the run reports it
 					pairs += distinct(all)
 				}
 			}
@@ -638,6 +638,7 @@ type Comparison struct {
 	GoldAccuracy  *float64 `json:"accuracy"`
 	GoldBrier     *float64 `json:"brier"`
 	GoldMAE       *float64 `json:"mae"`
+	GoldRMSE      *float64 `json:"rmse"`
 	GoldLabeledPr *float64 `json:"mean_precision_labeled"`
 	GoldMean      *float64 `json:"mean_gold"`
 	// Inference says how the responses' marginals were computed (see
@@ -654,6 +655,13 @@ type Comparison struct {
 	// and num_false_atoms with the undecided atoms, fr factscore's
 	// factscore); absent for fr's runs.
 	Recorded foreign.Values `json:"recorded,omitempty"`
+
+	// The per-response scores the row summarizes, and the input line of
+	// each: the paired tests (PairedTests) match two rows' responses by
+	// line. decided marks a run without a P(true) (see summarize).
+	scores  []score.Scores
+	lines   []int
+	decided bool
 }
 
 // InferenceSummary says in one line how a run's responses were solved:
@@ -705,19 +713,20 @@ func InferenceSummary(reports []inference.Report) string {
 // FActScoreBaselineName names the FActScore baseline's row.
 const FActScoreBaselineName = "FActScore-NLI"
 
-// CompareFile runs several versions, and the FActScore baseline when b is
-// not nil, on every valid record of the input file (of one shard, with
-// o.Shard), and summarizes each over the file: one row per version, then
-// the baseline's. Each distinct NLI pair of a record is classified once.
-func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []graph.Version, b *Baseline, o FileOptions) ([]Comparison, ScoreStats, error) {
-	names := make([]string, 0, len(versions)+1)
+// CompareFile runs several versions, and the baselines, on every valid
+// record of the input file (of one shard, with o.Shard), and summarizes
+// each over the file: one row per version, then one per baseline. Each
+// distinct NLI pair of a record is classified once.
+func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []graph.Version, bs []Baseline, o FileOptions) ([]Comparison, ScoreStats, error) {
+	names := make([]string, 0, len(versions)+len(bs))
 	for _, v := range versions {
 		names = append(names, v.String())
 	}
-	if b != nil {
-		names = append(names, FActScoreBaselineName)
+	for _, b := range bs {
+		names = append(names, b.name())
 	}
 	perVersion := make([][]score.Scores, len(names))
+	var lines []int // of the records, for every row
 	reports := make([][]inference.Report, len(versions))
 	var st ScoreStats
 	tr := newTracker(o.Progress)
@@ -725,18 +734,18 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	defer cancel()
 	var counting sync.WaitGroup
 	if tr != nil {
-		counting.Go(func() { tr.count(ctx, p, input, selection{shard: o.Shard}, versions, b) })
+		counting.Go(func() { tr.count(ctx, p, input, selection{shard: o.Shard}, versions, bs) })
 	}
 	defer func() { tr.stop(); cancel(); counting.Wait() }()
 	hooks := tr.hooks()
 	skip := o.skip(&st.Invalid)
 	type result struct {
 		as  []*Assessment
-		fs  *score.Scores
-		err error // the record's own failure
+		fs  []score.Scores // per baseline
+		err error          // the record's own failure
 	}
 	work := func(ctx context.Context, in *instance.Instance) (result, error) {
-		as, fs, err := p.compare(ctx, in, versions, b, hooks)
+		as, fs, err := p.compare(ctx, in, versions, bs, hooks)
 		return result{as, fs, err}, nil
 	}
 	emit := func(in *instance.Instance, r result) error {
@@ -746,12 +755,15 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 		if len(r.as) > 0 {
 			p.dropped(input, in.Line, r.as[0].EmptyContexts, &st)
 		}
+		lines = append(lines, in.Line)
 		for i, a := range r.as {
 			perVersion[i] = append(perVersion[i], a.Scores)
-			reports[i] = append(reports[i], a.Solution.Report)
+			if !a.Abstained {
+				reports[i] = append(reports[i], a.Solution.Report)
+			}
 		}
-		if r.fs != nil {
-			perVersion[len(r.as)] = append(perVersion[len(r.as)], *r.fs)
+		for i, s := range r.fs {
+			perVersion[len(r.as)+i] = append(perVersion[len(r.as)+i], s)
 		}
 		st.Scored++
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, in.Line })
@@ -764,23 +776,26 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	tr.done()
 	rows := make([]Comparison, len(names))
 	for i, name := range names {
-		rows[i] = summarize(name, perVersion[i], name == FActScoreBaselineName)
+		rows[i] = summarize(name, perVersion[i], lines, i >= len(versions))
 		if i < len(reports) {
 			sum := InferenceSummary(reports[i])
 			rows[i].Inference = &sum
+		} else if b := bs[i-len(versions)]; b.Recorded != nil {
+			rows[i].Recorded = b.Recorded(perVersion[i])
 		}
 	}
 	return rows, st, nil
 }
 
-// summarize is the comparison row of one run's scores. decided marks a
+// summarize is the comparison row of one run's scores, of the records at
+// the input lines given. decided marks a
 // run that decides each atom, true or false, without a P(true) (FActScore):
 // its scores were computed with P(true) 1 or 0, and the measures of a
 // probability, the entropy measure, undecided atoms and Brier score, do
 // not apply (its E would be that of P = 0 or 1, a meaningless 0.0000, and
 // its Brier score only its error rate again).
-func summarize(name string, all []score.Scores, decided bool) Comparison {
-	c := Comparison{Version: name, Summary: score.Summarize(all)}
+func summarize(name string, all []score.Scores, lines []int, decided bool) Comparison {
+	c := Comparison{Version: name, Summary: score.Summarize(all), scores: all, lines: lines, decided: decided}
 	if decided {
 		c.MeanEntropy, c.MeanUniform, c.Summary.Brier = math.NaN(), math.NaN(), math.NaN()
 	}
@@ -789,7 +804,7 @@ func summarize(name string, all []score.Scores, decided bool) Comparison {
 	c.MeanE, c.MeanU = finite(s.MeanEntropy), finite(s.MeanUniform)
 	if s.Labeled > 0 {
 		c.GoldAtomF1, c.GoldAccuracy, c.GoldBrier = finite(s.AtomF1), finite(s.Accuracy), finite(s.Brier)
-		c.GoldMAE, c.GoldLabeledPr, c.GoldMean = finite(s.MAE), finite(s.LabeledPr), finite(s.MeanGold)
+		c.GoldMAE, c.GoldRMSE, c.GoldLabeledPr, c.GoldMean = finite(s.MAE), finite(s.RMSE), finite(s.LabeledPr), finite(s.MeanGold)
 	}
 	return c
 }

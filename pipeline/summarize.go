@@ -10,6 +10,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	summarizer "github.com/factreasoner/factreasoner-go/summarize"
 )
 
@@ -140,7 +141,13 @@ func (p *Pipeline) openSummarizer(o Options) error {
 		if err != nil {
 			return optionErr("SummaryMethod", err)
 		}
-		s, err := summarizer.NewLLM(st.client, summarizer.Options{Method: method, Samples: o.SummarySamples, FixedProbability: o.SummaryFixedProbability, Log: p.res.log})
+		so := summarizer.Options{Method: method, Samples: o.SummarySamples, FixedProbability: o.SummaryFixedProbability, Log: p.res.log}
+		if tmpl, ok, err := p.stagePrompt(prompts.Summarizer, ""); err != nil {
+			return err
+		} else if ok {
+			so.Template = &tmpl
+		}
+		s, err := summarizer.NewLLM(st.client, so)
 		if err != nil {
 			return optionErr("SummaryMethod", err)
 		}

@@ -353,3 +353,21 @@ func TestBrowserWhyHostile(t *testing.T) {
 	}
 	b.checkQuiet(t, page)
 }
+
+// TestBrowserAbstained: a response that abstained shows as such in the
+// list and on its page, without a script error.
+func TestBrowserAbstained(t *testing.T) {
+	b := openBrowser(t)
+	page := reportPage(t, abstainedReport(t))
+	var cell, note string
+	b.run(t, "reading the list", chromedp.Navigate(page),
+		chromedp.WaitVisible(`tr[data-line="4"]`, chromedp.ByQuery),
+		chromedp.Text(`tr[data-line="4"] td.na`, &cell, chromedp.ByQuery))
+	b.run(t, "opening the response", chromedp.Click(`tr[data-line="4"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#detail .result p.na`, chromedp.ByQuery),
+		chromedp.Text(`#detail .result p.na`, &note, chromedp.ByQuery))
+	if cell != "abstained" || !strings.Contains(note, "declines to answer") {
+		t.Errorf("list cell %q, page %q", cell, note)
+	}
+	b.checkQuiet(t, page)
+}

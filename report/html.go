@@ -13,7 +13,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 //go:embed assets/report.css
@@ -88,6 +91,17 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(template.FuncM
 		}
 		return fmt.Sprintf("%.4f", v)
 	},
+	// ci is the 95% interval of a mean whose value is v, compactly, as fr
+	// compare's markdown shows it; nothing for a mean the run cannot have
+	// or an interval that is a point.
+	"ci": func(s score.Summary, name string, v float64) template.HTML {
+		iv, ok := s.Intervals[name]
+		if !ok || math.IsNaN(v) || iv.Low == iv.High {
+			return ""
+		}
+		g := func(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+		return template.HTML(` <span class="ci" title="95% confidence interval: a bootstrap over the responses">(` + g(iv.Low) + "–" + g(iv.High) + ")</span>")
+	},
 }).Parse(`<header>
 <h1>{{.Title}}</h1>
 <p class="meta">{{.Responses}} response{{if ne .Responses 1}}s{{end}} · {{len .Runs}} run{{if gt (len .Runs) 1}}s{{end}} · network layout: {{.Layout}}</p>
@@ -96,12 +110,12 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(template.FuncM
 <section id="summary">
 <h2>Summary</h2>
 <div class="scroll"><table class="runs">
-<thead><tr><th>run</th><th>file</th><th>solver</th><th title="responses scored">responses</th><th title="mean factual precision">mean Pr</th><th>mean F1@K</th><th title="mean of avg_entropy, the E measure (log10)">mean E</th>
-{{- if .Gold}}<th title="responses with gold labels">labeled</th><th>mean gold Pr</th><th title="mean |Pr − gold Pr|">MAE</th><th>Pearson r</th><th>Spearman ρ</th><th title="F1 of predicted S against gold S over all labeled atoms">atom F1</th><th>accuracy</th><th>Brier</th><th title="expected calibration error over the bins of the reliability diagram">ECE</th>{{end}}</tr></thead>
+<thead><tr><th>run</th><th>file</th><th>solver</th><th title="responses scored, and of them those that did not abstain (the means are over these)">responses</th><th title="mean factual precision, with its 95% confidence interval">mean Pr</th><th>mean F1@K</th><th title="mean of avg_entropy, the E measure (log10)">mean E</th>
+{{- if .Gold}}<th title="responses with gold labels">labeled</th><th>mean gold Pr</th><th title="mean |Pr − gold Pr|">MAE</th><th title="√ mean (Pr − gold Pr)²">RMSE</th><th>Pearson r</th><th>Spearman ρ</th><th title="F1 of predicted S against gold S over all labeled atoms">atom F1</th><th>accuracy</th><th>Brier</th><th title="expected calibration error over the bins of the reliability diagram">ECE</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Runs}}
-<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Decided}} <span class="warn" title="this run decides each atom, supported or not, without a P(true)">(decisions only)</span>{{else if not .Relations}} <span class="warn" title="this output does not record the relations that became factors">(relations not recorded)</span>{{end}}</td><td class="file">{{.File}}</td><td>{{.Solver}}{{if .Uncertain}} <span class="warn" title="atoms whose P(true) is within its error bar of 0.5: networks not solved exactly, whose labels could go either way">({{.Uncertain}} uncertain label{{if ne .Uncertain 1}}s{{end}})</span>{{end}}</td><td>{{.S.Responses}}</td><td>{{f4 .S.MeanPr}}</td><td>{{f4 .S.MeanF1K}}</td><td>{{f4 .S.MeanEntropy}}</td>
-{{- if $.Gold}}{{if .S.Labeled}}<td>{{.S.Labeled}}</td><td>{{f4 .S.MeanGold}}</td><td>{{f4 .S.MAE}}</td><td>{{f3 .S.Pearson}}</td><td>{{f3 .S.Spearman}}</td><td>{{f4 .S.AtomF1}}</td><td>{{f4 .S.Accuracy}}</td><td>{{f4 .S.Brier}}</td><td>{{f4 .ECE}}</td>{{else}}<td>0</td><td colspan="8" class="na">no gold labels</td>{{end}}{{end}}</tr>
+<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Decided}} <span class="warn" title="this run decides each atom, supported or not, without a P(true)">(decisions only)</span>{{else if not .Relations}} <span class="warn" title="this output does not record the relations that became factors">(relations not recorded)</span>{{end}}</td><td class="file">{{.File}}</td><td>{{.Solver}}{{if .Uncertain}} <span class="warn" title="atoms whose P(true) is within its error bar of 0.5: networks not solved exactly, whose labels could go either way">({{.Uncertain}} uncertain label{{if ne .Uncertain 1}}s{{end}})</span>{{end}}</td><td>{{.S.Responses}}{{if ne .S.Responding .S.Responses}} <span class="note">({{.S.Responding}} responding)</span>{{end}}</td><td>{{f4 .S.MeanPr}}{{ci .S "mean_precision" .S.MeanPr}}</td><td>{{f4 .S.MeanF1K}}{{ci .S "mean_f1_k" .S.MeanF1K}}</td><td>{{f4 .S.MeanEntropy}}{{ci .S "mean_avg_entropy" .S.MeanEntropy}}</td>
+{{- if $.Gold}}{{if .S.Labeled}}<td>{{.S.Labeled}}</td><td>{{f4 .S.MeanGold}}</td><td>{{f4 .S.MAE}}{{ci .S "mae" .S.MAE}}</td><td>{{f4 .S.RMSE}}{{ci .S "rmse" .S.RMSE}}</td><td>{{f3 .S.Pearson}}</td><td>{{f3 .S.Spearman}}</td><td>{{f4 .S.AtomF1}}</td><td>{{f4 .S.Accuracy}}</td><td>{{f4 .S.Brier}}</td><td>{{f4 .ECE}}</td>{{else}}<td>0</td><td colspan="9" class="na">no gold labels</td>{{end}}{{end}}</tr>
 {{- end}}
 </tbody></table></div>
 {{- if .Gold}}
@@ -133,7 +147,7 @@ type summaryRun struct {
 	Name, File, Solver, Color string
 	Relations, Decided        bool
 	Uncertain                 int
-	S                         any
+	S                         score.Summary
 	ECE                       float64
 	C                         Confusion
 }

@@ -7,9 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +101,7 @@ type pageData struct {
 		C    [][4]any
 		Tx   []string
 		R    []*struct {
+			Ab    bool
 			Pr    float64
 			P     []*float64
 			Err   []*float64
@@ -378,5 +381,54 @@ func TestHTMLErrorBars(t *testing.T) {
 	writeLines(t, path, lines)
 	if _, err := report.ReadRun(context.Background(), path, nil); err == nil || !strings.Contains(err.Error(), "marginals[0].error: 1.5 is not in (0, 1]") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// abstainedReport is the FR2 example run with a fourth response that
+// abstained, as fr score writes it: no atoms, no marginals.
+func abstainedReport(t *testing.T) *report.Report {
+	t.Helper()
+	dir := t.TempDir()
+	lines := rawLines(t, plannedSchema(t, readExampleRuns(t)[1], dir))
+	l := maps.Clone(lines[0])
+	for _, f := range []string{"atoms", "contexts", "relations", "references", "gold_factuality_score", "gold_true_atoms",
+		"true_positive", "true_negative", "false_positive", "false_negative", "avg_brier", "priors"} {
+		delete(l, f)
+	}
+	for f, v := range map[string]any{"abstained": true, "line": 4, "num_atoms": 0, "num_contexts": 0, "num_relations": 0,
+		"num_true_atoms": 0, "num_false_atoms": 0, "num_uniform_atoms": 0, "factuality_score": 0, "marginals": []any{},
+		"context_marginals": []any{}, "predictions": "", "output": "I'm sorry, I cannot answer that.", "nli_backend": "given", "model_name": "given"} {
+		l[f] = rawJSON(t, v)
+	}
+	path := filepath.Join(dir, "abstained.jsonl")
+	writeLines(t, path, append(lines, l))
+	return readReport(t, nil, path)
+}
+
+// TestHTMLAbstained: a response that abstained counts in the run's
+// responses, not in its means; the summary says how many responded and
+// gives the means' intervals; the page marks the response abstained.
+func TestHTMLAbstained(t *testing.T) {
+	rep := abstainedReport(t)
+	s := rep.Stats[0].Summary
+	want := exampleReport(t).Stats[1].Summary
+	if s.Responses != 4 || s.Responding != 3 || s.MeanPr != want.MeanPr || s.Intervals["mean_precision"] != want.Intervals["mean_precision"] {
+		t.Errorf("summary %d responses, %d responding, mean Pr %v %v; want 4, 3, %v %v", s.Responses, s.Responding, s.MeanPr,
+			s.Intervals["mean_precision"], want.MeanPr, want.Intervals["mean_precision"])
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(context.Background(), &buf, report.Builtin{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	iv := want.Intervals["mean_precision"]
+	ci := fmt.Sprintf("(%s–%s)", strconv.FormatFloat(iv.Low, 'g', 3, 64), strconv.FormatFloat(iv.High, 'g', 3, 64))
+	if !strings.Contains(page, "(3 responding)") || !strings.Contains(page, ci) {
+		t.Errorf("the summary lacks the responding share or the interval %s", ci)
+	}
+	d := readPageData(t, buf.Bytes())
+	last := d.Responses[len(d.Responses)-1]
+	if last.Line != 4 || !last.R[0].Ab || len(last.A) != 0 {
+		t.Errorf("line %d: abstained %v, %d atoms", last.Line, last.R[0].Ab, len(last.A))
 	}
 }

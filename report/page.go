@@ -48,11 +48,13 @@ type pageAtom [4]any
 type pageContext [4]any
 
 type pageResult struct {
-	Pr     prob    `json:"pr"`
-	F1K    prob    `json:"f1"`
-	K      float64 `json:"k"`
-	E      *prob   `json:"e"` // avg_entropy; null in a run that decides without a P(true)
-	GoldPr *prob   `json:"gold,omitempty"`
+	// Abstained: the response declined to answer; nothing else is set.
+	Abstained bool    `json:"ab,omitempty"`
+	Pr        prob    `json:"pr"`
+	F1K       prob    `json:"f1"`
+	K         float64 `json:"k"`
+	E         *prob   `json:"e"` // avg_entropy; null in a run that decides without a P(true)
+	GoldPr    *prob   `json:"gold,omitempty"`
 	// P is P(true) of each node: the atoms, then the contexts, in record
 	// order; null for a node merged into another (see Alias), and for one
 	// the run has no P(true) of.
@@ -144,7 +146,7 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 				base = r
 			}
 		}
-		pr := pageResponse{Line: line, Input: base.Input, Topic: base.Topic}
+		pr := pageResponse{Line: line, Input: base.Input, Topic: base.Topic, Atoms: []pageAtom{}, Contexts: []pageContext{}, Texts: []string{}}
 		pr.Sentences = sentences(base.Output)
 		align := alignAtoms(pr.Sentences, base.Atoms)
 		node := make(map[string]int, len(base.Atoms)+len(base.Contexts))
@@ -198,6 +200,10 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 			res, ok := run.Result(line)
 			if !ok {
 				pr.Results = append(pr.Results, nil)
+				continue
+			}
+			if res.Abstained {
+				pr.Results = append(pr.Results, &pageResult{Abstained: true, P: []*prob{}, Rel: [][4]any{}, Why: [][]int{}})
 				continue
 			}
 			x := &pageResult{Pr: prob(res.Scores.Precision), F1K: prob(res.Scores.F1K), K: res.Scores.K,

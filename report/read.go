@@ -80,6 +80,9 @@ type Result struct {
 	// NoOutput: the run does not record the response text (fr factscore),
 	// and no input file gave it.
 	NoOutput bool
+	// Abstained: the response declined to answer (result.Line.Abstained):
+	// it has no atoms, marginals or measures.
+	Abstained bool
 }
 
 // Inputs are the records of a scored input file by the line they start on.
@@ -198,6 +201,10 @@ func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
 		}
 	}
 	r.Scores = scores(o)
+	if o.Abstained {
+		r.Abstained, r.Scores.Abstained, r.RelationsKnown = true, true, true
+		return r, nil
+	}
 
 	in := &instance.Instance{Input: o.Input, Output: o.Output, Topic: o.Topic, Atoms: o.Atoms, Contexts: o.Contexts}
 	recorded := o.Atoms != nil

@@ -228,6 +228,9 @@ func (l *Line) Validate() error {
 			seen[v.Variable] = true
 		}
 	}
+	if l.Abstained && l.NumAtoms != 0 {
+		return &instance.FieldError{Field: "abstained", Msg: fmt.Sprintf("true, but the line has %d atoms: a response that abstained has none", l.NumAtoms)}
+	}
 	if len(l.Marginals) != l.NumAtoms {
 		return &instance.FieldError{Field: "marginals", Msg: fmt.Sprintf("%d of them but num_atoms is %d", len(l.Marginals), l.NumAtoms)}
 	}

@@ -35,6 +35,8 @@ type Identity struct {
 	Retrieval    string // Run.Retrieval
 	Fast         string // Run.Fast
 	Summarizer   string // where NLI's premises came from; "" for the contexts' text
+	Abstention   string // Run.Abstention; "" for a run without an atomizer
+	Prompts      string // Run.Prompts; "" for this project's own
 }
 
 // Identity returns the identity of the run that wrote the line.
@@ -54,6 +56,7 @@ func (l *Line) Identity() Identity {
 	}
 	if r := l.Run; r != nil {
 		id.NLI, id.Inference, id.K, id.Retrieval, id.Fast = r.NLI, r.Inference, r.K, r.Retrieval, r.Fast
+		id.Abstention, id.Prompts = r.Abstention, r.Prompts
 	}
 	return id
 }
@@ -125,6 +128,8 @@ func Compare(a, b Identity) *Difference {
 		{"run.retrieval", a.Retrieval, b.Retrieval, false},
 		{"run.fast", a.Fast, b.Fast, false},
 		{"summarizer", a.Summarizer, b.Summarizer, false},
+		{"run.abstention", a.Abstention, b.Abstention, false},
+		{"run.prompts", a.Prompts, b.Prompts, false},
 	} {
 		if f.a == f.b || f.any && (f.a == "" || f.b == "") {
 			continue

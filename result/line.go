@@ -26,6 +26,11 @@ import (
 // Line is one output line of `fr score`: the reference's fields and some
 // more. Field order is fixed, so equal inputs give byte-identical lines.
 type Line struct {
+	// Abstained marks a response that declined to answer (Run.Abstention):
+	// it was not atomized, has no atoms, marginals or measures (its
+	// factuality_score, 0, is no score), and is left out of every mean.
+	Abstained bool `json:"abstained,omitempty"`
+
 	FactualityScore float64 `json:"factuality_score"`
 	NumAtoms        int     `json:"num_atoms"`
 	NumContexts     int     `json:"num_contexts"`
@@ -159,6 +164,15 @@ type Run struct {
 	// "fr3_pairs=one-way" (FR3's context pairs asked one way first);
 	// absent when off (every pair both ways, identical texts merged).
 	Fast string `json:"fast,omitempty"`
+	// Abstention is FActScore's rule that told a record without atoms
+	// that declined to answer (generic, perplexity_ai or none), when the
+	// run atomized such records; absent when it had no atomizer (a record
+	// without atoms was then invalid).
+	Abstention string `json:"abstention,omitempty"`
+	// Prompts names the prompt sets of the run's LLM stages where they
+	// are not this project's own (prompts.Selection.Name):
+	// "factreasoner", or "atomizer=factreasoner,…"; absent for its own.
+	Prompts string `json:"prompts,omitempty"`
 }
 
 // MarshalJSON writes the line's fields, then its Extra fields.

@@ -112,6 +112,11 @@ type Scores struct {
 	FRNumFalseAtoms int     `json:"factreasoner_num_false_atoms"`
 
 	Gold *Gold `json:"-"` // nil when no atom is labeled
+
+	// Abstained marks a response that declined to answer (FActScore's
+	// abstention rules): it has no atoms and no measures, and is left out
+	// of every mean (Summarize), counting only in the responding share.
+	Abstained bool `json:"-"`
 }
 
 // AtomScore is one atom's entry of factuality_score_per_atom: its P(true)

@@ -92,3 +92,47 @@ func TestCorrelation(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeAbstainedAndRMSE: a response that abstained counts in
+// Responses only; RMSE is the root of the mean squared error of labeled
+// precision (by hand: errors 1/2 and 0 give √(1/8)); every interval holds
+// its mean.
+func TestSummarizeAbstainedAndRMSE(t *testing.T) {
+	all := []Scores{
+		// labeled precision 1 (both predicted S), gold 1/2: error 1/2
+		Compute([]Atom{{ID: "a0", PTrue: 0.9, Gold: "S"}, {ID: "a1", PTrue: 0.8, Gold: "NS"}}, K{Half: true}),
+		{Abstained: true},
+		// labeled precision 1/2, gold 1/2: error 0
+		Compute([]Atom{{ID: "a0", PTrue: 0.9, Gold: "S"}, {ID: "a1", PTrue: 0.2, Gold: "NS"}}, K{Half: true}),
+	}
+	s := Summarize(all)
+	if s.Responses != 3 || s.Responding != 2 || s.Labeled != 2 {
+		t.Fatalf("counts %d responses, %d responding, %d labeled; want 3, 2, 2", s.Responses, s.Responding, s.Labeled)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean precision", s.MeanPr, 0.75},
+		{"mae", s.MAE, 0.25},
+		{"rmse", s.RMSE, math.Sqrt(0.125)},
+		{"mean #S", s.MeanTrue, 1.5},
+	} {
+		if math.Abs(f.got-f.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
+		}
+	}
+	means := map[string]float64{"mean_precision": s.MeanPr, "mean_f1_k": s.MeanF1K, "mean_avg_entropy": s.MeanEntropy,
+		"mean_true_atoms": s.MeanTrue, "mean_false_atoms": s.MeanFalse, "mean_uniform_atoms": s.MeanUniform,
+		"mae": s.MAE, "rmse": s.RMSE, "mean_precision_labeled": s.LabeledPr, "mean_gold": s.MeanGold}
+	for _, m := range Measures() {
+		iv, ok := s.Intervals[m.Name]
+		if !ok || !iv.Contains(means[m.Name]) {
+			t.Errorf("%s: interval %v (%v) does not hold the mean %v", m.Name, iv, ok, means[m.Name])
+		}
+	}
+	// All abstained: no mean, no interval.
+	if s := Summarize([]Scores{{Abstained: true}}); s.Responding != 0 || len(s.Intervals) != 0 || s.MeanPr != 0 {
+		t.Errorf("all abstained: %+v", s)
+	}
+}

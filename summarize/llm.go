@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // Pair is one summary to write: a context with respect to a reference,
@@ -75,6 +77,10 @@ type Options struct {
 	// Log is told, once, when llm.Auto first samples because the endpoint
 	// returned no log probabilities.
 	Log io.Writer
+	// Template, when set, is another system's prompt sent in place of
+	// this package's, as one user message: a template of the atom and the
+	// context ({{atom_text}}, {{context}}, as FactReasoner's).
+	Template *prompts.Template
 }
 
 // LLM is FactReasoner's context summarizer over a chat model. It asks, for
@@ -84,13 +90,14 @@ type Options struct {
 // allows, and then is an *llm.UnreadableAnswerError, never cached and
 // never taken as None. It is safe for concurrent use.
 type LLM struct {
-	client  *llm.Client
-	rule    llmanswer.Rule
-	method  llm.Method
-	samples int
-	fixed   float64 // negative: an error
-	log     io.Writer
-	told    sync.Once
+	client   *llm.Client
+	rule     llmanswer.Rule
+	method   llm.Method
+	samples  int
+	fixed    float64 // negative: an error
+	template *prompts.Template
+	log      io.Writer
+	told     sync.Once
 
 	answers, relevant, none, irrelevant, fromLogprobs, fixedRule, sampled, drawn, reasks, unreadable atomic.Int64
 }
@@ -102,7 +109,12 @@ func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summarize: %w", err)
 	}
-	s := &LLM{client: client, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
+	if t := opts.Template; t != nil {
+		if _, err := t.Fill(map[string]string{"atom_text": "", "context": ""}); err != nil {
+			return nil, fmt.Errorf("summarize: %w", err)
+		}
+	}
+	s := &LLM{client: client, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, template: opts.Template, log: opts.Log}
 	if s.log == nil {
 		s.log = io.Discard
 	}
@@ -113,10 +125,17 @@ func NewLLM(client *llm.Client, opts Options) (*LLM, error) {
 // for answers without log probabilities when it is not the default (a
 // record's priors depend on it).
 func (s *LLM) Name() string {
-	if r := s.rule.Name(); r != "" {
-		return s.client.Model() + " (" + r + ")"
+	var notes []string
+	if s.template != nil {
+		notes = append(notes, "prompt "+s.template.Name)
 	}
-	return s.client.Model()
+	if r := s.rule.Name(); r != "" {
+		notes = append(notes, r)
+	}
+	if len(notes) == 0 {
+		return s.client.Model()
+	}
+	return s.client.Model() + " (" + strings.Join(notes, ", ") + ")"
 }
 
 // instructions are the summarizer's rules, IBM FactReasoner's
@@ -168,7 +187,7 @@ func (s *LLM) Summarize(ctx context.Context, pairs []Pair) ([]Summary, error) {
 	}
 	out := make([]Summary, len(pairs))
 	err := s.client.Each(ctx, len(pairs), func(i int) llm.Request {
-		return request(base, pairs[i])
+		return s.request(base, pairs[i])
 	}, func(i int, r *llm.Response) error {
 		sum, err := s.summary(ctx, base, pairs[i], r)
 		if err != nil {
@@ -197,8 +216,12 @@ func read(r *llm.Response) error {
 
 // request asks for the summary of a pair, after the messages of base, at
 // temperature 0 with log probabilities.
-func request(base []llm.Message, p Pair) llm.Request {
+func (s *LLM) request(base []llm.Message, p Pair) llm.Request {
 	msgs := append(append([]llm.Message(nil), base...), llm.Message{Role: "user", Content: message(p.Reference, p.Context)})
+	if s.template != nil { // Fill cannot fail: NewLLM checked the placeholders
+		text, _ := s.template.Fill(map[string]string{"atom_text": p.Reference, "context": p.Context})
+		msgs = []llm.Message{{Role: "user", Content: text}}
+	}
 	return llm.Request{
 		Messages:  msgs,
 		MaxTokens: maxTokens,
@@ -258,7 +281,7 @@ func (s *LLM) summary(ctx context.Context, base []llm.Message, pair Pair, r *llm
 // sample is p_summary from samples: the share of Samples answers at a
 // temperature above 0 that are relevant summaries.
 func (s *LLM) sample(ctx context.Context, base []llm.Message, pair Pair) (float64, error) {
-	req := request(base, pair)
+	req := s.request(base, pair)
 	req.Logprobs, req.Temperature = false, llm.SampleTemperature
 	rs, err := s.client.Sample(ctx, req, s.samples)
 	if err != nil {

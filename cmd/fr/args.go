@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,16 +101,23 @@ func flagsBeforeArgs(c *cli.Context) error {
 // tempKey keys the temporary files of a command in its context.
 type tempKey struct{}
 
+// temps are the temporary directories of a command, removed when it ends,
+// and whether one of them holds standard input.
+type temps struct {
+	dirs  []string
+	stdin bool
+}
+
 // withTemp gives a command a place to note temporary files, removed by
 // removeTemp when the command ends.
 func withTemp(c *cli.Context) error {
-	c.Context = context.WithValue(c.Context, tempKey{}, new([]string))
+	c.Context = context.WithValue(c.Context, tempKey{}, new(temps))
 	return nil
 }
 
 func removeTemp(c *cli.Context) error {
-	if dirs, ok := c.Context.Value(tempKey{}).(*[]string); ok {
-		for _, d := range *dirs {
+	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
+		for _, d := range t.dirs {
 			os.RemoveAll(d)
 		}
 	}
@@ -131,28 +139,59 @@ func inputPaths(c *cli.Context) ([]string, error) {
 
 // inputPath is the path of an input argument: "-" copies standard input to
 // a temporary file named "stdin", so that messages say where a record came
-// from.
+// from. A pipe given by name (/dev/stdin or /dev/fd/N of a pipe, a process
+// substitution <(...), a named pipe) is copied the same way, under its
+// base name: the commands read their input more than once (to tell its
+// format, to count its records), and a pipe gives its data only once.
 func inputPath(c *cli.Context, arg string) (string, error) {
-	if arg != "-" {
+	t, _ := c.Context.Value(tempKey{}).(*temps)
+	var in io.Reader
+	name := "stdin"
+	switch {
+	case arg == "-":
+		if t != nil && t.stdin {
+			// Standard input can be read once: a second "-" would be empty.
+			return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
+		}
+		in = c.App.Reader
+		if in == nil {
+			in = os.Stdin
+		}
+	case isPipe(arg):
+		f, err := os.Open(arg)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		in, name = f, filepath.Base(arg)
+	default:
 		return arg, nil
 	}
-	dirs, _ := c.Context.Value(tempKey{}).(*[]string)
-	if dirs != nil && len(*dirs) > 0 {
-		// Standard input can be read once: a second "-" would be empty.
-		return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
+	path, err := spoolInput(c, in, name)
+	if err == nil && t != nil {
+		t.stdin = t.stdin || arg == "-"
 	}
-	in := c.App.Reader
-	if in == nil {
-		in = os.Stdin
-	}
-	path, err := jsonl.SpoolStdin(in)
+	return path, err
+}
+
+// spoolInput copies an input that can be read only once into a temporary
+// file called name, removed when the command ends.
+func spoolInput(c *cli.Context, in io.Reader, name string) (string, error) {
+	path, err := jsonl.Spool(in, name)
 	if err != nil {
 		return "", err
 	}
-	if dirs != nil {
-		*dirs = append(*dirs, filepath.Dir(path))
+	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
+		t.dirs = append(t.dirs, filepath.Dir(path))
 	}
 	return path, nil
+}
+
+// isPipe reports whether path names a pipe or a socket: a stream that can
+// be read once.
+func isPipe(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0
 }
 
 // writeOutput writes a command's whole result, as write makes it, where

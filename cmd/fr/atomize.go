@@ -17,7 +17,7 @@ func atomizeCommand() *cli.Command {
 	flags = append(flags, outputFlags()...)
 	for _, f := range llmFlags() {
 		switch f.Names()[0] {
-		case "nli-prompt":
+		case "nli-prompt", "abstention":
 			continue
 		case "atomizer":
 			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Category: catAtoms, Usage: "how responses are split into atoms: " + atomizerUsage()}

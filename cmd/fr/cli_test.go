@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,7 +112,7 @@ func TestCompareAndInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["version"] != "FR2" || rows[0]["accuracy"] != 24.0/26 || rows[0]["pearson"] != nil {
+	if err := unmarshalRows(out, &rows); err != nil || len(rows) != 1 || rows[0]["version"] != "FR2" || rows[0]["accuracy"] != 24.0/26 || rows[0]["pearson"] != nil {
 		t.Errorf("compare json: %v\n%s", err, out)
 	}
 
@@ -190,7 +191,7 @@ func TestCompareFActScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+	if err := unmarshalRows(out, &rows); err != nil || len(rows) != 2 {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	fs := rows[1]
@@ -204,9 +205,23 @@ func TestCompareFActScore(t *testing.T) {
 // measures of an unlabeled input) are empty cells; markdown keeps 4
 // decimals and n/a.
 func TestCompareCSV(t *testing.T) {
-	columns := map[string]string{"responses": "responses", "Pr": "mean_precision", "atom F1": "atom_f1", "F1@K": "mean_f1_k",
-		"MAE": "mae", "E": "mean_avg_entropy", "Brier": "brier", "accuracy": "accuracy", "#S": "mean_true_atoms",
+	columns := map[string]string{"responses": "responses", "responding": "responding", "Pr": "mean_precision", "atom F1": "atom_f1", "F1@K": "mean_f1_k",
+		"MAE": "mae", "RMSE": "rmse", "E": "mean_avg_entropy", "Brier": "brier", "accuracy": "accuracy", "#S": "mean_true_atoms",
 		"#C": "mean_false_atoms", "#U": "mean_uniform_atoms", "Pearson": "pearson", "Spearman": "spearman"}
+	// The intervals' ends: "Pr CI low" is mean_precision_ci[0].
+	for col, field := range maps.Clone(columns) {
+		columns[col+" CI low"], columns[col+" CI high"] = field+"_ci", field+"_ci"
+	}
+	jsonValue := func(row map[string]any, col string) (any, bool) {
+		v, ok := row[columns[col]]
+		if iv, isList := v.([]any); isList && len(iv) == 2 {
+			if strings.HasSuffix(col, " CI high") {
+				return iv[1], true
+			}
+			return iv[0], true
+		}
+		return v, ok
+	}
 	path, _ := flahertyWithRelations(t)
 	unlabeled := writeFile(t, "unlabeled.jsonl", record(0, replace(`"label": "S", `, ``))+"\n")
 	for _, tc := range []struct {
@@ -214,7 +229,7 @@ func TestCompareCSV(t *testing.T) {
 		empty       []string // columns that must be empty
 	}{
 		{"flaherty", path, []string{"Pearson", "Spearman"}},
-		{"unlabeled", unlabeled, []string{"atom F1", "MAE", "Brier", "accuracy", "Pearson", "Spearman"}},
+		{"unlabeled", unlabeled, []string{"atom F1", "MAE", "RMSE", "Brier", "accuracy", "Pearson", "Spearman"}},
 	} {
 		compare := func(format string) string {
 			out, _, err := run(t, context.Background(), "compare", "--format", format, "--nli", "given", "--versions", "1,2,3,factscore", tc.input)
@@ -228,7 +243,7 @@ func TestCompareCSV(t *testing.T) {
 			t.Errorf("%s: markdown without n/a:\n%s", tc.name, md)
 		}
 		var rows []map[string]any
-		if err := json.Unmarshal([]byte(jsonOut), &rows); err != nil {
+		if err := unmarshalRows(jsonOut, &rows); err != nil {
 			t.Fatal(err)
 		}
 		recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
@@ -249,23 +264,25 @@ func TestCompareCSV(t *testing.T) {
 					}
 					continue
 				}
-				want, isNum := rows[i][columns[col]].(float64)
+				jv, present := jsonValue(rows[i], col)
+				want, isNum := jv.(float64)
 				// FActScore decides every atom without a P(true): no
 				// entropy, no undecided atoms, no Brier score.
-				notApplicable := rec[0] == "FActScore-NLI" && (col == "E" || col == "#U" || col == "Brier")
-				if slices.Contains(tc.empty, col) || notApplicable {
+				base, _, _ := strings.Cut(col, " CI ")
+				notApplicable := rec[0] == "FActScore-NLI" && (base == "E" || base == "#U" || base == "Brier")
+				if slices.Contains(tc.empty, base) || notApplicable {
 					if cell != "" {
 						t.Errorf("%s %s %s: %q, want an empty cell", tc.name, rec[0], col, cell)
 					}
 					// The json row says the same: null, not a number.
-					if v, ok := rows[i][columns[col]]; !ok || v != nil {
-						t.Errorf("%s %s %s: json %v, want null", tc.name, rec[0], columns[col], v)
+					if !present || jv != nil {
+						t.Errorf("%s %s %s: json %v, want null", tc.name, rec[0], columns[col], jv)
 					}
 					continue
 				}
 				got, err := strconv.ParseFloat(cell, 64)
 				if !isNum || err != nil || got != want {
-					t.Errorf("%s %s %s: csv %q, json %v", tc.name, rec[0], col, cell, rows[i][columns[col]])
+					t.Errorf("%s %s %s: csv %q, json %v", tc.name, rec[0], col, cell, jv)
 				}
 			}
 		}

@@ -46,7 +46,7 @@ func compareCommand() *cli.Command {
 				"fr compare --format csv -o table.csv fr2.jsonl fr3.jsonl",
 			),
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "versions", Value: "1,2,3", Category: catRun, Usage: "comma-separated versions; factscore adds classic FActScore with an NLI verifier"},
+			&cli.StringFlag{Name: "versions", Value: "1,2,3", Category: catRun, Usage: "comma-separated versions; factscore, veriscore, factverify add those baselines"},
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catRun, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Category: catIO, Usage: "table format: markdown, json or csv"},
 			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
@@ -109,21 +109,23 @@ func runCompare(c *cli.Context) (err error) {
 		return pipeline.WriteComparison(out, format, rows)
 	}
 	var (
-		versions []graph.Version
-		baseline *pipeline.Baseline
+		versions  []graph.Version
+		baselines []string
 	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
-		if strings.EqualFold(strings.TrimSpace(s), "factscore") {
-			th := c.Float64("threshold")
-			if th < 0 || th >= 1 {
-				return usagef("--threshold %v: want a probability in [0, 1)", th)
+		switch b := strings.ToLower(strings.TrimSpace(s)); b {
+		case pipeline.BaselineFActScore, pipeline.BaselineVeriScore, pipeline.BaselineFactVerify:
+			if b == pipeline.BaselineFActScore {
+				if th := c.Float64("threshold"); th < 0 || th >= 1 {
+					return usagef("--threshold %v: want a probability in [0, 1)", th)
+				}
 			}
-			baseline = &pipeline.Baseline{Threshold: th}
+			baselines = append(baselines, b)
 			continue
 		}
 		v, err := graph.ParseVersion(s)
 		if err != nil {
-			return usagef("--versions: %w (or factscore)", err)
+			return usagef("--versions: %w (or factscore, veriscore, factverify)", err)
 		}
 		versions = append(versions, v)
 	}
@@ -132,8 +134,16 @@ func runCompare(c *cli.Context) (err error) {
 		return err
 	}
 	defer p.Close()
+	var bs []pipeline.Baseline
+	for _, name := range baselines {
+		b, err := p.OpenBaseline(name, c.Float64("threshold"))
+		if err != nil {
+			return err
+		}
+		bs = append(bs, b)
+	}
 	prog := progress.New(c.App.ErrWriter, "fr compare")
-	rows, st, err := p.CompareFile(c.Context, input, versions, baseline, fileOptions(c, prog))
+	rows, st, err := p.CompareFile(c.Context, input, versions, bs, fileOptions(c, prog))
 	if err != nil {
 		return err
 	}

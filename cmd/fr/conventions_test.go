@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
@@ -205,5 +209,89 @@ func TestUsageStatusEveryCommand(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(exists); string(b) != "precious\n" {
 		t.Errorf("an existing -o file was changed: %q", b)
+	}
+}
+
+// TestPipes (issue 32): an input given as a pipe, as a shell passes
+// `cat x | fr score /dev/stdin`, a process substitution (/dev/fd/N) or a
+// named pipe, is read as "-" is: once, whole, though the commands read
+// their input more than once.
+func TestPipes(t *testing.T) {
+	ctx := context.Background()
+	example := "../../testdata/example.jsonl"
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := run(t, ctx, "score", "--nli", "lexical", "--k", "median", example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(w io.WriteCloser) {
+		w.Write(data)
+		w.Close()
+	}
+	// An anonymous pipe by its /dev/fd name: /dev/stdin and <(...) are these.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go feed(w)
+	got, _, err := run(t, ctx, "score", "--nli", "lexical", "--k", "median", fmt.Sprintf("/dev/fd/%d", r.Fd()))
+	if err != nil || got != want {
+		t.Errorf("score /dev/fd/N (%v):\n%s\nwant\n%s", err, got, want)
+	}
+	// A named pipe.
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			feed(f)
+		}
+	}()
+	got, _, err = run(t, ctx, "compare", "--nli", "lexical", "--format", "csv", fifo)
+	if err != nil || strings.Count(got, "\n") != 4 {
+		t.Errorf("compare FIFO (%v):\n%s", err, got)
+	}
+}
+
+// TestScoreResponse (issue 32): fr score --query Q --response R --topic T
+// scores that one answer with the same flags as a file holding it: the
+// same line on stdout; its atoms with their P(true) on stderr. --query or
+// --topic without --response, or with an INPUT file too, is a usage error.
+func TestScoreResponse(t *testing.T) {
+	ctx := context.Background()
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	doc := writeTemp(t, "Marie Curie.txt", "Marie Curie was a Polish and naturalised-French physicist and chemist.\n\nShe was the first person to win two Nobel Prizes.\n")
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
+		t.Fatal(err)
+	}
+	const q, r, topic = "Who was Marie Curie?", "Marie Curie was a Polish physicist. She won two Nobel Prizes.", "Marie Curie"
+	flags := []string{"score", "--atomizer", "sentences", "--nli", "lexical", "--db", kb, "--retrieval-cache", "off"}
+	rec, _ := json.Marshal(map[string]string{"input": q, "output": r, "topic": topic})
+	want, _, err := run(t, ctx, append(flags, writeFile(t, "one.jsonl", string(rec)+"\n"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, err := run(t, ctx, append(flags, "--query", q, "--response", r, "--topic", topic)...)
+	if err != nil || got != want {
+		t.Fatalf("--response (%v):\n%s\nwant the line of the file\n%s", err, got, want)
+	}
+	for _, s := range []string{"1 response, mean Pr 0.5000", "a0   P(true) 0.8600 S  Marie Curie was a Polish physicist.", "a1   P(true) 0.5000 NS She won two Nobel Prizes."} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"score", "--query", q, "--topic", topic},
+		{"score", "--response", r, "../../testdata/example.jsonl"},
+	} {
+		if out, _, err := run(t, ctx, args...); exitStatus(err) != exitUsage || out != "" {
+			t.Errorf("%v: %v (status %d), stdout %q", args, err, exitStatus(err), out)
+		}
 	}
 }

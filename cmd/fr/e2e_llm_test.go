@@ -135,18 +135,22 @@ func TestLLMEndToEnd(t *testing.T) {
 	if exitStatus(err) != exitFailure || !strings.Contains(err.Error(), "1 records failed") {
 		t.Fatalf("want exit 1 for the failed record, got %v\n%s", err, stderr)
 	}
-	// The refusal states no fact: without atoms it cannot be scored (an
-	// invalid record, skipped).
+	// The refusal declines to answer (--abstention generic, the
+	// default): it is not atomized, and its line says it abstained.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("%d lines written, want 2 (the Zed record failed, the refusal has no atoms):\n%s", len(lines), out)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines written, want 3 (the Zed record failed):\n%s", len(lines), out)
+	}
+	var refusal pipeline.Record
+	if err := json.Unmarshal([]byte(lines[2]), &refusal); err != nil || !refusal.Abstained || refusal.Line != 4 || refusal.NumAtoms != 0 {
+		t.Errorf("the refusal's line (%v): %s", err, lines[2])
 	}
 	for _, s := range []string{
 		"skipping failed record: " + in + ":3:",
 		`atomizer: response "Zed was a poet."`,
 		llmtest.UnreadableAtoms,
-		"skipping invalid record: " + in + ":4: output: the atomizer found no atoms",
-		"2 records scored (", "1 invalid skipped, 1 failed",
+		"3 records scored (", "0 invalid skipped, 1 failed",
+		"3 responses (2 responding, 66.7%; 1 abstained, left out of the means)",
 	} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)

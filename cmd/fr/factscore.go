@@ -10,14 +10,14 @@ import (
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
+	"github.com/factreasoner/factreasoner-go/veriscore"
 )
 
 func factscoreCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "factscore",
-		Usage:     "classic FActScore: the share of supported atoms, with a length penalty",
-		ArgsUsage: "INPUT",
-		Description: "INPUT is FactReasoner jsonl, or FActScore's labeled format (records with \"annotations\";\n" +
+	return assessorCommand(assessorSpec{
+		name:  "factscore",
+		usage: "classic FActScore: the share of supported atoms, with a length penalty",
+		description: "INPUT is FactReasoner jsonl, or FActScore's labeled format (records with \"annotations\";\n" +
 			"detected automatically, its atoms are the human atomic facts labeled S or NS).\n\n" +
 			"A record without atoms is a raw response: one that declines to answer (--abstention)\n" +
 			"does not respond; the others are split into atoms by --atomizer (and --revise), as in\n" +
@@ -45,20 +45,50 @@ func factscoreCommand() *cli.Command {
 				"# Verify each atom with an LLM against passages of a knowledge base, as FActScore does.",
 				"fr factscore --db enwiki.db --llm-model MODEL -o fs.jsonl responses.jsonl",
 			),
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "verifier", Value: "llm", Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
-			&cli.IntFlag{Name: "gamma", Value: factscore.DefaultGamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"},
-			&cli.BoolFlag{Name: "gold", Category: catFActScore, Usage: "score the human labels instead of verifying"},
-			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
-			&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
-			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
-			&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catFActScore, Usage: "rule for raw responses that decline to answer: generic, perplexity_ai or none"},
-		}, append(outputFlags(), append(nliFlags(), retrieverFlags()...)...)...),
-		Action: runFActScore,
+		verifier: "llm", gamma: factscore.DefaultGamma, gold: true,
+	})
+}
+
+// assessorSpec is what sets fr factscore, fr veriscore and fr factverify
+// apart: one pipeline (Pipeline.FActScoreFile) with other defaults and
+// another summary.
+type assessorSpec struct {
+	name, usage, description string
+	verifier, atomizer       string // the defaults of --verifier and --atomizer
+	gamma                    int    // of --gamma
+	gold                     bool   // offers --gold
+	assessor                 string // the summary's assessor; "" for FActScore
+}
+
+func assessorCommand(a assessorSpec) *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "verifier", Value: a.verifier, Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
+		&cli.IntFlag{Name: "gamma", Value: a.gamma, Category: catFActScore, Usage: "length-penalty γ (0: none)"},
+		&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
+		&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
+		&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
+	}
+	if a.gold {
+		flags[1] = &cli.IntFlag{Name: "gamma", Value: a.gamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"}
+		flags = append(flags, &cli.BoolFlag{Name: "gold", Category: catFActScore, Usage: "score the human labels instead of verifying"})
+	}
+	for _, f := range append(outputFlags(), append(nliFlags(), retrieverFlags()...)...) {
+		if f.Names()[0] == "atomizer" && a.atomizer != "" {
+			f = &cli.StringFlag{Name: "atomizer", Value: a.atomizer, Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()}
+		}
+		flags = append(flags, f)
+	}
+	return &cli.Command{
+		Name:        a.name,
+		Usage:       a.usage,
+		ArgsUsage:   "INPUT",
+		Description: a.description,
+		Flags:       flags,
+		Action:      func(c *cli.Context) error { return runAssessor(c, a) },
 	}
 }
 
-func runFActScore(c *cli.Context) (err error) {
+func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	input, err := inputArg(c)
 	if err != nil {
 		return err
@@ -67,7 +97,7 @@ func runFActScore(c *cli.Context) (err error) {
 	if gamma < 0 {
 		return usagef("--gamma %d: want 0 or more", gamma)
 	}
-	gold := c.Bool("gold")
+	gold := a.gold && c.Bool("gold")
 	if gold && !c.IsSet("gamma") {
 		gamma = 0 // human scores carry no length penalty
 	}
@@ -77,8 +107,7 @@ func runFActScore(c *cli.Context) (err error) {
 			return err
 		}
 		o.Caches.Retrieval = c.String("retrieval-cache")
-		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold"),
-			Abstention: factscore.Abstention(c.String("abstention"))}
+		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold")}
 	} else {
 		o = pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // nothing to open
 	}
@@ -94,8 +123,12 @@ func runFActScore(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut()) }()
 	w := jsonl.NewWriter(out)
-	prog := progress.New(c.App.ErrWriter, "fr factscore")
+	prog := progress.New(c.App.ErrWriter, "fr "+a.name)
+	var supported, claims []int // of the responding responses, for VeriScore
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
+		if rec.Responded {
+			supported, claims = append(supported, rec.Supported), append(claims, rec.Facts)
+		}
 		return w.Write(rec)
 	})
 	atOnce = endedAtOnce(err, st.Scored)
@@ -109,9 +142,62 @@ func runFActScore(c *cli.Context) (err error) {
 	}
 	// The summary covers the records written; failed ones make the run
 	// fail after it.
-	if err := w.Write(pipeline.FActScoreSummary{Summary: s, Verifier: name}); err != nil {
+	sum := pipeline.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
+	if a.assessor == pipeline.BaselineVeriScore && len(claims) > 0 {
+		k, vs := veriscore.Score(supported, claims)
+		sum.VeriScore, sum.K = &vs, &k
+	}
+	if err := w.Write(sum); err != nil {
 		return err
 	}
-	writeFActScoreHeadline(c.App.ErrWriter, "fr factscore", s, name)
+	writeFActScoreHeadline(c.App.ErrWriter, "fr "+a.name, sum)
 	return failedError(st)
+}
+
+func veriscoreCommand() *cli.Command {
+	return assessorCommand(assessorSpec{
+		name:  "veriscore",
+		usage: "VeriScore, as FactReasoner's baseline: verifiable claims checked by an LLM, F1@K over the responses",
+		description: "INPUT is FactReasoner jsonl. A record without atoms is a raw response: one that declines to answer\n" +
+			"(--abstention) does not respond; the others are split into claims by VeriScore's extraction\n" +
+			"(--atomizer veriscore, the default: each sentence in its context, verifiable claims only;\n" +
+			"its question-and-answer prompt when the record has an input). A record with atoms keeps them.\n\n" +
+			"Each claim is checked by the LLM with FactReasoner's VeriScore prompt (--verifier veriscore)\n" +
+			"against its contexts (the record's, or --k passages retrieved), and read as [Supported],\n" +
+			"[Contradicted] or [Unverifiable]; a claim is supported when the verdict is Supported.\n\n" +
+			"Writes one JSON line per record, as fr factscore does (score: the share of supported claims,\n" +
+			"no length penalty), its decisions with their verdict (S, C or U), and last the summary with\n" +
+			"assessor \"veriscore\", k (the median claim count, VeriScore's) and veriscore: the mean over the\n" +
+			"responding responses of F1@K, a response without verifiable claims counting 0." +
+			examples(
+				"# Raw responses against web search, as FactReasoner's VeriScore baseline.",
+				"fr veriscore --llm-model MODEL --source serper -o vs.jsonl responses.jsonl",
+				"# Records that carry their atoms and contexts: only the verification asks the model.",
+				"fr veriscore --llm-model MODEL -o vs.jsonl atoms-and-contexts.jsonl",
+			),
+		verifier: pipeline.BaselineVeriScore, atomizer: "veriscore", assessor: pipeline.BaselineVeriScore,
+	})
+}
+
+func factverifyCommand() *cli.Command {
+	return assessorCommand(assessorSpec{
+		name:  "factverify",
+		usage: "FactVerify, FactReasoner's SAFE baseline: each atom judged by an LLM against search results",
+		description: "INPUT is FactReasoner jsonl. A record without atoms is a raw response: one that declines to answer\n" +
+			"(--abstention) does not respond; the others are split into atoms by --atomizer (llm, the default:\n" +
+			"FactReasoner's atomizer, then its reviser; --prompts factreasoner sends its prompts, as its\n" +
+			"baseline does). A record with atoms keeps them.\n\n" +
+			"Each atom is checked by the LLM with FactReasoner's FactVerify prompt (--verifier factverify:\n" +
+			"VeriScore's three-label demonstrations) against its contexts as search results (title, snippet,\n" +
+			"link; the record's, or --k retrieved), and read as ###Supported###, ###Contradicted### or\n" +
+			"###Inconclusive###; an atom is supported when the verdict is Supported.\n\n" +
+			"Writes one JSON line per record, as fr factscore does (score: the share of supported atoms, no\n" +
+			"length penalty, FactReasoner's factuality_score), its decisions with their verdict (S, C or U),\n" +
+			"and last the summary with assessor \"factverify\"." +
+			examples(
+				"# Raw responses with Google results through Serper, as FactReasoner's baseline.",
+				"fr factverify --llm-model MODEL --source serper -o fv.jsonl responses.jsonl",
+			),
+		verifier: pipeline.BaselineFactVerify, atomizer: "llm", assessor: pipeline.BaselineFactVerify,
+	})
 }

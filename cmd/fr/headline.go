@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // writeHeadline writes the result of a scoring run on stderr, after its
-// summary: for each row (a version; one for fr score), the responses, mean
+// summary: for each row (a version; one for fr score), the responses (and
+// the responding share when some abstained), mean
 // factual precision and mean F1@K and, with gold labels, accuracy and
 // atom-level F1, as fr compare computes them (score.Summarize). A row
 // without responses says nothing.
@@ -25,7 +25,16 @@ func writeHeadline(w io.Writer, prefix string, rows []pipeline.Comparison, k sco
 		if r.Version != "" {
 			name = r.Version + ": "
 		}
-		fmt.Fprintf(w, "%s: %s%d %s, mean Pr %.4f, mean %s\n", prefix, name, s.Responses, plural(s.Responses, "response"), s.MeanPr, f1AtK(s.MeanF1K, k))
+		responses := fmt.Sprintf("%d %s", s.Responses, plural(s.Responses, "response"))
+		if s.Responding != s.Responses {
+			responses += fmt.Sprintf(" (%d responding, %.1f%%; %d abstained, left out of the means)", s.Responding,
+				100*float64(s.Responding)/float64(s.Responses), s.Responses-s.Responding)
+		}
+		if s.Responding == 0 {
+			fmt.Fprintf(w, "%s: %s%s: no mean\n", prefix, name, responses)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s%s, mean Pr %.4f, mean %s\n", prefix, name, responses, s.MeanPr, f1AtK(s.MeanF1K, k))
 		if s.Labeled > 0 {
 			fmt.Fprintf(w, "%s: %sagainst the gold labels of %d %s: accuracy %.4f, atom-level F1 %.4f\n", prefix, name, s.Labeled, plural(s.Labeled, "response"), s.Accuracy, s.AtomF1)
 		}
@@ -46,15 +55,28 @@ func f1AtK(f1 float64, k score.K) string {
 
 // writeFActScoreHeadline writes the result of an fr factscore run on
 // stderr: FActScore (and without its length penalty) and the share of
-// responses that respond, as FActScore's paper reports them.
-func writeFActScoreHeadline(w io.Writer, prefix string, s factscore.Summary, verifier string) {
+// responses that respond, as FActScore's paper reports them; for fr
+// veriscore VeriScore and its K, and the mean precision; for fr
+// factverify the mean precision.
+func writeFActScoreHeadline(w io.Writer, prefix string, sum pipeline.FActScoreSummary) {
+	s := sum.Summary
 	if s.Responses == 0 {
 		return
 	}
 	var b strings.Builder
-	if s.Scored == 0 {
+	switch {
+	case sum.VeriScore != nil:
+		fmt.Fprintf(&b, "VeriScore %.4f (F1@%d, K the median claim count)", *sum.VeriScore, *sum.K)
+		if s.Scored > 0 {
+			fmt.Fprintf(&b, ", mean precision %.4f", s.InitScore)
+		}
+	case sum.Assessor != "" && s.Scored == 0:
+		b.WriteString("mean precision n/a (no responding response has atoms)")
+	case sum.Assessor != "":
+		fmt.Fprintf(&b, "mean precision %.4f", s.InitScore)
+	case s.Scored == 0:
 		b.WriteString("FActScore n/a (no responding response has facts)")
-	} else {
+	default:
 		fmt.Fprintf(&b, "FActScore %.4f", s.FActScore)
 		if s.Gamma > 0 {
 			fmt.Fprintf(&b, " (%.4f without the length penalty, γ = %d)", s.InitScore, s.Gamma)
@@ -64,7 +86,7 @@ func writeFActScoreHeadline(w io.Writer, prefix string, s factscore.Summary, ver
 	if s.Responded > 0 {
 		fmt.Fprintf(&b, ", %.1f facts per response", s.FactsPerResponse)
 	}
-	fmt.Fprintf(w, "%s: %s; verifier %s\n", prefix, b.String(), verifier)
+	fmt.Fprintf(w, "%s: %s; verifier %s\n", prefix, b.String(), sum.Verifier)
 }
 
 // plural is noun, with an s unless n is 1.

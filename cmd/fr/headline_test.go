@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -244,4 +245,64 @@ func TestFActScoreHeadline(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestScoreAbstention (issue 32): in a file with one raw response that
+// declines to answer among labeled records, fr score writes that line
+// with "abstained": true and no atoms, and the headline's mean precision
+// is the mean over the others (the same as without it), with the
+// responding share; the run records its rule, so that a run with another
+// rule does not resume into it; fr compare counts 3 of 4.
+func TestScoreAbstention(t *testing.T) {
+	ctx := context.Background()
+	example := "../../testdata/example.jsonl"
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := writeFile(t, "with-abstention.jsonl", string(data)+
+		`{"input": "Tell me a bio of Lanny Flaherty.", "topic": "Lanny Flaherty", "output": "I’m sorry, I could not find any information about Lanny Flaherty."}`+"\n")
+	_, alone, err := run(t, ctx, "score", "--nli", "given", example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	_, stderr, err := run(t, ctx, "score", "--nli", "given", "--atomizer", "sentences", "-o", out, in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := outputLines(t, out)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	last := lines[3]
+	if last["abstained"] != true || last["num_atoms"] != 0.0 || len(last["marginals"].([]any)) != 0 || last["atoms"] != nil {
+		t.Errorf("the abstaining line: abstained %v, %v atoms, marginals %v, atoms %v", last["abstained"], last["num_atoms"], last["marginals"], last["atoms"])
+	}
+	for _, l := range lines[:3] {
+		if l["abstained"] != nil || l["run"].(map[string]any)["abstention"] != "generic" {
+			t.Errorf("line %v: abstained %v, run %v", l["line"], l["abstained"], l["run"])
+		}
+	}
+	// The mean over the three others, as scored alone.
+	meanPr := regexp.MustCompile(`mean Pr [0-9.]+`)
+	if got, want := meanPr.FindString(stderr), meanPr.FindString(alone); got == "" || got != want {
+		t.Errorf("headline %q, want %q (the others alone)", got, want)
+	}
+	if !strings.Contains(stderr, "4 responses (3 responding, 75.0%; 1 abstained, left out of the means)") {
+		t.Errorf("headline without the responding share:\n%s", stderr)
+	}
+	js, _, err := run(t, ctx, "compare", "--format", "json", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := unmarshalRows(js, &rows); err != nil || len(rows) != 1 || rows[0]["responses"] != 4.0 || rows[0]["responding"] != 3.0 {
+		t.Errorf("compare (%v): %v", err, rows)
+	}
+	// Another rule is another run: it does not resume into the output.
+	_, _, err = run(t, ctx, "score", "--nli", "given", "--atomizer", "sentences", "--abstention", "perplexity_ai", "-o", out, in)
+	if err == nil || !strings.Contains(err.Error(), "run.abstention") {
+		t.Errorf("resuming with --abstention perplexity_ai: %v", err)
+	}
 }

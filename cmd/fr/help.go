@@ -97,7 +97,10 @@ func flagDetails() map[string]string {
 		"llm-base-url":     "For example http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).",
 		"retries": "For every HTTP client of the run: the LLM endpoint, a remote NLI server, Wikipedia, search engines and web pages. " +
 			"A request is retried after a rate limit (429), a server error (5xx), a timeout or a network error.",
-		"llm-reask":             "The answer is asked again with a reminder of the format; after the last try, the record fails.",
+		"llm-reask": "The answer is asked again with a reminder of the format; after the last try, the record fails.",
+		"prompts": "default sends fr's own prompts, factreasoner IBM FactReasoner's, as its code has them (prompts/README.md), " +
+			"for the atomizer, the reviser, --nli llm (v1 or v2, as --nli-prompt says) and the summarizer; " +
+			"atomizer=factreasoner,nli=factreasoner chooses per stage. The stages a run uses with FactReasoner's prompts are part of its identity (run.prompts).",
 		"nli-prompt":            "v1 asks for the bare label, its probability taken from the label's tokens; v2 asks for reasoning, then [label], the probability taken from the label's tokens.",
 		"nli-fixed-probability": "The value must be above 0.5 and below 1; 0 makes such an answer an error.",
 
@@ -112,7 +115,7 @@ func flagDetails() map[string]string {
 			"in the output), in millions of factor lookups per component; none: no error bars. Where the budget cannot pay for the " +
 			"sampler's least run, every error is unknown (a bar of 1).",
 
-		"query": "atom queries with the atom's text, as FactReasoner; topic with topic + \" \" + atom, as FActScore. " +
+		"web-query": "atom queries with the atom's text, as FactReasoner; topic with topic + \" \" + atom, as FActScore. " +
 			"The db source always uses topic + atom.",
 		"wikipedia-user-agent": "factreasoner-go/VERSION is added after it.",
 		"searxng-url":          "The instance's settings.yml must list json under search.formats.",

@@ -5,9 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -32,11 +34,15 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "nli-method", Value: "auto", Category: catNLI,
 			Usage: "how --nli llm measures a label's probability: auto, logprobs, sample or fixed (docs/nli.md)"},
 		&cli.IntFlag{Name: "nli-samples", Value: llm.DefaultSamples, Category: catNLI, Usage: "answers sampled per pair by --nli-method auto (without log probabilities) and sample"},
+		&cli.StringFlag{Name: "prompts", Value: prompts.Default, Category: catLLM,
+			Usage: "prompts of the LLM stages: default (fr's), factreasoner (IBM FactReasoner's), or `STAGE=SET,...`"},
 		&cli.Float64Flag{Name: "nli-fixed-probability", Value: llmnli.DefaultFixedProbability, Category: catNLI,
 			Usage: "--nli-method fixed's probability of an answer without log probabilities (0: an error)"},
 		&cli.StringFlag{Name: "atomizer", Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()},
 		&cli.BoolFlag{Name: "revise", Value: true, DefaultText: "true with --atomizer llm, false with sentences", Category: catAtoms,
 			Usage: "rewrite each atom with the LLM so that it stands alone (one request per atom)"},
+		&cli.StringFlag{Name: "abstention", Value: string(factscore.AbstentionGeneric), Category: catAtoms,
+			Usage: "rule that tells a record without atoms that declines to answer: generic, perplexity_ai or none"},
 	}
 }
 
@@ -56,7 +62,9 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		Retry:      &retry.Policy{Retries: c.Int("retries")},
 		LLMPrompt:  c.String("nli-prompt"),
 		LLMSamples: c.Int("nli-samples"),
+		Prompts:    c.String("prompts"),
 		Atomizer:   c.String("atomizer"),
+		Abstention: factscore.Abstention(c.String("abstention")),
 		Caches:     pipeline.Caches{LLM: c.String("llm-cache")},
 		Log:        &prefixLines{w: c.App.ErrWriter, prefix: "fr: "},
 	}

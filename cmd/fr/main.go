@@ -167,6 +167,8 @@ func commands() []*cli.Command {
 		compareCommand(),
 		convertCommand(),
 		factscoreCommand(),
+		veriscoreCommand(),
+		factverifyCommand(),
 		inspectCommand(),
 		kbCommand(),
 		mergeCommand(),

@@ -71,7 +71,7 @@ func TestCompareOtherSystems(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 3 {
+	if err := unmarshalRows(out, &rows); err != nil || len(rows) != 3 {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	fr2, fr, fs := rows[0], rows[1], rows[2]
@@ -114,7 +114,7 @@ func TestCompareOtherSystems(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nli []map[string]any
-	if err := json.Unmarshal([]byte(base), &nli); err != nil || len(nli) != 1 {
+	if err := unmarshalRows(base, &nli); err != nil || len(nli) != 1 {
 		t.Fatalf("%v\n%s", err, base)
 	}
 	for _, f := range []string{"mean_precision", "accuracy", "atom_f1", "mean_f1_k", "mae", "mean_true_atoms", "mean_false_atoms"} {
@@ -141,12 +141,12 @@ func TestCompareOtherSystems(t *testing.T) {
 	if len(lines) != 5 || !strings.HasSuffix(lines[0], "| inference | its avg_entropy | its num_false_atoms | its factscore |") {
 		t.Fatalf("markdown:\n%s", md)
 	}
-	// | version | responses | Pr | atom F1 | F1@K | MAE | E | Brier | accuracy | #S | #C | #U | … | its avg_entropy | its num_false_atoms | its factscore |
+	// | version | responses | Pr | atom F1 | F1@K | MAE | RMSE | E | Brier | accuracy | #S | #C | #U | … | its avg_entropy | its num_false_atoms | its factscore |
 	cells := strings.Split(lines[4], " | ")
-	if cells[6] != "n/a" || cells[7] != "n/a" || cells[11] != "n/a" || cells[15] != "n/a" || cells[17] != "0.1923 |" {
+	if cells[7] != "n/a" || cells[8] != "n/a" || cells[12] != "n/a" || cells[15] != "n/a" || cells[18] != "0.1923 |" {
 		t.Errorf("fr factscore's markdown row %q", cells)
 	}
-	if cells := strings.Split(lines[3], " | "); cells[15] != "0.2260" || cells[16] != "17.0000" || cells[17] != "n/a |" {
+	if cells := strings.Split(lines[3], " | "); cells[16] != "0.2260" || cells[17] != "17.0000" || cells[18] != "n/a |" {
 		t.Errorf("FactReasoner's markdown row %q", cells)
 	}
 	csvOut, _, err := run(t, ctx, append([]string{"compare", "--format", "csv"}, runs...)...)
@@ -154,10 +154,11 @@ func TestCompareOtherSystems(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
-	if err != nil || len(recs) != 4 || len(recs[0]) != 18 || recs[0][15] != "its avg_entropy" {
+	// version, responses, responding, Pr, …, inference, 16 interval ends, its …
+	if err != nil || len(recs) != 4 || len(recs[0]) != 36 || recs[0][33] != "its avg_entropy" {
 		t.Fatalf("csv (%v):\n%s", err, csvOut)
 	}
-	if r := recs[3]; r[6] != "" || r[7] != "" || r[11] != "" || r[15] != "" || r[17] == "" {
+	if r := recs[3]; r[8] != "" || r[9] != "" || r[13] != "" || r[16] != "" || r[35] == "" {
 		t.Errorf("fr factscore's csv row %q", r)
 	}
 }
@@ -175,7 +176,7 @@ func TestCompareReferenceFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+	if err := unmarshalRows(out, &rows); err != nil || len(rows) != 2 {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if rows[0]["version"] != "FactReasoner (reference_factreasoner_output.json) · K 5" ||
@@ -266,12 +267,12 @@ func TestReportOtherSystems(t *testing.T) {
 		}
 		return cells
 	}
-	// file, solver, responses, Pr, F1@K, E, labeled, gold Pr, MAE, r, ρ, atom F1, accuracy, Brier, ECE
+	// file, solver, responses, Pr, F1@K, E, labeled, gold Pr, MAE, RMSE, r, ρ, atom F1, accuracy, Brier, ECE
 	fr2, fr, fs := summary("FR2 · given"), summary("FactReasoner (flaherty_factreasoner_output.json)"), summary("fr factscore (verifier nli:given)")
-	if len(fr) != 15 || !slices.Equal(fr[3:], fr2[3:]) || fr[3] != "0.3462" || fr[11] != "0.8750" || fr[12] != "0.9231" {
+	if len(fr) != 16 || !slices.Equal(fr[3:], fr2[3:]) || fr[3] != "0.3462" || fr[12] != "0.8750" || fr[13] != "0.9231" {
 		t.Errorf("FactReasoner row %q, FR2 row %q", fr, fr2)
 	}
-	if len(fs) != 15 || fs[5] != "n/a" || fs[13] != "n/a" || fs[14] != "n/a" || fs[3] != "0.1923" || fs[12] != "0.8462" {
+	if len(fs) != 16 || fs[5] != "n/a" || fs[14] != "n/a" || fs[15] != "n/a" || fs[3] != "0.1923" || fs[13] != "0.8462" {
 		t.Errorf("fr factscore row %q", fs)
 	}
 	tables := regexp.MustCompile(`(?s)<table class="confusion"><caption>.*?</span>(.*?)</caption>.*?</table>`).FindAllSubmatch(page, -1)

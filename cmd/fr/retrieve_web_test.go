@@ -165,7 +165,7 @@ func TestRetrieveWebErrors(t *testing.T) {
 		{"--source wikipedia --fetch-pages", "--fetch-pages"},
 		{"--source wikipedia --k-per-source serper=2", "serper is not one of the sources"},
 		{"--source wikipedia --k-per-source wikipedia=0", "--k-per-source"},
-		{"--source wikipedia --query title", "--query"},
+		{"--source wikipedia --web-query title", "--web-query"},
 		{"--source wikipedia --db kb.db", "list no db"},
 	} {
 		_, _, err := run(t, ctx, append(append([]string{"retrieve"}, strings.Fields(tt.args)...), in)...)
@@ -200,7 +200,7 @@ func TestRetrieveSeveralSources(t *testing.T) {
 	)
 	in := writeTemp(t, "in.jsonl", strings.Replace(bornRecord, `, {"id": "a1", "text": "Lanny Flaherty was a graduate of pontotoc high school."}`, "", 1))
 	out, _, err := run(t, ctx, "retrieve", "--db", kb, "--source", "db,searxng,serper", "--searxng-url", searx.URL, "--serper-endpoint", serper.URL,
-		"--query", "topic", "--k", "1", "--k-per-source", "serper=3", "--retrieval-cache", "off", in)
+		"--web-query", "topic", "--k", "1", "--k-per-source", "serper=3", "--retrieval-cache", "off", in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
@@ -17,17 +21,21 @@ func scoreCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "score",
 		Usage:     "score each record of a FactReasoner jsonl file",
-		ArgsUsage: "INPUT",
+		ArgsUsage: "INPUT | --response R",
 		Description: "Writes one JSON line per input record, in input order, to stdout or -o OUT.\n" +
 			"With -o and an existing OUT, records already in OUT are skipped and the rest appended,\n" +
 			"so an interrupted run can be resumed with the same command. An OUT written by another run\n" +
 			"(other input records, version, NLI backend or model, pruning, K, solver or its settings, or priors) is refused.\n" +
-			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs." +
+			"--shard I/N scores the records whose input line modulo N is I; fr merge joins the shards' outputs.\n" +
+			"--response R (with --query Q and --topic T) scores that one answer instead of an INPUT file, with\n" +
+			"the same flags: its line goes to stdout (or -o), and its atoms with their P(true) to stderr." +
 			examples(
 				"# Score the shipped example with the NLI relations its records carry; the headline goes to stderr.",
 				"fr score -o out.jsonl testdata/example.jsonl",
 				"# Raw responses end to end with an LLM at a local server: atoms, Wikipedia passages, NLI, FR3.",
 				"fr score --version 3 --nli llm --llm-base-url http://localhost:8000/v1 --llm-model MODEL --source wikipedia -o out.jsonl responses.jsonl",
+				"# One answer from the command line, against a knowledge base.",
+				`fr score --atomizer llm --llm-model MODEL --nli llm --db kb.db --topic "Marie Curie" --query "Who was Marie Curie?" --response "Marie Curie was a Polish physicist."`,
 			),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "2", Category: catRun, Usage: "FactReasoner graph version: 1, 2 or 3"},
@@ -37,13 +45,23 @@ func scoreCommand() *cli.Command {
 			&cli.BoolFlag{Name: "timings", Category: catIO, Usage: "add elapsed_time (seconds per record) to each output line; the output then differs from run to run"},
 			&cli.StringFlag{Name: "jobs", Aliases: []string{"j"}, Value: "auto", Category: catRun, Usage: "records scored at once, `N` or auto (1 with --nli onnx, else 2)"},
 			&cli.StringFlag{Name: "shard", Category: catRun, Usage: "score one shard `I/N` of the input: the records whose input line modulo N is I"},
+			&cli.StringFlag{Name: "response", Category: catIO, Usage: "score this one answer (`TEXT`) instead of an INPUT file"},
+			&cli.StringFlag{Name: "query", Category: catIO, Usage: "with --response: the question it answers"},
+			&cli.StringFlag{Name: "topic", Category: catIO, Usage: "with --response: its topic (what a knowledge base is searched under)"},
 		}, pipelineFlags()...),
 		Action: runScore,
 	}
 }
 
 func runScore(c *cli.Context) error {
-	input, err := inputArg(c)
+	answer := c.IsSet("response") || c.IsSet("query") || c.IsSet("topic")
+	var input string
+	var err error
+	if answer {
+		input, err = answerInput(c)
+	} else {
+		input, err = inputArg(c)
+	}
 	if err != nil {
 		return err
 	}
@@ -77,6 +95,7 @@ func runScore(c *cli.Context) error {
 	atOnce := false
 	defer func() { closeRun(c, p, atOnce) }()
 	var out io.Writer = c.App.Writer
+	var line bytes.Buffer // the answer's line, for its summary
 	var done jsonl.Done
 	path := c.String("output")
 	if path != "" && path != stdoutPath {
@@ -89,6 +108,9 @@ func runScore(c *cli.Context) error {
 		if len(done) > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "fr score: resuming %s: %d records already scored\n", path, len(done))
 		}
+	}
+	if answer {
+		out = io.MultiWriter(out, &line)
 	}
 	o := fileOptions(c, prog)
 	o.OmitInputs = !c.Bool("output-inputs")
@@ -124,5 +146,52 @@ func runScore(c *cli.Context) error {
 		rows = recorded
 	}
 	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
+	if answer && line.Len() > 0 {
+		if err := writeAnswer(c.App.ErrWriter, line.Bytes()); err != nil {
+			return err
+		}
+	}
 	return failedError(st)
+}
+
+// answerInput is the input file of fr score --response: one record, the
+// answer with its --query and --topic, in a temporary file.
+func answerInput(c *cli.Context) (string, error) {
+	if err := flagsBeforeArgs(c); err != nil {
+		return "", err
+	}
+	if c.NArg() > 0 {
+		return "", usagef("score: --response scores the answer given; an INPUT file (%s) is not read with it", c.Args().First())
+	}
+	if strings.TrimSpace(c.String("response")) == "" {
+		return "", usagef("score: --query and --topic go with --response, the answer to score (empty here)")
+	}
+	rec, err := json.Marshal(struct {
+		Input  string `json:"input"`
+		Output string `json:"output"`
+		Topic  string `json:"topic,omitempty"`
+	}{c.String("query"), c.String("response"), c.String("topic")})
+	if err != nil {
+		return "", err
+	}
+	return spoolInput(c, bytes.NewReader(append(rec, '\n')), "response")
+}
+
+// writeAnswer writes the summary of fr score --response's one line: its
+// atoms with their P(true) and labels (pipeline.WriteBrief). A line
+// written without its inputs (--output-inputs=false) has only its scores,
+// which the headline gave.
+func writeAnswer(w io.Writer, line []byte) error {
+	in, err := instance.NewReader(bytes.NewReader(line), "response").Next()
+	if err != nil {
+		return err
+	}
+	if len(in.Atoms) == 0 && !pipeline.IsRecorded(in) {
+		return nil
+	}
+	a, err := pipeline.AssessmentOf(in)
+	if err != nil {
+		return nil // written without its inputs: nothing to add to the headline
+	}
+	return pipeline.WriteBrief(w, a)
 }

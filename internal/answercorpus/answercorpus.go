@@ -117,3 +117,25 @@ func ReadFile(path string) ([]Case, error) {
 	}
 	return cases, nil
 }
+
+// Check runs the corpus of a stage against its reader, each case a
+// subtest: a readable answer must read as its want file (in order; an
+// empty want file is no item), an unreadable one must be refused with an
+// error holding its phrase.
+func Check(t *testing.T, stage string, read func(answer string) ([]string, error)) {
+	t.Helper()
+	for _, c := range Load(t, stage) {
+		t.Run(c.Name, func(t *testing.T) {
+			got, err := read(c.Answer)
+			if c.Unreadable {
+				if err == nil || !strings.Contains(err.Error(), c.Why) {
+					t.Errorf("read %q, error %v; want an error %q", got, err, c.Why)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, "\n") != strings.Join(c.Want, "\n") {
+				t.Errorf("read %q (%v), want %q", got, err, c.Want)
+			}
+		})
+	}
+}

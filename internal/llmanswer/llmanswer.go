@@ -5,6 +5,7 @@
 package llmanswer
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,6 +23,23 @@ func CheckSize(answer string) error {
 		return fmt.Errorf("the answer is %d bytes long, more than the %d an answer may have", len(answer), MaxBytes)
 	}
 	return nil
+}
+
+// Body is an answer as the parsers read it: of a bounded size
+// (CheckSize), its reasoning and end tokens masked (MaskThink), and not
+// empty once they are (an answer that is only reasoning is no answer).
+func Body(answer string) (string, error) {
+	if err := CheckSize(answer); err != nil {
+		return "", err
+	}
+	text, err := MaskThink(answer)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", errors.New("the answer is empty")
+	}
+	return text, nil
 }
 
 // thinkTag matches the tags around the reasoning that models such as

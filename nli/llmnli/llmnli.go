@@ -43,6 +43,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // Prompt selects the prompt and its rule for the probability.
@@ -105,18 +106,24 @@ type Options struct {
 	// Log is told, once, when llm.Auto first samples because the
 	// endpoint returned no log probabilities.
 	Log io.Writer
+	// Template, when set, is another system's prompt sent in place of
+	// this package's, as one user message: a template of the premise and
+	// the hypothesis ({{premise_text}}, {{hypothesis_text}}), whose answer
+	// Prompt reads (FactReasoner's nli-v1 and nli-v2, package prompts).
+	Template *prompts.Template
 }
 
 // Classifier is the llm NLI backend. It is safe for concurrent use.
 type Classifier struct {
-	client  *llm.Client
-	prompt  Prompt
-	rule    llmanswer.Rule
-	method  llm.Method // rule's
-	samples int        // rule's
-	fixed   float64    // rule's: the fixed rule's probability; negative: an error
-	log     io.Writer
-	told    sync.Once
+	client   *llm.Client
+	prompt   Prompt
+	template *prompts.Template
+	rule     llmanswer.Rule
+	method   llm.Method // rule's
+	samples  int        // rule's
+	fixed    float64    // rule's: the fixed rule's probability; negative: an error
+	log      io.Writer
+	told     sync.Once
 
 	answers, fromLogprobs, fixedRule, sampled, drawn, reasks, unreadable atomic.Int64
 	byLabel                                                              [3]atomic.Int64
@@ -137,7 +144,12 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llmnli: %w", err)
 	}
-	c := &Classifier{client: client, prompt: p, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
+	if t := opts.Template; t != nil {
+		if _, err := t.Fill(map[string]string{"premise_text": "", "hypothesis_text": ""}); err != nil {
+			return nil, fmt.Errorf("llmnli: %w", err)
+		}
+	}
+	c := &Classifier{client: client, prompt: p, template: opts.Template, rule: rule, method: rule.Method, samples: rule.Samples, fixed: rule.Fixed, log: opts.Log}
 	if c.log == nil {
 		c.log = io.Discard
 	}
@@ -151,10 +163,23 @@ func New(client *llm.Client, opts Options) (*Classifier, error) {
 // only rule before there were others, adds nothing.
 func (c *Classifier) Identity() nli.Identity {
 	m := c.client.Model() + " (nli prompt " + c.prompt.String()
+	if c.template != nil {
+		m += ", " + c.template.Name
+	}
 	if r := c.rule.Name(); r != "" {
 		m += ", " + r
 	}
 	return nli.Identity{Backend: "llm", Model: m + ")"}
+}
+
+// messages builds the conversation for one pair: the prompt's, or the
+// template's one message (Fill cannot fail: New checked its placeholders).
+func (c *Classifier) messages(premise, hypothesis string) []llm.Message {
+	if c.template == nil {
+		return c.prompt.messages(premise, hypothesis)
+	}
+	text, _ := c.template.Fill(map[string]string{"premise_text": premise, "hypothesis_text": hypothesis})
+	return []llm.Message{{Role: "user", Content: text}}
 }
 
 // reminder asks again for an answer that named no label.
@@ -191,7 +216,7 @@ func (c *Classifier) read(r *llm.Response) error {
 // probabilities, unless it samples.
 func (c *Classifier) request(p nli.Pair, sample bool) llm.Request {
 	r := llm.Request{
-		Messages:  c.prompt.messages(p.Premise, p.Hypothesis),
+		Messages:  c.messages(p.Premise, p.Hypothesis),
 		MaxTokens: c.prompt.maxTokens(),
 		Logprobs:  !sample,
 		Read:      c.read,

@@ -170,6 +170,7 @@
       if (hasGold) tds.push(el('td', { 'class': 'p' }, f3(goldOf(r))));
       r.r.forEach(function (x) {
         if (!x) { tds.push(el('td', { 'class': 'na', colspan: 3 }, 'not in this run')); return; }
+        if (x.ab) { tds.push(el('td', { 'class': 'na', colspan: 3, title: 'the response declines to answer: nothing was scored' }, 'abstained')); return; }
         tds.push(el('td', { 'class': 'p', style: 'background:' + pColor(x.pr) + ';color:' + inkFor(x.pr) }, f3(x.pr)),
           el('td', { 'class': 'p' }, f3(x.f1)), el('td', { 'class': 'p' }, f3(x.e)));
       });
@@ -219,6 +220,7 @@
       var col = el('div', { 'class': 'result', 'data-run': run });
       col.appendChild(el('h3', null, swatch(run), D.runs[run].name));
       if (!x) { col.appendChild(el('p', { 'class': 'na' }, 'This run has no result for the record.')); cols.appendChild(col); return; }
+      if (x.ab) { col.appendChild(el('p', { 'class': 'na' }, 'The response declines to answer (abstained): it was not split into atoms, and nothing was scored.')); cols.appendChild(col); return; }
       col.appendChild(el('div', { 'class': 'scores' }, 'Pr ' + f3(x.pr) + ' · F1@' + x.k + ' ' + f3(x.f1) + ' · E ' + f3(x.e) +
         (x.gold !== undefined ? ' · gold Pr ' + f3(x.gold) : '')));
       if (x.own) {
