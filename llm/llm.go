@@ -74,6 +74,13 @@ type Config struct {
 	// MaxAnswerBytes bounds the body of one answer; a longer one is an
 	// error, not read past the bound. Default DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64
+	// Secrets are the other secrets the program holds (a search API key,
+	// a hub token), besides APIKey. An answer that quotes one of them, or
+	// APIKey, whole or PartLen bytes of it in a row (a model may repeat
+	// what a prompt or a server slipped it), is never returned or cached:
+	// it is unreadable, asked again as Read's refusals are, and then an
+	// *UnreadableAnswerError, whose message shows none of them.
+	Secrets []string
 }
 
 // DefaultMaxAnswerBytes bounds an answer's body: a completion of
@@ -183,6 +190,7 @@ type Client struct {
 	cache    *cache
 	reasks   int
 	maxBody  int64
+	red      *redact.Redactor // knows apiKey and the Config's Secrets
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -219,6 +227,7 @@ func New(cfg Config) (*Client, error) {
 		http:     cfg.HTTPClient,
 		reasks:   cfg.Reasks,
 		maxBody:  cfg.MaxAnswerBytes,
+		red:      redact.New(append([]string{cfg.APIKey}, cfg.Secrets...)...),
 	}
 	if c.maxBody <= 0 {
 		c.maxBody = DefaultMaxAnswerBytes
@@ -329,7 +338,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if ok {
 			// An entry we cannot parse (written by a different version,
 			// say) or read is asked again and overwritten.
-			if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
+			if resp, err := parseResponse(raw); err == nil && c.read(req, resp) == nil {
 				resp.Cached = true
 				c.calls.Add(1)
 				c.cacheHits.Add(1)
@@ -342,18 +351,22 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	msgs := req.Messages
-	for attempt := 1; req.Read != nil; attempt++ {
-		rerr := req.Read(resp)
+	for attempt := 1; ; attempt++ {
+		rerr := c.read(req, resp)
 		if rerr == nil {
 			resp.Reasks = attempt - 1
 			break
 		}
 		if attempt > c.reasks {
-			return nil, newUnreadable(req, resp, attempt, rerr, c.apiKey)
+			return nil, newUnreadable(req, resp, attempt, rerr, c.red)
+		}
+		reminder := req.Reminder
+		if errors.Is(rerr, ErrQuotesSecret) || reminder == "" {
+			reminder = secretReminder
 		}
 		msgs = append(msgs[:len(msgs):len(msgs)],
 			Message{Role: "assistant", Content: resp.Content},
-			Message{Role: "user", Content: req.Reminder})
+			Message{Role: "user", Content: reminder})
 		again, err := c.encode(msgs, req)
 		if err != nil {
 			return nil, err
@@ -370,6 +383,25 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// ErrQuotesSecret is why an answer that quotes a secret the client knows
+// (Config.Secrets, APIKey) is unreadable.
+var ErrQuotesSecret = errors.New("it quotes a secret this program holds (an API key or token); such an answer is never kept")
+
+// secretReminder asks again for an answer that quoted a secret.
+const secretReminder = "Answer again, in the format asked for, without repeating any key, token or password."
+
+// read is why resp is not an answer to req: it quotes a secret, or req's
+// Read refuses it; nil when it is.
+func (c *Client) read(req Request, resp *Response) error {
+	if c.red.Contains(resp.Content) {
+		return ErrQuotesSecret
+	}
+	if req.Read != nil {
+		return req.Read(resp)
+	}
+	return nil
 }
 
 // encode is the JSON body of a request with the given messages.
@@ -396,7 +428,7 @@ func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, err
 	resp, err := parseResponse(raw)
 	if err != nil {
 		// The body may echo the key: a 200 with text, or an error object.
-		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
+		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, c.red.String(err.Error()))
 	}
 	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
 	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
@@ -423,15 +455,15 @@ type UnreadableAnswerError struct {
 	// Err is Read's reason for refusing the last answer.
 	Err error
 
-	key string // redacted from the message: a model may quote it
+	red *redact.Redactor // the client's: a model may quote a secret
 }
 
-func newUnreadable(req Request, resp *Response, attempts int, err error, key string) *UnreadableAnswerError {
+func newUnreadable(req Request, resp *Response, attempts int, err error, red *redact.Redactor) *UnreadableAnswerError {
 	a := resp.Content
 	if r := []rune(a); len(r) > QuoteLen {
 		a = string(r[:QuoteLen]) + "…"
 	}
-	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: redact.String(a, key), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, key: key}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: red.String(a), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, red: red}
 }
 
 func (e *UnreadableAnswerError) Error() string {
@@ -450,7 +482,10 @@ func (e *UnreadableAnswerError) Error() string {
 		b.WriteString("; it was cut off at the token limit")
 	}
 	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
-	return redact.String(b.String(), e.key)
+	if e.red == nil {
+		return redact.String(b.String())
+	}
+	return e.red.String(b.String())
 }
 
 func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
@@ -562,7 +597,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, retry.Permanent(fmt.Errorf("llm: %s", redact.String(err.Error(), c.apiKey)))
+		return nil, retry.Permanent(fmt.Errorf("llm: %s", c.red.String(err.Error())))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -593,7 +628,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, redact.Wrap("llm: POST "+c.shown, err, c.apiKey)
+	return nil, redact.Wrap("llm: POST "+c.shown, err, c.red.Known()...)
 }
 
 var errTooLarge = errors.New("body too large")
@@ -642,7 +677,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) *StatusError {
 		e.Message = snippet(body)
 	}
 	// A server may echo the request's Authorization header, or the key.
-	e.Message = redact.String(e.Message, c.apiKey)
+	e.Message = c.red.String(e.Message)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		e.Hint = "check the API key: OPENAI_API_KEY (llm.Config.APIKey)"

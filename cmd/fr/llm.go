@@ -49,6 +49,7 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Concurrency: c.Int("llm-concurrency"),
 			Timeout:     c.Duration("llm-timeout"),
 			Reasks:      c.Int("llm-reask"),
+			Secrets:     knownSecrets(c),
 		},
 		Retry:               &retry.Policy{Retries: c.Int("retries")},
 		LLMPrompt:           c.String("nli-prompt"),

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"log"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -55,6 +57,32 @@ func addFlagSecrets(c *cli.Context, r *redact.Redactor) {
 	for _, name := range urlFlags {
 		r.Add(redact.Secrets(c.String(name))...)
 	}
+}
+
+// logThrough sends the lines of the standard logger to w through the
+// app's redactor. fr itself never logs with it, but Go's HTTP client does:
+// a server that sends bytes after its answer gets "Unsolicited response
+// received on idle HTTP channel starting with …" (net/http's
+// persistConn.readLoopPeekFailLocked), with those bytes quoted, and they
+// may echo the request's Authorization header. Nothing in the library
+// can reach that line; the process that owns stderr routes it.
+func logThrough(app *cli.App, w io.Writer) {
+	r, _ := app.Metadata[redactorKey].(*redact.Redactor)
+	if r == nil {
+		r = newRedactor()
+	}
+	log.SetFlags(0)
+	log.SetPrefix("fr: ")
+	log.SetOutput(r.Writer(w))
+}
+
+// knownSecrets are the secrets the app's redactor knows once c's flags are
+// parsed: a model's answer that quotes one is not kept (llm.Config.Secrets).
+func knownSecrets(c *cli.Context) []string {
+	if r, ok := c.App.Metadata[redactorKey].(*redact.Redactor); ok {
+		return r.Known()
+	}
+	return nil
 }
 
 // redactorKey keys the app's redactor in its Metadata.
