@@ -46,11 +46,18 @@ type Recorded struct {
 func IsRecorded(in *instance.Instance) bool { return result.IsLine(in) }
 
 // IsOutputFile reports whether the first record of a file is an output
-// line of ScoreFile.
-func IsOutputFile(path string) (bool, error) {
+// line of ScoreFile. With skipInvalid, invalid records before it are
+// passed over (the run that reads the file reports them), as
+// --skip-invalid passes over them everywhere; else the first one is the
+// error.
+func IsOutputFile(path string, skipInvalid bool) (bool, error) {
 	first := false
 	errStop := errors.New("stop")
-	err := instance.Scan(path, nil, func(in *instance.Instance) error {
+	var skip func(*instance.Error)
+	if skipInvalid {
+		skip = func(*instance.Error) {}
+	}
+	err := instance.Scan(path, skip, func(in *instance.Instance) error {
 		first = IsRecorded(in)
 		return errStop
 	})

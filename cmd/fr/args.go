@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
@@ -101,16 +103,16 @@ func flagsBeforeArgs(c *cli.Context) error {
 type tempKey struct{}
 
 // withTemp gives a command a place to note temporary files, removed by
-// removeTemp when the command ends.
+// removeTemp when the command ends: the functions that remove them.
 func withTemp(c *cli.Context) error {
-	c.Context = context.WithValue(c.Context, tempKey{}, new([]string))
+	c.Context = context.WithValue(c.Context, tempKey{}, new([]func() error))
 	return nil
 }
 
 func removeTemp(c *cli.Context) error {
-	if dirs, ok := c.Context.Value(tempKey{}).(*[]string); ok {
-		for _, d := range *dirs {
-			os.RemoveAll(d)
+	if removes, ok := c.Context.Value(tempKey{}).(*[]func() error); ok {
+		for _, remove := range *removes {
+			remove()
 		}
 	}
 	return nil
@@ -131,13 +133,21 @@ func inputPaths(c *cli.Context) ([]string, error) {
 
 // inputPath is the path of an input argument: "-" copies standard input to
 // a temporary file named "stdin", so that messages say where a record came
-// from.
+// from. A file that is missing, a directory or a device is refused here,
+// before any work begins (and before a run's summary could say that
+// nothing was done).
 func inputPath(c *cli.Context, arg string) (string, error) {
 	if arg != "-" {
+		if err := safefile.CheckInput(arg); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: no such file", arg)
+			}
+			return "", err
+		}
 		return arg, nil
 	}
-	dirs, _ := c.Context.Value(tempKey{}).(*[]string)
-	if dirs != nil && len(*dirs) > 0 {
+	removes, _ := c.Context.Value(tempKey{}).(*[]func() error)
+	if removes != nil && len(*removes) > 0 {
 		// Standard input can be read once: a second "-" would be empty.
 		return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
 	}
@@ -145,12 +155,13 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 	if in == nil {
 		in = os.Stdin
 	}
-	path, err := jsonl.SpoolStdin(in)
+	// No line longer than a document may be: no reader could use it.
+	path, remove, err := jsonl.SpoolStdin(in, instance.DefaultMaxDocumentBytes)
 	if err != nil {
 		return "", err
 	}
-	if dirs != nil {
-		*dirs = append(*dirs, filepath.Dir(path))
+	if removes != nil {
+		*removes = append(*removes, remove)
 	}
 	return path, nil
 }

@@ -79,7 +79,7 @@ func runCompare(c *cli.Context) (err error) {
 	}
 	recorded := other != 0
 	if !recorded {
-		if recorded, err = pipeline.IsOutputFile(input); err != nil {
+		if recorded, err = pipeline.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
 			return err
 		}
 	}

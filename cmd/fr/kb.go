@@ -57,6 +57,12 @@ func runKBBuild(c *cli.Context) error {
 	if opts.MaxTokens < 1 {
 		return usagef("--max-tokens %d: want at least 1", opts.MaxTokens)
 	}
+	// The documents are found (a missing file, a device refused) before
+	// anything is said about the build.
+	files, err := retrieve.DocumentFiles(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	if path := c.String("tokenizer"); path != "" {
 		tok, err := retrieve.LoadHFTokenizer(path)
 		if err != nil {
@@ -66,10 +72,6 @@ func runKBBuild(c *cli.Context) error {
 	} else {
 		fmt.Fprintf(c.App.ErrWriter, "fr kb build: no --tokenizer: passages are sized in words (at most %d), an approximation of %d RoBERTa tokens\n",
 			int(float64(opts.MaxTokens)*retrieve.WordsPerToken), opts.MaxTokens)
-	}
-	files, err := retrieve.DocumentFiles(c.Args().Slice())
-	if err != nil {
-		return err
 	}
 	out := c.String("output")
 	if err := notAnInput("-o", out, files...); err != nil {

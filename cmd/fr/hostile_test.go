@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// maxHostileRSS bounds the peak memory of a command given an input it
+// cannot use: a few times the largest cap on what is held of one line
+// (jsonl.MaxOutputLineBytes, 256 MiB), whatever the input's size. Before
+// the caps were applied everywhere, a 2 GiB line cost up to 4.3 GB and
+// /dev/zero ran some commands out of memory (BENCHMARKS.md, "Hostile
+// inputs").
+const maxHostileRSS = 1 << 30
+
+// TestHostileInputs: every command given, as its input file, a
+// directory, a device that never ends (/dev/zero), a missing file, random
+// bytes or a 2 GiB line (a sparse file: no disk) ends with an error on
+// stderr that names the file and says what is wrong, exit status 1,
+// within bounded memory: no hang (a 2 GiB line is not read whole before
+// it is refused), no crash; what is no file to read is refused in one
+// line, before a run begins (no summary of a run that never was).
+func TestHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	random := make([]byte, 1<<20)
+	rand.Read(random)
+	longLine := write("line2g.jsonl", []byte(`{"input": "Q", "output": "`))
+	if err := os.Truncate(longLine, 2<<30); err != nil {
+		t.Skipf("no sparse 2 GiB file here: %v", err)
+	}
+	inputs := map[string]string{
+		"a directory":  t.TempDir(),
+		"/dev/zero":    "/dev/zero",
+		"missing":      filepath.Join(dir, "missing.jsonl"),
+		"random":       write("random.bin", random),
+		"a 2 GiB line": longLine,
+	}
+	run := filepath.Join("..", "..", "testdata", "report", "example.fr2.jsonl")
+	model := write("m.uai", []byte("MARKOV\n1\n2\n1\n1 0\n2\n0.5 0.5\n"))
+	kb := filepath.Join(dir, "kb.db")
+	if _, stderr, err := runChild(t, nil, "kb", "build", "-o", kb, write("Ruth Adair.txt", []byte("Ruth Adair was born in Tulsa."))); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	commands := [][]string{
+		{"score", "IN"},
+		{"score", "--nli", "given", "--skip-invalid", "IN"},
+		{"compare", "IN"},
+		{"compare", "--skip-invalid", "IN"},
+		{"inspect", "IN"},
+		{"report", "IN"},
+		{"report", "--input", "IN", run},
+		{"merge", "IN"},
+		{"merge", "--input", "IN", run},
+		{"uai", "solve", "IN"},
+		{"uai", "solve", "--evidence", "IN", model},
+		{"kb", "build", "-o", filepath.Join(dir, "out.db"), "--force", "IN"},
+		{"convert", "factscore", "IN"},
+		{"factscore", "--gold", "IN"},
+		{"atomize", "--atomizer", "sentences", "IN"},
+		{"retrieve", "--db", kb, "IN"},
+	}
+	for name, in := range inputs {
+		for _, cmd := range commands {
+			args := make([]string, len(cmd))
+			for i, a := range cmd {
+				args[i] = strings.ReplaceAll(a, "IN", in)
+			}
+			t.Run(name+": "+strings.Join(cmd, " "), func(t *testing.T) {
+				t.Parallel()
+				child := exec.Command(os.Args[0], args...)
+				child.Env = append(os.Environ(), childEnv+"=1", "FACTREASONER_CACHE="+t.TempDir())
+				var stderr bytes.Buffer
+				child.Stderr = &stderr
+				err := child.Run()
+				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+				last := lines[len(lines)-1]
+				if code := child.ProcessState.ExitCode(); code != 1 {
+					t.Fatalf("exit status %d (%v), want 1:\n%s", code, err, stderr.String())
+				}
+				if name == "a directory" && cmd[0] == "kb" {
+					// A directory of documents, without any.
+					if !strings.Contains(last, "no document has any text") {
+						t.Errorf("stderr:\n%s", stderr.String())
+					}
+					return
+				}
+				// What is not a file to read is refused before any work,
+				// and a run's summary (what it did of a file it began
+				// reading) does not come before the error.
+				refused := name == "a directory" || name == "/dev/zero" || name == "missing"
+				if !strings.HasPrefix(last, "fr: ") || !strings.Contains(last, in) || refused && len(lines) != 1 {
+					t.Errorf("want an error naming %s, got:\n%s", in, stderr.String())
+				}
+				if rss := child.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > maxHostileRSS {
+					t.Errorf("peak memory %d MiB, more than %d", rss>>20, maxHostileRSS>>20)
+				}
+			})
+		}
+	}
+}
+
+// TestSkipInvalidEverywhere: --skip-invalid means the same in every
+// command that has it: an invalid record is reported on stderr, counted
+// and skipped, the run goes on with the others and exits 0 (compare too,
+// with a bad first line, where it used to drop the whole file); a file
+// that is neither jsonl nor JSON is an error, exit 1, and no empty result.
+func TestSkipInvalidEverywhere(t *testing.T) {
+	ctx := context.Background()
+	example, err := os.ReadFile(exampleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := strings.Split(strings.TrimSpace(string(example)), "\n")
+	badFirst := writeFile(t, "bad-first.jsonl", "{\"input\": \"Q\", \"output\": \n"+strings.Join(records, "\n")+"\n")
+	neither := writeFile(t, "neither.txt", "this is\nnot json\nat all\n")
+	out := filepath.Join(t.TempDir(), "scored.jsonl")
+	if _, stderr, err := run(t, ctx, "score", "--nli", "given", "-o", out, exampleFile); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	scored, _ := os.ReadFile(out)
+	badFirstScored := writeFile(t, "bad-first-scored.jsonl", "{\"oops\n"+string(scored))
+	for _, tc := range []struct {
+		args []string
+		want string // in stdout
+	}{
+		{[]string{"score", "--nli", "given"}, `"line":4`},
+		{[]string{"compare", "--nli", "given"}, "| FR2 | 3 |"},
+		{[]string{"factscore", "--verifier", "nli", "--nli", "given"}, `"line":4`},
+		{[]string{"atomize", "--atomizer", "sentences"}, "Marie Curie"},
+	} {
+		args := append(append(tc.args, "--skip-invalid"), badFirst)
+		stdout, stderr, err := run(t, ctx, args...)
+		if err != nil || !strings.Contains(stdout, tc.want) || !strings.Contains(stderr, "bad-first.jsonl:1: invalid JSON") || !strings.Contains(stderr, "1 invalid skipped") {
+			t.Errorf("%v: %v\nstdout %.300s\nstderr %s", args, err, stdout, stderr)
+		}
+		args = append(append(tc.args, "--skip-invalid"), neither)
+		stdout, stderr, err = run(t, ctx, args...)
+		if err == nil || exitStatus(err) != 1 || !strings.Contains(err.Error(), "not jsonl") || stdout != "" {
+			t.Errorf("%v: %v, stdout %q\n%s", args, err, stdout, stderr)
+		}
+	}
+	// A recorded run whose first line is broken: the other lines compared.
+	stdout, stderr, err := run(t, ctx, "compare", "--skip-invalid", badFirstScored)
+	if err != nil || !strings.Contains(stdout, "| FR2 | 3 |") || !strings.Contains(stderr, "1 invalid skipped") {
+		t.Errorf("compare --skip-invalid of a recorded run: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if _, _, err := run(t, ctx, "compare", badFirstScored); err == nil {
+		t.Error("compare without --skip-invalid read past a broken line")
+	}
+}
+
+// TestTempFilesOfKilledRuns: a run killed (kill -9) while it reads
+// standard input leaves its copy of it behind, and the next run that
+// reads standard input removes it; a stray temporary output of a killed
+// fr report is removed by the next report of the same file, and a
+// replaced report keeps the file's mode.
+func TestTempFilesOfKilledRuns(t *testing.T) {
+	tmp := t.TempDir()
+	child := exec.Command(os.Args[0], "score", "--nli", "given", "-")
+	child.Env = append(os.Environ(), childEnv+"=1", "TMPDIR="+tmp)
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(stdin, `{"input": "Q", "output": "R"}`) // and the pipe stays open: the copy waits
+	var left []string
+	for range 500 { // until the copy has begun
+		if left, _ = filepath.Glob(filepath.Join(tmp, "fr-stdin-*", "stdin")); len(left) > 0 {
+			break
+		}
+		exec.Command("sleep", "0.01").Run()
+	}
+	child.Process.Kill() // SIGKILL
+	child.Wait()
+	stdin.Close()
+	if len(left) != 1 {
+		t.Fatalf("no copy of standard input while the run was reading it: %v", left)
+	}
+	if _, err := os.Stat(left[0]); err != nil {
+		t.Fatalf("the killed run's copy is gone already: %v", err)
+	}
+	next := exec.Command(os.Args[0], "score", "--nli", "given", "-")
+	next.Env = child.Env
+	next.Stdin = strings.NewReader(mustRead(t, exampleFile))
+	if msg, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	if now, _ := filepath.Glob(filepath.Join(tmp, "fr-stdin-*")); len(now) != 0 {
+		t.Errorf("left after the next run: %v", now)
+	}
+
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.html")
+	run := filepath.Join("..", "..", "testdata", "report", "example.fr2.jsonl")
+	stray := filepath.Join(dir, ".report.html.123456.tmp") // as a killed report leaves it
+	os.WriteFile(stray, []byte("<html>half"), 0o600)
+	os.WriteFile(report, []byte("old"), 0o640)
+	input := filepath.Join("..", "..", "testdata", "report", "example-input.jsonl")
+	if _, stderr, err := runChild(t, nil, "report", "--layout", "built-in", "--force", "--input", input, "-o", report, run); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(stray); err == nil {
+		t.Error("the stray temporary report was left")
+	}
+	if st, _ := os.Stat(report); st.Mode().Perm() != 0o640 {
+		t.Errorf("the replaced report's mode is %v, want 0640", st.Mode().Perm())
+	}
+}
