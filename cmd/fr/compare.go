@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -106,7 +107,7 @@ func runCompare(c *cli.Context) (err error) {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(out, format, rows)
+		return pipeline.WriteComparison(printable.Writer(out), format, rows)
 	}
 	var (
 		versions []graph.Version
@@ -138,7 +139,7 @@ func runCompare(c *cli.Context) (err error) {
 		return err
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(out, format, rows); err != nil {
+	if err := pipeline.WriteComparison(printable.Writer(out), format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

@@ -224,3 +224,57 @@ func TestTempFilesOfKilledRuns(t *testing.T) {
 		t.Errorf("the replaced report's mode is %v, want 0640", st.Mode().Perm())
 	}
 }
+
+// TestControlSequencesEscaped: texts of a record that would command a
+// terminal (set its title, clear the screen, turn text around) reach no
+// stream raw: fr inspect shows them escaped, as does fr compare's table of
+// a run named so, and a message naming such a file.
+func TestControlSequencesEscaped(t *testing.T) {
+	ctx := context.Background()
+	const (
+		title = "\x1b]0;owned\x07"
+		clear = "\x1b[2J\x1b[H"
+		csi   = "\u009b31m"
+		bidi  = "\u202e"
+	)
+	rec := `{"input": "Q` + clear + `", "output": "R", "topic": "T", ` +
+		`"atoms": [{"id": "a0", "text": "Marie Curie` + title + ` was born in Warsaw` + bidi + `.", "contexts": ["c0"]}], ` +
+		`"contexts": [{"id": "c0", "title": "Curie` + csi + `", "text": "She was born in Warsaw` + clear + `."}], ` +
+		`"relations": [{"source": "c0", "target": "a0", "type": "entailment", "probability": 0.9}]}`
+	in := writeFile(t, "curie.jsonl", strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`).Replace(rec)+"\n")
+	raw := func(where, s string) {
+		t.Helper()
+		for _, c := range []string{"\x1b", "\x07", csi[:2], bidi} {
+			if strings.Contains(s, c) {
+				t.Errorf("%s holds %q raw:\n%q", where, c, s)
+			}
+		}
+	}
+	out, stderr, err := run(t, ctx, "inspect", "--contexts", in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	raw("fr inspect's output", out)
+	if !strings.Contains(out, `Marie Curie\u001b]0;owned\u0007 was born in Warsaw\u202e.`) {
+		t.Errorf("the atom is not shown escaped:\n%s", out)
+	}
+	scored := filepath.Join(t.TempDir(), "run"+title+".jsonl")
+	if _, stderr, err := run(t, ctx, "score", "--nli", "given", "-o", scored, in); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if _, stderr, err := run(t, ctx, "score", "--nli", "given", "--version", "3", "-o", other, in); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, format := range []string{"markdown", "csv", "json"} {
+		out, stderr, err := run(t, ctx, "compare", "--format", format, scored, other)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		raw("fr compare --format "+format, out+stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad"+title+".jsonl")
+	os.WriteFile(bad, []byte("{oops\n"), 0o600)
+	_, stderr, err = run(t, ctx, "score", bad)
+	raw("a message naming the file", stderr+"\n"+err.Error())
+}

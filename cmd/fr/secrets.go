@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
@@ -73,7 +74,7 @@ func logThrough(app *cli.App, w io.Writer) {
 	}
 	log.SetFlags(0)
 	log.SetPrefix("fr: ")
-	log.SetOutput(r.Writer(w))
+	log.SetOutput(stderrWriter(r, w))
 }
 
 // knownSecrets are the secrets the app's redactor knows once c's flags are
@@ -98,16 +99,24 @@ func execute(ctx context.Context, app *cli.App, args []string) error {
 	if errw == nil {
 		errw = os.Stderr
 	}
-	app.ErrWriter = r.Writer(errw)
+	app.ErrWriter = stderrWriter(r, errw)
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return nil
 	}
-	return &redactedError{msg: r.String(err.Error()), err: err}
+	return &redactedError{msg: printable.String(r.String(err.Error())), err: err}
 }
 
-// redactedError is an error whose message is redacted; it still wraps the
-// error, for the exit status.
+// stderrWriter is what fr writes its messages through to w: secrets
+// redacted, and control characters that came with data (a record, a page,
+// a server's answer) escaped (package printable), all but the progress
+// bar's own sequences.
+func stderrWriter(r *redact.Redactor, w io.Writer) io.Writer {
+	return printable.Writer(r.Writer(w), "\x1b[2K", "\x1b[0K")
+}
+
+// redactedError is an error whose message is redacted (and its control
+// characters escaped); it still wraps the error, for the exit status.
 type redactedError struct {
 	msg string
 	err error
