@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -191,6 +192,11 @@ type Client struct {
 	reasks   int
 	maxBody  int64
 	red      *redact.Redactor // knows apiKey and the Config's Secrets
+	models   string           // BaseURL/models, which the probe asks
+
+	probeMu sync.Mutex
+	probed  bool  // the probe has an answer
+	probe   error // its answer: nil, or the server that never answers
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -209,6 +215,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: base URL %w", err)
 	}
 	chat := endpoint.Join(base, "chat/completions").String()
+	models := endpoint.Join(base, "models").String()
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
@@ -228,6 +235,7 @@ func New(cfg Config) (*Client, error) {
 		reasks:   cfg.Reasks,
 		maxBody:  cfg.MaxAnswerBytes,
 		red:      redact.New(append([]string{cfg.APIKey}, cfg.Secrets...)...),
+		models:   models,
 	}
 	if c.maxBody <= 0 {
 		c.maxBody = DefaultMaxAnswerBytes
@@ -570,6 +578,9 @@ func (e *StatusError) Error() string {
 // message, and how many attempts were made. One slot of the concurrency
 // limit is held while an attempt is in flight, not while waiting to retry.
 func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+	if err := c.probeOnce(ctx); err != nil {
+		return nil, err
+	}
 	raw, err := retry.Do(ctx, c.retry, func(attempt int) ([]byte, error) {
 		if attempt > 1 {
 			c.retried.Add(1)
@@ -629,6 +640,50 @@ func (c *Client) attempt(ctx context.Context, body []byte) ([]byte, error) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
 	return nil, redact.Wrap("llm: POST "+c.shown, err, c.red.Known()...)
+}
+
+// probeOnce asks the server, before the client's first request, whether
+// it answers at all: a chat completion's answer starts only when the
+// whole answer is made, so that a server that accepted the connection
+// and never answers (a wrong port, a hung process) could not be told from
+// a model that is slow before the per-request timeout, and then after
+// every retry. The probe is a GET of BaseURL/models (OpenAI's, vLLM's,
+// Ollama's, llama.cpp's list of models) under the retry policy's
+// FirstByte: any answer, an error status included, passes; none in time
+// is the error of every request. Other failures are left to the request
+// itself (a refused connection says so at once). A probe stopped by ctx
+// is asked again by the next request.
+func (c *Client) probeOnce(ctx context.Context) error {
+	wait := c.retry.FirstByteWait()
+	if wait <= 0 {
+		return nil
+	}
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if c.probed {
+		return c.probe
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.models, nil)
+	if err != nil {
+		return nil // the request says what is wrong
+	}
+	req.Header.Set("User-Agent", version.UserAgent())
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.retry.Send(c.http, req)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.probed = true
+	switch {
+	case err == nil:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+	case errors.Is(err, retry.ErrNoAnswer):
+		c.probe = fmt.Errorf("llm: GET %s: %w", redact.URL(c.models), err)
+	}
+	return c.probe
 }
 
 var errTooLarge = errors.New("body too large")

@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -259,14 +258,12 @@ func (w *Wikipedia) attempt(ctx context.Context, u, shown string) ([]byte, error
 	}
 	req.Header.Set("User-Agent", w.userAgent())
 	req.Header.Set("Accept", "application/json")
-	resp, err := w.Client.Do(req)
+	resp, err := w.Retry.Send(w.Client, req)
 	w.last = time.Now()
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // it repeats the URL, query and all
-		}
-		return nil, fmt.Errorf("%s: %s", shown, redact.String(err.Error()))
+		// The URL's query is left out, the error's kind kept: a name
+		// that does not resolve is not asked again.
+		return nil, netError(shown, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))

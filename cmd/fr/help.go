@@ -84,6 +84,10 @@ func flagDetails() map[string]string {
 		"llm-base-url":     "For example http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).",
 		"retries": "For every HTTP client of the run: the LLM endpoint, a remote NLI server, Wikipedia, search engines and web pages. " +
 			"A request is retried after a rate limit (429), a server error (5xx), a timeout or a network error.",
+		"first-byte-timeout": "For every HTTP client of the run, each attempt: Wikipedia, search engines and a remote NLI server's checks " +
+			"wait this long for the start of an answer; the LLM endpoint, whose answer starts only when it is whole, is asked once, " +
+			"before its first request, for its list of models (GET BASE/models; any answer, an error too, passes). A server that " +
+			"accepted the connection and said nothing in that time (a wrong port, a hung process) fails at once, not after the retries.",
 		"llm-reask":             "The answer is asked again with a reminder of the format; after the last try, the record fails.",
 		"nli-prompt":            "v1 asks for the bare label, its probability taken from the label's tokens; v2 asks for reasoning, then [label], the probability taken from the label's tokens.",
 		"nli-fixed-probability": "The value must be above 0.5 and below 1; 0 makes such an answer an error.",

@@ -37,6 +37,7 @@ func retrieveCommand() *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 3, Category: catRetrieval, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),
 			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catRetrieval, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
+			firstByteFlag(catRetrieval),
 		}, append(outputFlags(), retrieverFlags()...)...),
 		Action: runRetrieve,
 	}
@@ -132,7 +133,7 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}, Retry: &retry.Policy{Retries: c.Int("retries")}}
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}, Log: &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}, Retry: retryPolicy(c)}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}
