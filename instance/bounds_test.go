@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -185,5 +186,35 @@ func TestPipeHeld(t *testing.T) {
 	h, err := holdUpTo(strings.NewReader(in), maxDoc+1)
 	if err != nil || h.size != maxDoc+1 || len(h.blocks) != 4 {
 		t.Errorf("held %d bytes in %d blocks, %v", h.size, len(h.blocks), err)
+	}
+}
+
+// TestRelationsGivenNone: "relations": [] says the record's relations are
+// given and there are none (not nil, and written back as []); an absent
+// field or null says none are given (nil, and left out when written).
+func TestRelationsGivenNone(t *testing.T) {
+	base := `{"input": "Q", "output": "R", "atoms": [{"id": "a0", "text": "A"}], "contexts": [{"id": "c0", "text": "C"}]`
+	for _, tc := range []struct {
+		field string
+		given bool
+	}{
+		{`, "relations": []`, true},
+		{`, "relations": null`, false},
+		{``, false},
+		{`, "relations": [{"source": "c0", "target": "a0", "type": "entailment", "probability": 0.9}]`, true},
+	} {
+		for _, decode := range []func([]byte) (*Instance, error){decode, func(b []byte) (*Instance, error) { return decodeErr(b) }} {
+			in, err := decode([]byte(base + tc.field + "}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (in.Relations != nil) != tc.given {
+				t.Errorf("%q: relations %#v, given %v", tc.field, in.Relations, tc.given)
+			}
+			out, _ := json.Marshal(in)
+			if strings.Contains(string(out), `"relations"`) != tc.given {
+				t.Errorf("%q: written back as %s", tc.field, out)
+			}
+		}
 	}
 }

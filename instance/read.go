@@ -613,7 +613,10 @@ func decodeErr(raw []byte) (*Instance, error) {
 			return nil, &FieldError{field, err.Msg}
 		}
 	}
-	out.Relations = make([]Relation, len(in.Relations))
+	out.Relations = nil // absent or null: none given
+	if in.Relations != nil {
+		out.Relations = make([]Relation, len(in.Relations)) // [] too: given, none
+	}
 	for i, rr := range in.Relations {
 		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
 			var fe *FieldError
@@ -629,9 +632,6 @@ func decodeErr(raw []byte) (*Instance, error) {
 			}
 			return nil, &FieldError{fmt.Sprintf("relations[%d]", i), err.Error()}
 		}
-	}
-	if len(out.Relations) == 0 {
-		out.Relations = nil
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err

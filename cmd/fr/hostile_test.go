@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -277,4 +278,46 @@ func TestControlSequencesEscaped(t *testing.T) {
 	os.WriteFile(bad, []byte("{oops\n"), 0o600)
 	_, stderr, err = run(t, ctx, "score", bad)
 	raw("a message naming the file", stderr+"\n"+err.Error())
+}
+
+// TestRescoreOutput: an output line is an input line: scored again with
+// the default --nli auto (no model), it gives the same marginals and
+// scores from the relations it records, also when they were all neutral
+// (the line then records "relations": [], relations given and none).
+func TestRescoreOutput(t *testing.T) {
+	ctx := context.Background()
+	neutral := `{"input": "Q", "output": "Ruth Adair was born in Tulsa.", "topic": "Ruth Adair", "atoms": [{"id": "a0", "text": "Ruth Adair was born in Tulsa."}], ` +
+		`"contexts": [{"id": "c0", "title": "Weather", "text": "It rained heavily over the plains in April."}]}`
+	example := strings.TrimSpace(mustRead(t, exampleFile))
+	in := writeFile(t, "in.jsonl", neutral+"\n"+example+"\n")
+	for _, version := range []string{"1", "2", "3"} {
+		first := filepath.Join(t.TempDir(), "first.jsonl")
+		if _, stderr, err := run(t, ctx, "score", "--version", version, "--nli", "lexical", "-o", first, in); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		if !strings.Contains(strings.SplitN(mustRead(t, first), "\n", 2)[0], `"relations":[]`) {
+			t.Errorf("FR%s: the all-neutral record's line does not say it has no relations", version)
+		}
+		again, stderr, err := run(t, ctx, "score", "--version", version, first)
+		if err != nil {
+			t.Fatalf("FR%s: scoring the output again: %v\n%s", version, err, stderr)
+		}
+		was := outputLines(t, first)
+		now := scoreLines(t, again)
+		if len(now) != len(was) {
+			t.Fatalf("FR%s: %d lines, then %d", version, len(was), len(now))
+		}
+		for i := range was {
+			for _, field := range []string{"marginals", "context_marginals", "factuality_score", "f1_k", "entropy"} {
+				a, _ := json.Marshal(was[i][field])
+				b, _ := json.Marshal(now[i][field])
+				if string(a) != string(b) {
+					t.Errorf("FR%s line %d: %s %s, scored again %s", version, i+1, field, a, b)
+				}
+			}
+			if now[i]["nli_backend"] != "given" {
+				t.Errorf("FR%s line %d: scored again by %v, not from its relations", version, i+1, now[i]["nli_backend"])
+			}
+		}
+	}
 }
