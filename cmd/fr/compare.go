@@ -136,7 +136,7 @@ func runCompare(c *cli.Context) (err error) {
 	prog := progress.New(c.App.ErrWriter, "fr compare")
 	rows, st, err := p.CompareFile(c.Context, input, versions, baseline, fileOptions(c, prog))
 	if err != nil {
-		return err
+		return withFormatHint(err, input, formatFactReasoner, formatScored)
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
 	if err := pipeline.WriteComparison(printable.Writer(out), format, rows); err != nil {

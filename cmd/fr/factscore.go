@@ -98,6 +98,7 @@ func runFActScore(c *cli.Context) (err error) {
 	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
 		return w.Write(rec)
 	})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored, formatLabeled)
 	atOnce = endedAtOnce(err, st.Scored)
 	finishRun(prog, fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)), err, atOnce)
 	if err != nil {

@@ -321,3 +321,43 @@ func TestRescoreOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatPointers: a file given to a command that does not read its
+// format fails with an error that says what the file is and which
+// command reads it: FActScore's labeled format to fr score (fr factscore
+// --gold, fr convert factscore), an output of fr factscore to fr score
+// and fr inspect (fr compare), a FactReasoner file to fr convert
+// factscore (fr score).
+func TestFormatPointers(t *testing.T) {
+	ctx := context.Background()
+	labeledAll, err := os.ReadFile(filepath.Join("..", "..", "testdata", "refdata", "factscore-labeled", "ChatGPT.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labeled := writeFile(t, "labeled.jsonl", strings.Join(strings.SplitN(string(labeledAll), "\n", 4)[:3], "\n")+"\n")
+	fsOut, stderr, err := run(t, ctx, "factscore", "--gold", labeled)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	factscoreRun := writeFile(t, "factscore.jsonl", fsOut)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"score", labeled}, "is FActScore's human-labeled format (\"annotations\"): fr factscore --gold scores its labels, and fr convert factscore"},
+		{[]string{"compare", labeled}, "fr factscore --gold"},
+		{[]string{"score", factscoreRun}, "is an output of fr factscore: fr compare and fr report read it"},
+		{[]string{"inspect", factscoreRun}, "is an output of fr factscore"},
+		{[]string{"factscore", "--gold", factscoreRun}, "is an output of fr factscore"},
+		{[]string{"convert", "factscore", exampleFile}, "is a FactReasoner file: fr score"},
+	} {
+		_, stderr, err := run(t, ctx, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want a pointer %q\n%s", tc.args, err, tc.want, stderr)
+		}
+	}
+	// The commands that read a format say nothing more about it.
+	if _, _, err := run(t, ctx, "score", "--nli", "given", writeFile(t, "bad.jsonl", "{\"input\": \"Q\", \"output\": \"\"}\n")); err == nil || strings.Contains(err.Error(), " is a") {
+		t.Errorf("an invalid FactReasoner record: %v", err)
+	}
+}

@@ -99,6 +99,7 @@ func runInspect(c *cli.Context) (err error) {
 		}
 		return pipeline.WriteExplanations(w, a, ex)
 	})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	// What was explained before an error is written.
 	if ferr := w.Flush(); err == nil {
 		err = ferr

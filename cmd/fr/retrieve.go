@@ -157,6 +157,7 @@ func runRetrieve(c *cli.Context) error {
 	defer closeOut()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
 	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
 		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)

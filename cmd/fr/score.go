@@ -103,6 +103,7 @@ func runScore(c *cli.Context) error {
 		all = append(all, s)
 	}
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
