@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +22,7 @@ func pipelineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "k", Value: "half", Category: catScoring, Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Category: catRetrieval, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
 		queryContextsFlag("retrieve-k"),
-		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its `K` best-matching others; own (0) or all"},
+		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its K best-matching others, `own+K` (or K); own or all"},
 		&cli.BoolFlag{Name: "summarize", Category: catSummaries, Usage: "summarize each context with respect to its atom by the LLM, as FactReasoner's summarizer"},
 		&cli.BoolFlag{Name: "use-summaries", Category: catSummaries, Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary); no model is asked"},
 		&cli.Float64Flag{Name: "summary-fixed-probability", Value: summarize.DefaultFixedProbability, Category: catSummaries,

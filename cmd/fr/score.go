@@ -108,7 +108,7 @@ func runScore(c *cli.Context) error {
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
-	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, c.String("pairs-per-atom"))
+	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, pairsPerAtomShown(c))
 	atOnce = endedAtOnce(err, st.Scored+st.Done)
 	finishRun(prog, summary, err, atOnce)
 	if err != nil {
@@ -126,4 +126,14 @@ func runScore(c *cli.Context) error {
 	}
 	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
 	return failedError(st)
+}
+
+// pairsPerAtomShown is --pairs-per-atom as records write it ("own+3" for
+// 3), so that the summary, the help and the output lines agree.
+func pairsPerAtomShown(c *cli.Context) string {
+	k, err := pipeline.ParsePairsPerAtom(c.String("pairs-per-atom"))
+	if err != nil {
+		return c.String("pairs-per-atom")
+	}
+	return pipeline.PairsPerAtomName(k)
 }
