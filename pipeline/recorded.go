@@ -38,6 +38,9 @@ type Recorded struct {
 	ContextPriors map[string]float64
 	// Identity is the identity of the run that wrote the line.
 	Identity result.Identity
+	// Line is the input line the result is of (the output line's line
+	// field).
+	Line     int
 	identity nli.Identity
 }
 
@@ -105,7 +108,7 @@ func ReadRecorded(in *instance.Instance) (*Recorded, error) {
 	k := score.K{Value: l.K, Name: fmt.Sprint(l.K)}
 	return &Recorded{Version: l.Version, NLI: l.RunNLI(), Marginals: l.Marginals, ContextMarginals: l.ContextMarginals,
 		Solver: l.Solver, Priors: priors, ContextPriors: contextPriors, Summaries: summaries, Scores: score.Compute(atoms, k),
-		Identity: l.Identity(), identity: l.NLIIdentity()}, nil
+		Identity: l.Identity(), Line: l.Line, identity: l.NLIIdentity()}, nil
 }
 
 // AssessmentOf rebuilds the assessment an output line of ScoreFile records,
@@ -174,6 +177,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 		reports            []inference.Report
 		other              *foreign.Run // a run of another system
 		k                  score.K      // its K
+		records            map[int]asked
 	}
 	var runs []*run
 	index := make(map[[3]string]*run)
@@ -188,8 +192,9 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			if err != nil {
 				return nil, st, err
 			}
-			ru := &run{file: path, other: fr, k: fr.K(k)}
+			ru := &run{file: path, other: fr, k: fr.K(k), records: make(map[int]asked)}
 			for _, rec := range fr.Records {
+				ru.records[rec.Line] = asked{at: rec.At, input: rec.Input, output: rec.Output}
 				ru.scores = append(ru.scores, rec.Scores(ru.k))
 				st.Scored++
 				if o.Progress != nil {
@@ -211,10 +216,11 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			k := [3]string{r.Version, r.NLI, path}
 			ru, ok := index[k]
 			if !ok {
-				ru = &run{version: r.Version, nli: r.NLI, file: path}
+				ru = &run{version: r.Version, nli: r.NLI, file: path, records: make(map[int]asked)}
 				index[k] = ru
 				runs = append(runs, ru)
 			}
+			ru.records[r.Line] = asked{at: in.Line, input: in.Input, output: in.Output}
 			ru.scores = append(ru.scores, r.Scores)
 			ru.reports = append(ru.reports, r.Solver)
 			st.Scored++
@@ -225,6 +231,16 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 		})
 		if err != nil {
 			return nil, st, err
+		}
+	}
+	if o.Warn != nil {
+		recs := make([]map[int]asked, len(runs))
+		files := make([]string, len(runs))
+		for i, r := range runs {
+			recs[i], files[i] = r.records, r.file
+		}
+		for _, w := range differentRecords(recs, files) {
+			o.Warn(w)
 		}
 	}
 	names := make([]string, len(runs))
@@ -285,4 +301,71 @@ func kName(k score.K) string {
 		return "median " + v
 	}
 	return v
+}
+
+// asked is what a recorded result answered: the question and response of
+// the record on its input line, and where the result is in its file.
+type asked struct {
+	at            int
+	input, output string
+}
+
+// differentRecords says, in a line each, where the runs compared do not
+// answer the same questions (fr report refuses to set such runs side by
+// side; a table of means can, but should say so): the input lines whose
+// question or response differs between runs (a response a run does not
+// record is not compared), and runs that hold results of different input
+// lines. files names the runs.
+func differentRecords(runs []map[int]asked, files []string) []string {
+	var out []string
+	first := make(map[int]int) // input line -> the first run with it
+	mismatched, example := 0, ""
+	for i, recs := range runs {
+		lines := make([]int, 0, len(recs))
+		for l := range recs {
+			lines = append(lines, l)
+		}
+		slices.Sort(lines)
+		for _, l := range lines {
+			j, ok := first[l]
+			if !ok {
+				first[l] = i
+				continue
+			}
+			a, b := runs[j][l], recs[l]
+			if a.input != b.input || a.output != "" && b.output != "" && a.output != b.output {
+				mismatched++
+				if example == "" {
+					what := fmt.Sprintf("question %q and %q", short(a.input), short(b.input))
+					if a.input == b.input {
+						what = fmt.Sprintf("response %q and %q", short(a.output), short(b.output))
+					}
+					example = fmt.Sprintf("%s:%d and %s:%d (input line %d: %s)", files[j], a.at, files[i], b.at, l, what)
+				}
+			}
+		}
+	}
+	if mismatched > 0 {
+		out = append(out, fmt.Sprintf("the runs answer different questions on %d input lines, first %s: their rows compare different records", mismatched, example))
+	}
+	for i := 1; i < len(runs); i++ {
+		common := 0
+		for l := range runs[i] {
+			if _, ok := runs[0][l]; ok {
+				common++
+			}
+		}
+		if common != len(runs[0]) || common != len(runs[i]) {
+			out = append(out, fmt.Sprintf("%s has results for %d input lines and %s for %d, %d of them the same: each row is the mean of its own run's records", files[0], len(runs[0]), files[i], len(runs[i]), common))
+		}
+	}
+	return out
+}
+
+// short is the start of a text, for a message.
+func short(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }

@@ -59,6 +59,9 @@ type FileOptions struct {
 	// writes, in input order: for the run's summary (score.Summarize, as
 	// a row of CompareFile).
 	Scored func(score.Scores)
+	// Warn, when set, is told in a line of what may make a result
+	// misleading: CompareRecorded's runs that answer different questions.
+	Warn func(string)
 }
 
 // MaxJobs bounds Jobs: the records in flight (up to 2×Jobs) are held in

@@ -39,7 +39,9 @@ func compareCommand() *cli.Command {
 			"run (version and NLI backend) found in them. A FactReasoner result file or an output\n" +
 			"of fr factscore among them (told by content) is one row more, named by where it came\n" +
 			"from, with this project's measures of its marginals or decisions (K: --k) and, as\n" +
-			"\"its NAME\" columns, the values it records under names defined otherwise here." +
+			"\"its NAME\" columns, the values it records under names defined otherwise here.\n" +
+			"Runs whose records answer different questions on the same input line, or that hold results\n" +
+			"of different lines, are compared all the same, with a warning on stderr that says where." +
 			examples(
 				"# FR1, FR2 and FR3 on the shipped example, with the relations its records carry.",
 				"fr compare --nli given testdata/example.jsonl",
@@ -102,7 +104,9 @@ func runCompare(c *cli.Context) (err error) {
 			return usagef("--k: %w", err)
 		}
 		prog := progress.New(c.App.ErrWriter, "fr compare")
-		rows, st, err := pipeline.CompareRecorded(paths, k, fileOptions(c, prog))
+		o := fileOptions(c, prog)
+		o.Warn = func(msg string) { fmt.Fprintf(prog, "fr compare: warning: %s\n", msg) }
+		rows, st, err := pipeline.CompareRecorded(paths, k, o)
 		if err != nil {
 			return err
 		}

@@ -361,3 +361,39 @@ func TestFormatPointers(t *testing.T) {
 		t.Errorf("an invalid FactReasoner record: %v", err)
 	}
 }
+
+// TestCompareWarnsDifferentRecords: fr compare sets recorded runs side
+// by side, but says so when they answer different questions on the same
+// input line (fr report refuses such runs), or hold results of different
+// lines; runs of the same input get no warning.
+func TestCompareWarnsDifferentRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	score := func(name, input string, args ...string) string {
+		out := filepath.Join(dir, name)
+		if _, stderr, err := run(t, ctx, append(append([]string{"score", "--nli", "given", "-o", out}, args...), input)...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		return out
+	}
+	fr2 := score("fr2.jsonl", exampleFile)
+	fr3 := score("fr3.jsonl", exampleFile, "--version", "3")
+	lines := strings.SplitN(mustRead(t, exampleFile), "\n", 3)
+	other := writeFile(t, "other.jsonl", strings.Replace(lines[0], "Marie Curie.", "Pierre Curie.", 1)+"\n"+lines[1]+"\n")
+	fr3other := score("fr3-other.jsonl", other, "--version", "3")
+	if _, stderr, err := run(t, ctx, "compare", fr2, fr3); err != nil || strings.Contains(stderr, "warning") {
+		t.Errorf("runs of the same input: %v\n%s", err, stderr)
+	}
+	out, stderr, err := run(t, ctx, "compare", fr2, fr3other)
+	if err != nil || !strings.Contains(out, "| FR3 | 2 |") {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	for _, want := range []string{
+		"warning: the runs answer different questions on 1 input lines, first " + fr2 + ":1 and " + fr3other + ":1 (input line 1: question \"Question: Tell me a bio of Marie Curie.\" and \"Question: Tell me a bio of Pierre Curie.\")",
+		"warning: " + fr2 + " has results for 3 input lines and " + fr3other + " for 2, 2 of them the same",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
