@@ -87,4 +87,3 @@ func exitCode(err error) int {
 	}
 	return 0
 }
-
