@@ -531,7 +531,7 @@ func (r *Reader) wrap(line int, raw []byte, err error) error {
 	var se *json.SyntaxError
 	switch {
 	case fe != nil:
-		off = locate(quoteNonFinite(raw), fe.Field)
+		off = Locate(quoteNonFinite(raw), fe.Field)
 	case errors.As(err, &se):
 		off = int(se.Offset)
 	}

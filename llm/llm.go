@@ -257,12 +257,20 @@ func New(cfg Config) (*Client, error) {
 	if cfg.CachePath != "" {
 		ca, err := openCache(cfg.CachePath)
 		if err != nil {
-			return nil, err
+			return nil, &CacheError{Err: err}
 		}
 		c.cache = ca
 	}
 	return c, nil
 }
+
+// CacheError is New's error when Config.CachePath cannot be the cache: a
+// file that is not an LLM cache (refused, and left as it was), or one
+// that cannot be opened.
+type CacheError struct{ Err error }
+
+func (e *CacheError) Error() string { return e.Err.Error() }
+func (e *CacheError) Unwrap() error { return e.Err }
 
 // Close closes the cache.
 func (c *Client) Close() error {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -241,7 +242,7 @@ func (w *Wikipedia) get(ctx context.Context, params url.Values, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: unexpected answer: %w", shown, err)
+		return fmt.Errorf("%s: unexpected answer: %w", shown, jsonpath.Error(body, err))
 	}
 	return nil
 }

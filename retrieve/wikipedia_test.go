@@ -325,3 +325,20 @@ func TestWikipediaFailsFast(t *testing.T) {
 		t.Errorf("a silent server: %v", err)
 	}
 }
+
+// TestWikipediaAnswerTypes: an answer whose values have other types than
+// the API's is refused naming the value's path and the JSON types, not
+// Go's.
+func TestWikipediaAnswerTypes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"query": {"search": [{"title": 5}]}}`))
+	}))
+	defer srv.Close()
+	w := NewWikipedia(srv.URL + "/w/api.php")
+	w.Retry = &retry.Policy{Retries: 0}
+	_, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
+	if err == nil || !strings.Contains(err.Error(), "query.search[0].title: expected string, got JSON number") || strings.Contains(err.Error(), "Go ") {
+		t.Errorf("%v", err)
+	}
+}

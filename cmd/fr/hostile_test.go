@@ -397,3 +397,31 @@ func TestCompareWarnsDifferentRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheRefusalsAlike: a file that is not a cache of its kind (here a
+// knowledge base) given to --cache, --llm-cache or --retrieval-cache is
+// refused alike: a usage error (exit status 2) naming the flag, the file
+// left as it was.
+func TestCacheRefusalsAlike(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	if _, stderr, err := run(t, ctx, "kb", "build", "-o", kb, writeFile(t, "Ruth Adair.txt", "Ruth Adair was born in Tulsa.")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	before := mustRead(t, kb)
+	for _, args := range [][]string{
+		{"score", "--nli", "lexical", "--cache", kb, exampleFile},
+		{"atomize", "--atomizer", "llm", "--llm-model", "m", "--llm-base-url", "http://" + closedPort(t) + "/v1", "--llm-cache", kb, exampleFile},
+		{"retrieve", "--db", kb, "--retrieval-cache", kb, exampleFile},
+	} {
+		flag := args[len(args)-3]
+		_, _, err := run(t, ctx, args...)
+		if err == nil || exitStatus(err) != exitUsage || !strings.HasPrefix(err.Error(), flag+": ") || !strings.Contains(err.Error(), "not a factreasoner-go cache") {
+			t.Errorf("%s: exit %d: %v", flag, exitStatus(err), err)
+		}
+	}
+	if mustRead(t, kb) != before {
+		t.Error("the knowledge base was changed")
+	}
+}
