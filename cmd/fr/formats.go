@@ -60,8 +60,12 @@ func formatOf(path string) string {
 // fr reads, and the commands that read it. Other errors, and errors
 // about other files, are returned as they are.
 func withFormatHint(err error, input string, wants ...string) error {
+	// Only an error about a field of a record (no atoms, an empty
+	// response, no annotations) can be one of format: a file that is not
+	// records at all, broken JSON or a line too long is in no format fr
+	// reads, and telling the format could mean reading the file again.
 	var ie *instance.Error
-	if err == nil || !errors.As(err, &ie) || ie.File != input || errors.Is(err, instance.ErrEmpty) {
+	if err == nil || !errors.As(err, &ie) || ie.File != input || ie.Field == "" {
 		return err
 	}
 	f := formatOf(input)
