@@ -9,14 +9,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 
-	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
@@ -56,9 +54,7 @@ func Load(path string) (t *Tokenizer, err error) {
 			Content string `json:"content"`
 		} `json:"added_tokens"`
 		Model struct {
-			Type     string          `json:"type"`
-			Vocab    json.RawMessage `json:"vocab"`
-			UnkToken json.RawMessage `json:"unk_token"`
+			Vocab json.RawMessage `json:"vocab"`
 		} `json:"model"`
 		PostProcessor json.RawMessage `json:"post_processor"`
 	}
@@ -76,9 +72,6 @@ func Load(path string) (t *Tokenizer, err error) {
 		}
 		for tok, id := range vocab {
 			ids["token "+strconv.Quote(tok)] = id
-		}
-		if err := checkVocab(vocab, head.Model.Type, head.Model.UnkToken); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: %w", path, err)
 		}
 	} else if len(v) > 0 && v[0] == '[' {
 		var pieces []json.RawMessage // a Unigram list: the ids are the places
@@ -119,43 +112,6 @@ func Load(path string) (t *Tokenizer, err error) {
 		t.specials = pp.AddedTokens(true)
 	}
 	return t, nil
-}
-
-// checkVocab refuses what the tokenizer library would take without a
-// word and then encode wrongly: two tokens of the vocabulary with one id
-// (one of them could never be told from the other), and an unknown token
-// (model.unk_token; "[UNK]" when a WordPiece model names none) that is
-// not in the vocabulary, which words outside it would be encoded as.
-func checkVocab(vocab map[string]int, model string, unk json.RawMessage) error {
-	tokens := make([]string, 0, len(vocab))
-	for tok := range vocab {
-		tokens = append(tokens, tok)
-	}
-	sort.Strings(tokens)
-	byID := make(map[int]string, len(vocab))
-	for _, tok := range tokens {
-		id := vocab[tok]
-		if other, ok := byID[id]; ok {
-			return fmt.Errorf("model.vocab: tokens %q and %q both have id %d", other, tok, id)
-		}
-		byID[id] = tok
-	}
-	var name *string
-	switch u := bytes.TrimSpace(unk); {
-	case len(u) == 0 && model == "WordPiece":
-		def := "[UNK]"
-		name = &def
-	case len(u) > 0:
-		if err := json.Unmarshal(u, &name); err != nil {
-			return fmt.Errorf("model.unk_token: %w", jsonpath.Error(u, err))
-		}
-	}
-	if name != nil {
-		if _, ok := vocab[*name]; !ok {
-			return fmt.Errorf("model.unk_token %q is not a token of model.vocab: words outside the vocabulary could not be encoded", *name)
-		}
-	}
-	return nil
 }
 
 // specialIDs adds to ids the ids a post-processor names: RoBERTa's and
