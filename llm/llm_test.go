@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
@@ -709,26 +709,13 @@ func TestBaseURLWithQuery(t *testing.T) {
 // no chat request and no retry; any answer to the probe, an error status
 // too, lets the requests go; a probe stopped by the caller is asked again.
 func TestProbe(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // accepted, never answered
-		}
-	}()
-	c, err := New(Config{BaseURL: "http://" + l.Addr().String() + "/v1", Model: "m", Retry: &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}})
+	addr := nettest.Silent(t)
+	c, err := New(Config{BaseURL: "http://" + addr + "/v1", Model: "m", Retry: &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.Complete(context.Background(), ask("q"))
-	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), "GET http://"+l.Addr().String()+"/v1/models") || c.Usage().Requests != 0 {
+	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), "GET http://"+addr+"/v1/models") || c.Usage().Requests != 0 {
 		t.Errorf("a silent server: %v, %d requests", err, c.Usage().Requests)
 	}
 	if _, err2 := c.Complete(context.Background(), ask("q2")); err2 == nil || err2.Error() != err.Error() {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -304,24 +305,11 @@ func TestWikipediaFailsFast(t *testing.T) {
 			t.Errorf("%s: %d attempts, error %v", dnsErr.Err, dials, err)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // silent until the test ends
-		}
-	}()
-	w := NewWikipedia("http://" + l.Addr().String() + "/w/api.php")
+	addr := nettest.Silent(t)
+	w := NewWikipedia("http://" + addr + "/w/api.php")
 	w.Retry = &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}
-	_, err = w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
-	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), l.Addr().String()) || strings.Contains(err.Error(), "attempts") {
+	_, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
+	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), addr) || strings.Contains(err.Error(), "attempts") {
 		t.Errorf("a silent server: %v", err)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 )
 
 var errFlaky = errors.New("flaky")
@@ -391,36 +393,6 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-// silent listens on loopback and accepts connections without ever
-// answering, as a wrong port or a hung server does.
-func silent(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + l.Addr().String()
-}
-
 // TestSend: an attempt whose server sends no answer within FirstByte
 // fails with ErrNoAnswer, saying how long it waited, and is not repeated;
 // an answer that starts in time is read whole, however long its body
@@ -431,7 +403,7 @@ func TestSend(t *testing.T) {
 	attempts := 0
 	_, err := Do(context.Background(), p, func(int) (*http.Response, error) {
 		attempts++
-		req, _ := http.NewRequest(http.MethodGet, silent(t), nil)
+		req, _ := http.NewRequest(http.MethodGet, "http://"+nettest.Silent(t), nil)
 		return p.Send(http.DefaultClient, req)
 	})
 	if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "sent no answer within 100ms") || attempts != 1 {
@@ -457,7 +429,7 @@ func TestSend(t *testing.T) {
 	none := &Policy{FirstByte: -1}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	req, _ = http.NewRequestWithContext(ctx, http.MethodGet, silent(t), nil)
+	req, _ = http.NewRequestWithContext(ctx, http.MethodGet, "http://"+nettest.Silent(t), nil)
 	if _, err := none.Send(http.DefaultClient, req); errors.Is(err, ErrNoAnswer) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("no limit: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 )
 
 // closedPort returns a loopback address where nothing listens.
@@ -70,33 +72,6 @@ func TestFetchPrivateHint(t *testing.T) {
 	}
 }
 
-// silentPort returns a loopback address where a server accepts
-// connections and never answers (a wrong port, a hung process).
-func silentPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	return l.Addr().String()
-}
-
 // TestSilentEndpoint: a server that accepts the connection and never
 // answers is told after --first-byte-timeout, in one line that says so,
 // without a retry, for the LLM endpoint (asked for its models before the
@@ -105,7 +80,7 @@ func TestSilentEndpoint(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
 	raw := writeFile(t, "raw.jsonl", rawRecord+"\n")
 	atoms := writeFile(t, "atoms.jsonl", `{"input": "Q", "output": "Ruth Adair was born in Tulsa.", "topic": "Ruth Adair", "atoms": [{"id": "a0", "text": "Ruth Adair was born in Tulsa."}]}`+"\n")
-	addr := silentPort(t)
+	addr := nettest.Silent(t)
 	fast := []string{"--first-byte-timeout", "200ms"}
 	for _, tt := range []struct {
 		name string

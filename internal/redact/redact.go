@@ -146,6 +146,22 @@ func (r *Redactor) Contains(s string) bool {
 			return true
 		}
 	}
+	found := false
+	eachWord(s, func(i, j int) bool {
+		for k := i; k+PartLen <= j; k++ {
+			if _, ok := r.parts[s[k:k+PartLen]]; ok {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// eachWord calls fn with the bounds of each word of s (a run of wordByte
+// bytes), in order, until fn returns false.
+func eachWord(s string, fn func(i, j int) bool) {
 	for i := 0; i < len(s); {
 		if !wordByte(s[i]) {
 			i++
@@ -155,14 +171,11 @@ func (r *Redactor) Contains(s string) bool {
 		for j < len(s) && wordByte(s[j]) {
 			j++
 		}
-		for k := i; k+PartLen <= j; k++ {
-			if _, ok := r.parts[s[k:k+PartLen]]; ok {
-				return true
-			}
+		if !fn(i, j) {
+			return
 		}
 		i = j
 	}
-	return false
 }
 
 func containsString(list []string, s string) bool {
@@ -204,22 +217,14 @@ func wordByte(c byte) bool {
 func (r *Redactor) maskParts(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is in b
-	for i := 0; i < len(s); {
-		if !wordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && wordByte(s[j]) {
-			j++
-		}
+	eachWord(s, func(i, j int) bool {
 		if r.secretWord(s[i:j], i == 0, j == len(s) || strings.HasPrefix(s[j:], "…")) {
 			b.WriteString(s[last:i])
 			b.WriteString(Mask)
 			last = j
 		}
-		i = j
-	}
+		return true
+	})
 	if last == 0 {
 		return s
 	}
