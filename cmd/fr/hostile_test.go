@@ -168,8 +168,8 @@ func TestSkipInvalidEverywhere(t *testing.T) {
 // TestTempFilesOfKilledRuns: a run killed (kill -9) while it reads
 // standard input leaves its copy of it behind, and the next run that
 // reads standard input removes it; a stray temporary output of a killed
-// fr report is removed by the next report of the same file, and a
-// replaced report keeps the file's mode.
+// fr report (or fr kb build) is removed by the next run that writes the
+// same file, and a replaced report keeps the file's mode.
 func TestTempFilesOfKilledRuns(t *testing.T) {
 	tmp := t.TempDir()
 	child := exec.Command(os.Args[0], "score", "--nli", "given", "-")
@@ -223,6 +223,17 @@ func TestTempFilesOfKilledRuns(t *testing.T) {
 	}
 	if st, _ := os.Stat(report); st.Mode().Perm() != 0o640 {
 		t.Errorf("the replaced report's mode is %v, want 0640", st.Mode().Perm())
+	}
+
+	// The same for a knowledge base's staging file.
+	kb := filepath.Join(dir, "kb.db")
+	strayKB := filepath.Join(dir, ".kb.db.987654.tmp")
+	os.WriteFile(strayKB, []byte("SQLite format 3\x00half"), 0o600)
+	if _, stderr, err := runChild(t, nil, "kb", "build", "-o", kb, writeFile(t, "Ruth Adair.txt", "Ruth Adair was born in Tulsa.")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(strayKB); err == nil {
+		t.Error("the stray staging file of a knowledge base was left")
 	}
 }
 
