@@ -23,7 +23,7 @@ func readFActScore(path string, skip func(*instance.Error)) (*Run, error) {
 	run := &Run{Path: path, Kind: FActScore, Decided: true}
 	summary := 0 // the line of the summary
 	lines := make(map[int]int)
-	err := jsonl.ReadLines(path, func(n int, raw []byte) error {
+	err := jsonl.ReadLines(path, jsonl.MaxOutputLineBytes, func(n int, raw []byte) error {
 		fail := func(err error) error {
 			e := recordError(path, n, raw, "", err)
 			if skip == nil {

@@ -27,11 +27,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
+	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
@@ -261,7 +262,7 @@ const maxFileBytes = instance.DefaultMaxDocumentBytes
 // is Kind 0 and no error: the caller reads it as before. Only the names of
 // the first value's fields are read.
 func Detect(path string) (Kind, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return 0, err
 	}
@@ -293,7 +294,9 @@ func Detect(path string) (Kind, error) {
 // which must be an object, reading its values as tokens so that a large
 // value is never held whole.
 func topKeys(r io.Reader) (map[string]bool, error) {
-	dec := json.NewDecoder(io.LimitReader(skipBOM(r), maxFileBytes))
+	br := &boundedTokens{r: io.LimitReader(skipBOM(r), maxFileBytes), max: jsonl.MaxLineBytes}
+	dec := json.NewDecoder(br)
+	br.dec = dec
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
 	}
@@ -323,6 +326,26 @@ func topKeys(r io.Reader) (map[string]bool, error) {
 		}
 	}
 	return keys, nil
+}
+
+// boundedTokens is the input of a decoder read token by token that stops
+// it, with an error, when it holds more than max bytes it has not
+// consumed: a token larger than that (a string of gigabytes) is never
+// held whole.
+type boundedTokens struct {
+	r    io.Reader
+	dec  *json.Decoder
+	read int64
+	max  int64
+}
+
+func (b *boundedTokens) Read(p []byte) (int, error) {
+	if b.read-b.dec.InputOffset() > b.max {
+		return 0, fmt.Errorf("a JSON value of more than %d bytes", b.max)
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
 }
 
 func skipBOM(r io.Reader) io.Reader {
@@ -371,7 +394,7 @@ func Read(path string, skip func(*instance.Error)) (*Run, error) {
 // error naming the line where it breaks; the file cannot be read on after
 // it.
 func values(path string, fn func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return err
 	}

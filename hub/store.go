@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
@@ -77,7 +78,7 @@ func readManifest(p string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, fmt.Errorf("%s: %w", p, jsonpath.Error(data, err))
 	}
 	if err := ValidPath(m.ONNX); err != nil {
 		return nil, fmt.Errorf("%s: onnx: %w", p, err)

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -31,19 +31,25 @@ func (f Format) String() string {
 
 // DetectFormat tells the format of the file at path from its first
 // record line (the first line, not indented, that is a whole JSON object,
-// however many broken lines come before it): FActScore's labeled format
+// however many broken lines come before it, or one longer than a record
+// may be): FActScore's labeled format
 // when it has an "annotations" field, else FactReasoner's (whose reader
 // reports whatever is wrong with the file). A file without such a line
 // (pretty-printed JSON, or nothing readable) is FactReasoner's.
 func DetectFormat(path string) (Format, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r := &Reader{split: &lineSplitter{src: f}, MaxLineBytes: DefaultMaxLineBytes}
+	r := &Reader{split: jsonl.NewLineReader(f, DefaultMaxLineBytes), MaxLineBytes: DefaultMaxLineBytes}
 	for {
 		l, err := r.readLine() // bounded; the first loses a byte order mark
+		if l.tooLong {
+			// A record line in any format, and an invalid one: the
+			// reader of FactReasoner's format says so.
+			return FactReasoner, nil
+		}
 		line := l.raw
 		if !l.tooLong && len(line) > 0 && line[0] == '{' && isObject(line) {
 			var rec map[string]json.RawMessage
@@ -67,7 +73,7 @@ func DetectFormat(path string) (Format, error) {
 // format, with the line it is on. A malformed record stops the reading with
 // an *Error naming the file, line and field.
 func ReadLabeled(path string, fn func(line int, r *LabeledRecord) error) error {
-	return jsonl.ReadLines(path, func(line int, raw []byte) error {
+	return jsonl.ReadLines(path, jsonl.MaxLineBytes, func(line int, raw []byte) error {
 		rec, err := ParseLabeled(raw)
 		if err != nil {
 			e := &Error{File: path, Line: line, Err: err}

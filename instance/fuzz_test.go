@@ -49,8 +49,14 @@ func FuzzReader(f *testing.F) {
 				if e.Line < 0 || e.Line > lines {
 					t.Fatalf("error at line %d of a %d-line input: %v", e.Line, lines, err)
 				}
-				if errors.Is(err, ErrEmpty) {
+				if errors.Is(err, ErrEmpty) || errors.Is(err, ErrUnreadable) {
+					if _, again := r.Next(); errors.Is(err, ErrUnreadable) && again != io.EOF {
+						t.Fatalf("an error that ends the input (%v), then %v", err, again)
+					}
 					return
+				}
+				if !Skippable(err) {
+					t.Fatalf("an error neither skippable nor ending the input: %v", err)
 				}
 				continue
 			}

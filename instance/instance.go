@@ -14,12 +14,17 @@ import (
 
 // Instance is one record of a FactReasoner input file.
 type Instance struct {
-	Input     string     `json:"input"`
-	Output    string     `json:"output"`
-	Topic     string     `json:"topic,omitempty"`
-	Atoms     []Atom     `json:"atoms,omitempty"`
-	Contexts  []Context  `json:"contexts,omitempty"`
-	Relations []Relation `json:"relations,omitempty"`
+	Input    string    `json:"input"`
+	Output   string    `json:"output"`
+	Topic    string    `json:"topic,omitempty"`
+	Atoms    []Atom    `json:"atoms,omitempty"`
+	Contexts []Context `json:"contexts,omitempty"`
+	// Relations are the record's own NLI relations: nil when the record
+	// has none (they are found by a model), and not nil, though empty,
+	// when it says it has none (`"relations": []`, as fr score writes a
+	// record whose relations were all neutral): the record's relations
+	// are then given, and there are none.
+	Relations []Relation `json:"relations,omitzero"`
 
 	// Extra holds the record's fields that this package does not know (a
 	// user's "id" or "cat", say), in input order, so that the tools pass

@@ -71,9 +71,9 @@ func decodeValid(raw []byte) *Instance {
 			if json.Unmarshal(value, &rs) != nil {
 				return false
 			}
-			out.Relations = nil
-			if len(rs) > 0 {
-				out.Relations = make([]Relation, len(rs))
+			out.Relations = nil // null: none given
+			if rs != nil {
+				out.Relations = make([]Relation, len(rs)) // [] too: given, none
 			}
 			for i, r := range rs {
 				p, err := parseProbability(r.Probability)

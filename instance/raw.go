@@ -2,10 +2,13 @@ package instance
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Raw is a record of an input file as a Reader finds it, before it is
@@ -26,6 +29,9 @@ type Raw struct {
 // empty input gives an *Error wrapping ErrEmpty. Next is NextRaw and
 // Decode.
 func (r *Reader) NextRaw() (Raw, error) {
+	if r.stop != nil {
+		return Raw{}, io.EOF // the error that ended the input was given
+	}
 	if r.mode == modeUnknown {
 		if err := r.detect(); err != nil {
 			return Raw{}, err
@@ -41,13 +47,20 @@ func (r *Reader) NextRaw() (Raw, error) {
 	for {
 		l, err := r.readLine()
 		if err == io.EOF {
-			if r.n == 0 {
+			switch {
+			case r.n == 0:
 				return Raw{}, &Error{File: r.name, Err: ErrEmpty}
+			case !r.sawObject:
+				// Every line was broken: not jsonl with some invalid
+				// records but no jsonl at all, whatever was skipped.
+				r.stop = ending(&Error{File: r.name, Err: errors.New("no line of the file is a whole JSON object: it is not jsonl (one record object per line), nor JSON")})
+				return Raw{}, r.stop
 			}
 			return Raw{}, io.EOF
 		}
 		if err != nil {
-			return Raw{}, &Error{File: r.name, Line: r.line + 1, Err: err}
+			r.stop = ending(&Error{File: r.name, Line: r.line + 1, Err: err})
+			return Raw{}, r.stop
 		}
 		if l.tooLong {
 			r.n++
@@ -57,6 +70,9 @@ func (r *Reader) NextRaw() (Raw, error) {
 			continue
 		}
 		r.n++
+		if !r.sawObject {
+			r.sawObject = isObject(l.raw) // the first record line only, usually
+		}
 		return Raw{File: r.name, Line: l.n, data: l.raw}, nil
 	}
 }
@@ -85,21 +101,33 @@ func (raw Raw) Decode() (*Instance, error) {
 // record that cannot be split off stops the scan with its *Error, unless
 // skip is not nil: then skip is called with the error and the scan goes on
 // (an empty file is always an error). ScanRaw returns the first error of
-// fn, or of reading.
+// fn, or of reading. An error that ends the input (ErrUnreadable: not
+// jsonl nor JSON, broken JSON in a pretty-printed file) ends the scan,
+// skip or not: the records after it cannot be found.
 func ScanRaw(path string, skip func(*Error), fn func(Raw) error) error {
-	f, err := os.Open(path)
+	return ScanRawContext(context.Background(), path, skip, fn)
+}
+
+// ScanRawContext is ScanRaw that stops reading, with ctx's error, once ctx
+// is done, also inside a record: a pass over a file beside a run that has
+// stopped (skipping a line of gigabytes, say) ends with it.
+func ScanRawContext(ctx context.Context, path string, skip func(*Error), fn func(Raw) error) error {
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := NewReader(f, path)
+	r := NewReader(ctxFile{f, ctx}, path)
 	for {
 		raw, err := r.NextRaw()
 		if err == io.EOF {
 			return nil
 		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		var ie *Error
-		if errors.As(err, &ie) && skip != nil && !errors.Is(err, ErrEmpty) {
+		if skip != nil && Skippable(err) && errors.As(err, &ie) {
 			skip(ie)
 			continue
 		}
@@ -110,4 +138,24 @@ func ScanRaw(path string, skip func(*Error), fn func(Raw) error) error {
 			return err
 		}
 	}
+}
+
+// ctxFile is a file whose reads fail with ctx's error once ctx is done.
+type ctxFile struct {
+	*os.File
+	ctx context.Context
+}
+
+func (f ctxFile) Read(p []byte) (int, error) {
+	if err := f.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f.File.Read(p)
+}
+
+func (f ctxFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := f.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f.File.ReadAt(p, off)
 }

@@ -12,14 +12,20 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
+	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
-// Error is a problem with one record of an input file.
+// Error is a problem with one record of an input file, or with the file
+// (Line 0, or wrapping ErrUnreadable: it cannot be read past).
 type Error struct {
 	File  string
 	Line  int    // 1-based line of the offending value when known, else where the record starts; 0 when not known
 	Field string // JSON path of the offending field, if any
 	Err   error
+	// end marks an error that ends the input: it wraps ErrUnreadable.
+	end bool
 }
 
 func (e *Error) Error() string {
@@ -39,8 +45,34 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is makes an error that ends the input an ErrUnreadable.
+func (e *Error) Is(target error) bool { return e.end && target == ErrUnreadable }
+
 // ErrEmpty is returned (wrapped in *Error) for a file that holds no records.
 var ErrEmpty = errors.New("no records in file")
+
+// ErrUnreadable is wrapped by the *Error of an input that cannot be read
+// on: neither jsonl nor JSON, JSON that breaks in a pretty-printed file
+// (the records after the break cannot be found), a record of such a file
+// longer than the limit, a file too large for its layout, an error of
+// reading. It ends the input: a reader gives it once, and then io.EOF;
+// Scan reports it whatever its skip. A caller that reads on after invalid
+// records asks Skippable which errors it may read on after.
+var ErrUnreadable = errors.New("the input cannot be read on")
+
+// Skippable reports whether err is an invalid record that a caller may
+// skip and read on after (--skip-invalid): an *Error that is neither an
+// empty input (ErrEmpty) nor one that ends it (ErrUnreadable).
+func Skippable(err error) bool {
+	var ie *Error
+	return errors.As(err, &ie) && !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrUnreadable)
+}
+
+// ending marks e as an error that ends the input.
+func ending(e *Error) *Error {
+	e.end = true
+	return e
+}
 
 // Reader reads instances one at a time. It accepts jsonl (one object per
 // line) and files holding one or more pretty-printed JSON objects, or a JSON
@@ -66,17 +98,21 @@ type Reader struct {
 	br   *bufio.Reader // src, once the layout is decided: document mode
 	// split splits src into lines, once the layout is decided: jsonl
 	// mode.
-	split *lineSplitter
+	split *jsonl.LineReader
 	// MaxLineBytes bounds a jsonl line, MaxDocumentBytes a file of
 	// pretty-printed JSON: longer input is an error before it is held in
 	// memory (a long jsonl line is skipped whole). NewReader sets
 	// DefaultMaxLineBytes and DefaultMaxDocumentBytes.
 	MaxLineBytes, MaxDocumentBytes int
 
-	line    int // lines consumed so far (jsonl mode)
+	line    int   // lines consumed so far (jsonl mode)
+	stop    error // the error that ended the input, given once; then io.EOF
 	mode    int
 	neither bool // the input is neither jsonl nor valid JSON
 	n       int  // records returned or reported so far
+	// sawObject: a line of the input was a whole JSON object (jsonl
+	// mode), as a jsonl file must have one.
+	sawObject bool
 
 	// Document mode: the decoder of the input, its lines, whether it is
 	// in a top-level array and at which element, and the error that ends
@@ -98,7 +134,7 @@ type lineAt struct {
 
 // Limits of a Reader.
 const (
-	DefaultMaxLineBytes     = 64 << 20
+	DefaultMaxLineBytes     = jsonl.MaxLineBytes
 	DefaultMaxDocumentBytes = 1 << 30
 )
 
@@ -130,11 +166,12 @@ func (r *Reader) Next() (*Instance, error) {
 	return raw.Decode()
 }
 
-// readLine reads a line of at most MaxLineBytes (a longer one is consumed
-// whole and returned empty, marked tooLong). The first line loses a byte
-// order mark.
+// readLine reads a line of at most MaxLineBytes (a longer one is returned
+// empty, marked tooLong, as soon as that many of its bytes are read; its
+// rest is read past on the next call). The first line loses a byte order
+// mark.
 func (r *Reader) readLine() (lineAt, error) {
-	line, tooLong, err := r.split.next(r.MaxLineBytes)
+	line, tooLong, err := r.split.Next()
 	if err != nil {
 		return lineAt{}, err
 	}
@@ -145,70 +182,6 @@ func (r *Reader) readLine() (lineAt, error) {
 	return lineAt{raw: line, n: r.line, tooLong: tooLong}, nil
 }
 
-// lineSplitter splits its input into lines that are slices of the blocks
-// it reads into, so that a line is copied once, from the input into its
-// block, and not again into a slice of its own: on a file of large records
-// the one goroutine that splits the input for every worker spent most of
-// its time allocating and copying lines. A block stays in memory as long
-// as a line of it does (the records in flight).
-type lineSplitter struct {
-	src     io.Reader
-	block   []byte // block[pos:] is read and not yet returned; block[len:cap] is free
-	pos     int
-	scanned int   // block[pos:scanned] holds no line break
-	err     error // of the last read
-}
-
-// lineBlock is the size of a block, unless a line needs more.
-const lineBlock = 1 << 20
-
-// next returns the next line, with its line break, when it has at most
-// limit bytes; a longer one is consumed whole and reported as tooLong, without
-// its bytes. At the end it returns io.EOF, or the error of reading.
-func (l *lineSplitter) next(limit int) (line []byte, tooLong bool, err error) {
-	skipped := 0 // bytes of a line too long, dropped
-	for {
-		if i := bytes.IndexByte(l.block[l.scanned:], '\n'); i >= 0 {
-			end := l.scanned + i + 1
-			line = l.block[l.pos:end:end]
-			l.pos, l.scanned = end, end
-			if skipped+len(line) > limit {
-				return nil, true, nil
-			}
-			return line, false, nil
-		}
-		l.scanned = len(l.block)
-		rest := len(l.block) - l.pos
-		if rest > limit {
-			skipped += rest
-			l.pos = len(l.block)
-			rest = 0
-		}
-		if l.err != nil {
-			line = l.block[l.pos:len(l.block):len(l.block)]
-			l.pos = len(l.block)
-			switch {
-			case l.err != io.EOF:
-				return nil, false, l.err
-			case skipped > 0:
-				return nil, true, nil
-			case len(line) > 0:
-				return line, false, nil
-			}
-			return nil, false, io.EOF
-		}
-		if len(l.block) == cap(l.block) {
-			// Full: the rest of the line starts a new block.
-			nb := make([]byte, rest, max(lineBlock, 2*rest))
-			copy(nb, l.block[l.pos:])
-			l.block, l.pos, l.scanned = nb, 0, rest
-		}
-		n, err := l.src.Read(l.block[len(l.block):cap(l.block)])
-		l.block = l.block[:len(l.block)+n]
-		l.err = err
-	}
-}
-
 // bom is the UTF-8 byte order mark.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
@@ -217,62 +190,185 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 func (r *Reader) detect() error {
 	src, mode, err := r.decide()
 	if err != nil {
-		return &Error{File: r.name, Err: err}
+		r.stop = ending(&Error{File: r.name, Err: err})
+		return r.stop
 	}
 	r.mode = mode
 	if mode == modeDocument {
 		r.br = bufio.NewReaderSize(src, readBuffer)
 		return r.readDocument()
 	}
-	r.split = &lineSplitter{src: src}
+	r.split = jsonl.NewLineReader(src, r.MaxLineBytes)
 	return nil
 }
 
 // decide reads the input once to decide its layout and returns it again,
-// from where it started, with the mode to read it in.
+// from where it started, with the mode to read it in. A regular file is
+// read in place (in parallel when it is jsonl; one longer than a document
+// may be only to find a record line); anything else, a pipe, is held in
+// memory, up to MaxDocumentBytes.
 func (r *Reader) decide() (io.Reader, int, error) {
-	if rs, ok := r.src.(io.ReadSeeker); ok {
-		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
-			if ra, ok := r.src.(io.ReaderAt); ok {
-				if end, err := rs.Seek(0, io.SeekEnd); err == nil {
-					if _, err := rs.Seek(start, io.SeekStart); err != nil {
-						return nil, 0, err
-					}
-					if parallelJSONL(ra, start, end-start, runtime.GOMAXPROCS(0)) {
-						return rs, modeLines, nil
-					}
-				}
-			}
-			l, err := scanLayout(rs, r.MaxLineBytes)
-			if err != nil {
-				return nil, 0, err
-			}
-			if _, err := rs.Seek(start, io.SeekStart); err != nil {
-				return nil, 0, err
-			}
-			r.neither = !l.valid && !l.objectLine
-			mode := l.mode(r.MaxDocumentBytes)
-			if mode == modeDocument && l.size > int64(r.MaxDocumentBytes) {
-				return nil, 0, fmt.Errorf("the file is not jsonl, and longer than %d bytes, the most a pretty-printed file may take (write one record per line)", r.MaxDocumentBytes)
-			}
-			return rs, mode, nil
+	if rs, size, ok := regularFile(r.src); ok {
+		start, err := rs.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil, 0, err
 		}
+		n := size - start
+		if n > int64(r.MaxDocumentBytes) {
+			// Too long for a document: jsonl, if any line is a record.
+			found, err := recordLineAhead(rs, r.MaxLineBytes)
+			if err == nil {
+				_, err = rs.Seek(start, io.SeekStart)
+			}
+			switch {
+			case err != nil:
+				return nil, 0, err
+			case !found:
+				return nil, 0, fmt.Errorf("the file is not jsonl (no line of it is a whole JSON object), and longer than %d bytes, the most a pretty-printed file may take", r.MaxDocumentBytes)
+			}
+			return rs, modeLines, nil
+		}
+		if ra, ok := r.src.(io.ReaderAt); ok && parallelJSONL(ra, start, n, runtime.GOMAXPROCS(0)) {
+			return rs, modeLines, nil
+		}
+		l, err := scanLayout(rs, r.MaxLineBytes)
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := rs.Seek(start, io.SeekStart); err != nil {
+			return nil, 0, err
+		}
+		r.neither = !l.valid && !l.objectLine
+		return rs, l.mode(r.MaxDocumentBytes), nil
 	}
-	// A pipe: held in memory to be read twice, as far as a document may
-	// go; a longer input cannot be one, and is jsonl.
-	held, err := io.ReadAll(io.LimitReader(r.src, int64(r.MaxDocumentBytes)+1))
+	// A stream: held in memory to be read twice, as far as a document
+	// may go, in blocks (not grown and copied as one slice, which would
+	// take twice as much); a longer input cannot be one, and is jsonl.
+	held, err := holdUpTo(r.src, int64(r.MaxDocumentBytes)+1)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(held) > r.MaxDocumentBytes {
-		return io.MultiReader(bytes.NewReader(held), r.src), modeLines, nil
+	if held.size > int64(r.MaxDocumentBytes) {
+		return io.MultiReader(held.reader(), r.src), modeLines, nil
 	}
-	l, err := scanLayout(bytes.NewReader(held), r.MaxLineBytes)
+	l, err := scanLayout(held.reader(), r.MaxLineBytes)
 	if err != nil {
 		return nil, 0, err
 	}
 	r.neither = !l.valid && !l.objectLine
-	return bytes.NewReader(held), l.mode(r.MaxDocumentBytes), nil
+	return held.reader(), l.mode(r.MaxDocumentBytes), nil
+}
+
+// regularFile returns src as a file to seek in, with its size, when it is
+// a regular file. Anything else is a stream: a device such as /dev/zero
+// seeks, but to nowhere, and has no end to find.
+func regularFile(src io.Reader) (io.ReadSeeker, int64, bool) {
+	rs, ok := src.(io.ReadSeeker)
+	if !ok {
+		return nil, 0, false
+	}
+	if st, ok := src.(interface{ Stat() (os.FileInfo, error) }); ok {
+		fi, err := st.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, 0, false
+		}
+		return rs, fi.Size(), true
+	}
+	// An in-memory reader (bytes.Reader, strings.Reader): its end is
+	// its size.
+	start, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0, false
+	}
+	end, err := rs.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, 0, false
+	}
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return nil, 0, false
+	}
+	return rs, end, true
+}
+
+// recordLineAhead reports whether a line of r, from where it is, is a
+// record line: a whole JSON object (not indented), or one longer than
+// maxLine, which only jsonl can hold (it is then an invalid record, said
+// at once). Lines are read up to the first such, and none is held: a line
+// is checked by the layout's scanner as it streams by, and a long one
+// counted.
+func recordLineAhead(r io.Reader, maxLine int) (bool, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var s jsonScanner
+	for first := true; ; {
+		s.reset()
+		n, object := 0, false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if first {
+				chunk = bytes.TrimPrefix(chunk, bom)
+				first = false
+			}
+			if n == 0 && len(chunk) > 0 {
+				object = chunk[0] == '{'
+			}
+			n += len(chunk)
+			if n > maxLine {
+				return true, nil
+			}
+			if object && s.ok {
+				s.feed(chunk)
+			}
+			switch {
+			case err == nil:
+			case errors.Is(err, bufio.ErrBufferFull):
+				continue
+			case err == io.EOF:
+				return object && s.end() && s.values == 1, nil
+			default:
+				return false, err
+			}
+			if object && s.end() && s.values == 1 {
+				return true, nil
+			}
+			break
+		}
+	}
+}
+
+// heldInput is the start of a stream, held in blocks.
+type heldInput struct {
+	blocks [][]byte
+	size   int64
+}
+
+// holdUpTo reads r into blocks until its end or until it has read max
+// bytes.
+func holdUpTo(r io.Reader, max int64) (*heldInput, error) {
+	h := &heldInput{}
+	for h.size < max {
+		b := make([]byte, min(int64(readBuffer), max-h.size))
+		n, err := io.ReadFull(r, b)
+		if n > 0 {
+			h.blocks = append(h.blocks, b[:n])
+			h.size += int64(n)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// reader reads what h holds, from its start.
+func (h *heldInput) reader() io.Reader {
+	rs := make([]io.Reader, len(h.blocks))
+	for i, b := range h.blocks {
+		rs[i] = bytes.NewReader(b)
+	}
+	return io.MultiReader(rs...)
 }
 
 // isObject reports whether a line is a complete JSON object (NaN and
@@ -297,16 +393,13 @@ func (r *Reader) readDocument() error {
 // nextDoc returns the next record of a pretty-printed file: the next
 // top-level value, or the next element of a top-level array. A record
 // that fails validation is reported and the next one read; invalid JSON
-// cannot be resynchronised and ends the file.
+// cannot be resynchronised and ends the file (ErrUnreadable).
 func (r *Reader) nextDoc() (*Instance, error) {
 	for {
 		if r.docEr != nil {
-			if r.docEr == io.EOF {
-				return nil, io.EOF
-			}
+			// io.EOF, or an error that ends the input, given once.
 			err := r.docEr
 			r.docEr = io.EOF
-			r.n++
 			return nil, err
 		}
 		if r.inArray {
@@ -409,7 +502,7 @@ func (r *Reader) decodeAt(off int64, index int) (*Instance, error) {
 // the line of the syntax error, else of the value that starts at off.
 func (r *Reader) jsonError(err error, off int64) error {
 	if errors.Is(err, errRecordTooLong) {
-		return &Error{File: r.name, Line: r.lines.line(off), Err: fmt.Errorf("a record is longer than %d bytes, the most a record may take", r.MaxLineBytes)}
+		return ending(&Error{File: r.name, Line: r.lines.line(off), Err: fmt.Errorf("a record is longer than %d bytes, the most a record may take; the records after it cannot be found", r.MaxLineBytes)})
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -419,7 +512,7 @@ func (r *Reader) jsonError(err error, off int64) error {
 	if r.neither {
 		err = fmt.Errorf("%w; the file is not jsonl either (no line holds a whole JSON object)", err)
 	}
-	return &Error{File: r.name, Line: r.lines.line(off), Err: err}
+	return ending(&Error{File: r.name, Line: r.lines.line(off), Err: err})
 }
 
 // wrap turns an error about the record raw, which starts on line line, into
@@ -438,7 +531,7 @@ func (r *Reader) wrap(line int, raw []byte, err error) error {
 	var se *json.SyntaxError
 	switch {
 	case fe != nil:
-		off = locate(quoteNonFinite(raw), fe.Field)
+		off = Locate(quoteNonFinite(raw), fe.Field)
 	case errors.As(err, &se):
 		off = int(se.Offset)
 	}
@@ -520,7 +613,10 @@ func decodeErr(raw []byte) (*Instance, error) {
 			return nil, &FieldError{field, err.Msg}
 		}
 	}
-	out.Relations = make([]Relation, len(in.Relations))
+	out.Relations = nil // absent or null: none given
+	if in.Relations != nil {
+		out.Relations = make([]Relation, len(in.Relations)) // [] too: given, none
+	}
 	for i, rr := range in.Relations {
 		if err := json.Unmarshal(rr, &out.Relations[i]); err != nil {
 			var fe *FieldError
@@ -536,9 +632,6 @@ func decodeErr(raw []byte) (*Instance, error) {
 			}
 			return nil, &FieldError{fmt.Sprintf("relations[%d]", i), err.Error()}
 		}
-	}
-	if len(out.Relations) == 0 {
-		out.Relations = nil
 	}
 	if err := out.Validate(); err != nil {
 		return nil, err
@@ -574,7 +667,7 @@ func extraFields(raw []byte) ([]Field, error) {
 
 // ReadFile reads every record of a file and stops at the first invalid one.
 func ReadFile(path string) ([]*Instance, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func readAll(t *testing.T, s string) ([]*Instance, []error) {
 		if err != nil {
 			errs = append(errs, err)
 			var ie *Error
-			if !errors.As(err, &ie) || errors.Is(err, ErrEmpty) || len(errs) > 10 {
+			if !errors.As(err, &ie) || !Skippable(err) || len(errs) > 10 {
 				return ins, errs
 			}
 			continue

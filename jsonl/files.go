@@ -1,11 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/factreasoner/factreasoner-go/internal/tempfile"
 )
 
 // CreateOutput opens path to write a new output file. A path that does not
@@ -31,50 +34,90 @@ func CreateOutput(path string, replace bool) (*os.File, error) {
 // SpoolStdin copies r, standard input, to a file named "stdin" in a new
 // temporary directory and returns its path: an input that is read more
 // than once (to check a resumed output, to count its records) must be a
-// file, and messages that name the file then say "stdin". The caller
-// removes the directory, filepath.Dir(path), when done; on an error
-// nothing is left behind.
-func SpoolStdin(r io.Reader) (path string, err error) { return Spool(r, "stdin") }
+// file, and messages that name the file then say "stdin". remove removes
+// the directory; on an error nothing is left behind. The directory is
+// locked while it is in use (package internal/tempfile), and the
+// directories of killed processes are removed when the next one is made.
+// A line longer than maxLine bytes (an endless one from /dev/zero) stops
+// the copy with an error, so that what is copied is bounded by what the
+// readers could hold of it.
+func SpoolStdin(r io.Reader, maxLine int64) (path string, remove func() error, err error) {
+	return Spool(r, "stdin", maxLine)
+}
 
 // Spool is SpoolStdin for any stream that can be read only once (a pipe:
 // /dev/stdin, a process substitution's /dev/fd/63, a named pipe), copied
 // to a file called name.
-func Spool(r io.Reader, name string) (path string, err error) {
-	dir, err := os.MkdirTemp("", "fr-stdin-")
+func Spool(r io.Reader, name string, maxLine int64) (path string, remove func() error, err error) {
+	tempfile.Clean("", spoolPattern)
+	dir, err := tempfile.MkdirTemp("", spoolPattern)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(dir)
+			dir.RemoveAll()
 		}
 	}()
-	path = filepath.Join(dir, name)
+	path = filepath.Join(dir.Path, name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	if _, err := io.Copy(f, &lineBound{r: r, max: maxLine}); err != nil {
 		f.Close()
 		what := "standard input"
 		if name != "stdin" {
 			what = name
 		}
-		return "", fmt.Errorf("reading %s: %w", what, err)
+		return "", nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	return path, f.Close()
+	if err := f.Close(); err != nil {
+		return "", nil, err
+	}
+	return path, dir.RemoveAll, nil
+}
+
+// spoolPattern names the directories of Spool.
+const spoolPattern = "fr-stdin-*"
+
+// lineBound passes r through until a line is longer than max bytes.
+type lineBound struct {
+	r    io.Reader
+	max  int64
+	line int64 // bytes of the current line so far
+	n    int   // lines before it
+}
+
+func (b *lineBound) Read(p []byte) (int, error) {
+	k, err := b.r.Read(p)
+	chunk := p[:k]
+	for {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			b.line += int64(len(chunk))
+			break
+		}
+		b.line, b.n, chunk = 0, b.n+1, chunk[i+1:]
+	}
+	if b.line > b.max {
+		return 0, fmt.Errorf("line %d is longer than %d bytes: no record nor JSON file is that long", b.n+1, b.max)
+	}
+	return k, err
 }
 
 // WriteFile creates path with what write writes, through a temporary file
 // in the same directory that is synced and then renamed, so that path
 // never holds a partial file: a write that fails, a full disk or a killed
 // process leaves what was there (and at most a stray temporary file, named
-// .BASE.*.tmp, when the process was killed). Without replace an existing
-// path is an error wrapping os.ErrExist and is left as it is. The file is
-// created with mode perm. A path that is not a regular file, a device or
-// pipe such as /dev/null or /dev/stdout, is written as it is, replace or
-// not: renaming a file over it would replace the device. A symbolic link
-// is followed: the file it names is replaced, not the link.
+// .BASE.*.tmp, when the process was killed, which the next WriteFile of
+// the same path removes). Without replace an existing path is an error
+// wrapping os.ErrExist and is left as it is. The file is created with
+// mode perm; a file it replaces keeps its own. A path that is not a
+// regular file, a device or pipe such as /dev/null or /dev/stdout, is
+// written as it is, replace or not: renaming a file over it would replace
+// the device. A symbolic link is followed: the file it names is replaced,
+// not the link.
 func WriteFile(path string, replace bool, perm os.FileMode, write func(*os.File) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
@@ -90,20 +133,25 @@ func WriteFile(path string, replace bool, perm os.FileMode, write func(*os.File)
 		}
 		return f.Close()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	// The temporary files of killed runs that wrote this path are
+	// removed; this one is locked while it is written (internal/tempfile).
+	pattern := "." + filepath.Base(path) + ".*.tmp"
+	tempfile.Clean(filepath.Dir(path), pattern)
+	tmp, err := tempfile.Create(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}
+	defer tmp.Close() // after the rename: until then the lock says it is in use
 	defer os.Remove(tmp.Name())
+	if st, err := os.Stat(path); err == nil && replace {
+		perm = st.Mode().Perm() // a file replaced keeps its mode
+	}
 	err = write(tmp)
 	if err == nil {
 		err = tmp.Chmod(perm)
 	}
 	if err == nil {
 		err = tmp.Sync() // the data is on disk before the name points at it
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return err

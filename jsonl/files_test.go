@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,22 +52,68 @@ func TestCreateOutput(t *testing.T) {
 	f.Close()
 }
 
+// TestSpoolStdin: standard input is copied to a file named stdin, in a
+// directory that remove removes; a read error is named; an endless line
+// stops the copy once it is longer than the bound, and leaves nothing; a
+// directory left by a killed run is removed by the next.
 func TestSpoolStdin(t *testing.T) {
-	path, err := SpoolStdin(strings.NewReader("{\"a\": 1}\n"))
+	t.Setenv("TMPDIR", t.TempDir())
+	path, remove, err := SpoolStdin(strings.NewReader("{\"a\": 1}\n"), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(filepath.Dir(path))
 	if filepath.Base(path) != "stdin" {
 		t.Errorf("spooled to %s, want a file named stdin", path)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "{\"a\": 1}\n" {
 		t.Errorf("spooled %q, %v", b, err)
 	}
-	_, err = SpoolStdin(iotest.ErrReader(errors.New("broken pipe")))
+	if err := remove(); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Dir(path)); err == nil {
+		t.Error("remove left the directory")
+	}
+	_, _, err = SpoolStdin(iotest.ErrReader(errors.New("broken pipe")), 100)
 	if err == nil || !strings.Contains(err.Error(), "reading standard input: broken pipe") {
 		t.Errorf("a failed read: %v, want it named", err)
 	}
+	_, _, err = SpoolStdin(io.MultiReader(strings.NewReader("{}\n{}\n"), zeros{}), 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 1048576 bytes") {
+		t.Errorf("an endless line: %v", err)
+	}
+	// A killed run's directory (its lock gone with it) goes; a live
+	// one's stays.
+	live, removeLive, err := SpoolStdin(strings.NewReader("x\n"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeLive()
+	dead := filepath.Join(os.TempDir(), "fr-stdin-12345")
+	os.MkdirAll(dead, 0o700)
+	os.WriteFile(filepath.Join(dead, "stdin"), []byte("x\n"), 0o600)
+	_, removeNext, err := SpoolStdin(strings.NewReader("y\n"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removeNext()
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("the directory of a killed run was left")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live run's input was removed: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "fr-stdin-*")); len(left) != 1 {
+		t.Errorf("left: %v", left)
+	}
+}
+
+// zeros is an endless input of zero bytes, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
 
 // TestWriteFile: the file appears whole or not at all: a failed write
@@ -108,6 +155,17 @@ func TestWriteFile(t *testing.T) {
 	st, _ := os.Stat(path)
 	if got, _ := os.ReadFile(path); string(got) != "four\n" || st.Mode().Perm() != 0o600 {
 		t.Errorf("after replace: %q, mode %v", got, st.Mode().Perm())
+	}
+	// A file replaced keeps its mode; a stray temporary file of a killed
+	// run (unlocked) is removed, one in use is not.
+	os.Chmod(path, 0o644)
+	stray := filepath.Join(dir, ".out.jsonl.1234.tmp")
+	os.WriteFile(stray, []byte("half"), 0o600)
+	if err := WriteFile(path, true, 0o600, write("five\n", false)); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("a replaced file's mode became %v", st.Mode().Perm())
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)

@@ -5,12 +5,13 @@
 package jsonl
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Writer writes one JSON value per line.
@@ -99,17 +100,20 @@ func Resume(path, lineField string, keep []string, check func(Done) error) (*os.
 // of the file without a torn last line.
 func scan(r io.Reader, path, lineField string, keep []string) (Done, int64, error) {
 	done := make(Done)
-	br := bufio.NewReader(r)
+	lr := NewLineReader(r, MaxOutputLineBytes)
 	var good int64 // bytes up to the end of the last complete record
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
+		line, tooLong, err := lr.Next()
+		if err == io.EOF {
 			break
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", path, err)
 		}
-		complete := err == nil
+		if tooLong {
+			return nil, 0, fmt.Errorf("%s:%d: the line is longer than %d bytes, the most an output line may take (is this an output file of this tool?)", path, n, MaxOutputLineBytes)
+		}
+		complete := bytes.HasSuffix(line, []byte{'\n'})
 		var rec map[string]json.RawMessage
 		if jerr := json.Unmarshal(line, &rec); jerr != nil || !complete {
 			// Writer writes each line, newline included, in one call, so a
@@ -119,7 +123,7 @@ func scan(r io.Reader, path, lineField string, keep []string) (Done, int64, erro
 			// someone's data (a one-line text file given as -o), kept.
 			torn := !complete && bytes.HasPrefix(line, []byte("{"))
 			blank := complete && len(bytes.TrimSpace(line)) == 0
-			if _, perr := br.Peek(1); perr == io.EOF && (torn || blank) {
+			if _, _, perr := lr.Next(); perr == io.EOF && (torn || blank) {
 				break // a torn (or blank) last line: drop it
 			}
 			return nil, 0, fmt.Errorf("%s:%d: not a JSON record (is this an output file of this tool?)", path, n)
@@ -144,30 +148,32 @@ func scan(r io.Reader, path, lineField string, keep []string) (Done, int64, erro
 }
 
 // ReadLines calls fn with each non-blank line of a file and its 1-based
-// line number, stopping at the first error fn returns. Lines may be of any
-// length.
-func ReadLines(path string, fn func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
+// line number, stopping at the first error fn returns. A line longer than
+// limit bytes (MaxLineBytes when limit ≤ 0) is an error naming it, found
+// once that much of it is read. The file must be one to read records
+// from: a directory or a device is refused before it is read.
+func ReadLines(path string, limit int, fn func(line int, raw []byte) error) error {
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	lr := NewLineReader(f, limit)
 	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
+		raw, tooLong, err := lr.Next()
+		if err == io.EOF {
 			return nil
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if tooLong {
+			return fmt.Errorf("%s:%d: the line is longer than %d bytes, the most a line may take", path, line, lr.limit)
 		}
 		if len(bytes.TrimSpace(raw)) > 0 {
 			if ferr := fn(line, raw); ferr != nil {
 				return ferr
 			}
-		}
-		if err == io.EOF {
-			return nil
 		}
 	}
 }

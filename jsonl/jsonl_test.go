@@ -114,7 +114,7 @@ func TestReadLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "in.jsonl")
 	os.WriteFile(path, []byte("a\n\n  \nb\nc"), 0o644)
 	var got []string
-	err := ReadLines(path, func(line int, raw []byte) error {
+	err := ReadLines(path, 0, func(line int, raw []byte) error {
 		got = append(got, fmt.Sprintf("%d:%s", line, strings.TrimSpace(string(raw))))
 		return nil
 	})
@@ -122,8 +122,21 @@ func TestReadLines(t *testing.T) {
 		t.Errorf("got %v, %v", got, err)
 	}
 	stop := errors.New("stop")
-	if err := ReadLines(path, func(int, []byte) error { return stop }); err != stop {
+	if err := ReadLines(path, 0, func(int, []byte) error { return stop }); err != stop {
 		t.Errorf("error not passed through: %v", err)
+	}
+	// A line over the limit is an error naming it; a directory or a
+	// device is refused before it is read.
+	os.WriteFile(path, []byte("a\n"+strings.Repeat("b", 100)+"\nc\n"), 0o644)
+	err = ReadLines(path, 50, func(int, []byte) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), path+":2: the line is longer than 50 bytes") {
+		t.Errorf("long line: %v", err)
+	}
+	for _, p := range []string{t.TempDir(), "/dev/zero"} {
+		err := ReadLines(p, 0, func(int, []byte) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "not a file to read") {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +77,13 @@ type Config struct {
 	// MaxAnswerBytes bounds the body of one answer; a longer one is an
 	// error, not read past the bound. Default DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64
+	// Secrets are the other secrets the program holds (a search API key,
+	// a hub token), besides APIKey. An answer that quotes one of them, or
+	// APIKey, whole or PartLen bytes of it in a row (a model may repeat
+	// what a prompt or a server slipped it), is never returned or cached:
+	// it is unreadable, asked again as Read's refusals are, and then an
+	// *UnreadableAnswerError, whose message shows none of them.
+	Secrets []string
 }
 
 // DefaultMaxAnswerBytes bounds an answer's body: a completion of
@@ -200,9 +208,15 @@ type Client struct {
 	cache    *cache
 	reasks   int
 	maxBody  int64
+	red      *redact.Redactor // knows apiKey and the Config's Secrets
+	models   string           // BaseURL/models, which the probe asks
 	// singleAnswer records that the server answers one answer a request
 	// whatever Request.N asks (Sample).
 	singleAnswer atomic.Bool
+
+	probeMu sync.Mutex
+	probed  bool  // the probe has an answer
+	probe   error // its answer: nil, or the server that never answers
 
 	calls, cacheHits, requests, retried, reasked, promptTokens, completionTokens atomic.Int64
 }
@@ -222,6 +236,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	chat := endpoint.Join(base, "chat/completions").String()
 	embeddings := endpoint.Join(base, "embeddings").String()
+	models := endpoint.Join(base, "models").String()
 	if cfg.Retry != nil && cfg.Retry.Retries < 0 {
 		return nil, fmt.Errorf("llm: negative retry count %d", cfg.Retry.Retries)
 	}
@@ -241,6 +256,8 @@ func New(cfg Config) (*Client, error) {
 		http:     cfg.HTTPClient,
 		reasks:   cfg.Reasks,
 		maxBody:  cfg.MaxAnswerBytes,
+		red:      redact.New(append([]string{cfg.APIKey}, cfg.Secrets...)...),
+		models:   models,
 	}
 	if c.maxBody <= 0 {
 		c.maxBody = DefaultMaxAnswerBytes
@@ -262,12 +279,20 @@ func New(cfg Config) (*Client, error) {
 	if cfg.CachePath != "" {
 		ca, err := openCache(cfg.CachePath)
 		if err != nil {
-			return nil, err
+			return nil, &CacheError{Err: err}
 		}
 		c.cache = ca
 	}
 	return c, nil
 }
+
+// CacheError is New's error when Config.CachePath cannot be the cache: a
+// file that is not an LLM cache (refused, and left as it was), or one
+// that cannot be opened.
+type CacheError struct{ Err error }
+
+func (e *CacheError) Error() string { return e.Err.Error() }
+func (e *CacheError) Unwrap() error { return e.Err }
 
 // Close closes the cache.
 func (c *Client) Close() error {
@@ -355,18 +380,22 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	msgs := req.Messages
-	for attempt := 1; req.Read != nil; attempt++ {
-		rerr := req.Read(resp)
+	for attempt := 1; ; attempt++ {
+		rerr := c.read(req, resp)
 		if rerr == nil {
 			resp.Reasks = attempt - 1
 			break
 		}
 		if attempt > c.reasks {
-			return nil, newUnreadable(req, resp, attempt, rerr, c.apiKey)
+			return nil, newUnreadable(req, resp, attempt, rerr, c.red)
+		}
+		reminder := req.Reminder
+		if errors.Is(rerr, ErrQuotesSecret) || reminder == "" {
+			reminder = secretReminder
 		}
 		msgs = append(msgs[:len(msgs):len(msgs)],
 			Message{Role: "assistant", Content: resp.Content},
-			Message{Role: "user", Content: req.Reminder})
+			Message{Role: "user", Content: reminder})
 		again, err := c.encode(msgs, req)
 		if err != nil {
 			return nil, err
@@ -403,11 +432,30 @@ func (c *Client) cached(ctx context.Context, req Request) (body []byte, key stri
 	if err != nil || !ok {
 		return body, key, nil, err
 	}
-	if resp, err := parseResponse(raw); err == nil && (req.Read == nil || req.Read(resp) == nil) {
+	if resp, err := parseResponse(raw); err == nil && c.read(req, resp) == nil {
 		resp.Cached = true
 		return body, key, resp, nil
 	}
 	return body, key, nil, nil
+}
+
+// ErrQuotesSecret is why an answer that quotes a secret the client knows
+// (Config.Secrets, APIKey) is unreadable.
+var ErrQuotesSecret = errors.New("it quotes a secret this program holds (an API key or token); such an answer is never kept")
+
+// secretReminder asks again for an answer that quoted a secret.
+const secretReminder = "Answer again, in the format asked for, without repeating any key, token or password."
+
+// read is why resp is not an answer to req: it quotes a secret, or req's
+// Read refuses it; nil when it is.
+func (c *Client) read(req Request, resp *Response) error {
+	if c.red.Contains(resp.Content) {
+		return ErrQuotesSecret
+	}
+	if req.Read != nil {
+		return req.Read(resp)
+	}
+	return nil
 }
 
 // encode is the JSON body of a request with the given messages.
@@ -444,7 +492,7 @@ func (c *Client) fetch(ctx context.Context, body []byte) (*Response, []byte, err
 	resp, err := parseResponse(raw)
 	if err != nil {
 		// The body may echo the key: a 200 with text, or an error object.
-		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, redact.String(err.Error(), c.apiKey))
+		return nil, nil, fmt.Errorf("llm: POST %s: %s", c.shown, c.red.String(err.Error()))
 	}
 	c.promptTokens.Add(int64(resp.Usage.PromptTokens))
 	c.completionTokens.Add(int64(resp.Usage.CompletionTokens))
@@ -471,15 +519,15 @@ type UnreadableAnswerError struct {
 	// Err is Read's reason for refusing the last answer.
 	Err error
 
-	key string // redacted from the message: a model may quote it
+	red *redact.Redactor // the client's: a model may quote a secret
 }
 
-func newUnreadable(req Request, resp *Response, attempts int, err error, key string) *UnreadableAnswerError {
+func newUnreadable(req Request, resp *Response, attempts int, err error, red *redact.Redactor) *UnreadableAnswerError {
 	a := resp.Content
 	if r := []rune(a); len(r) > QuoteLen {
 		a = string(r[:QuoteLen]) + "…"
 	}
-	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: redact.String(a, key), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, key: key}
+	return &UnreadableAnswerError{Stage: req.Stage, Item: req.Item, Answer: red.String(a), Attempts: attempts, FinishReason: resp.FinishReason, Err: err, red: red}
 }
 
 func (e *UnreadableAnswerError) Error() string {
@@ -498,7 +546,10 @@ func (e *UnreadableAnswerError) Error() string {
 		b.WriteString("; it was cut off at the token limit")
 	}
 	fmt.Fprintf(&b, "; the answer was %q", e.Answer)
-	return redact.String(b.String(), e.key)
+	if e.red == nil {
+		return redact.String(b.String())
+	}
+	return e.red.String(b.String())
 }
 
 func (e *UnreadableAnswerError) Unwrap() error { return e.Err }
@@ -583,6 +634,9 @@ func (e *StatusError) Error() string {
 // message, and how many attempts were made. One slot of the concurrency
 // limit is held while an attempt is in flight, not while waiting to retry.
 func (c *Client) post(ctx context.Context, url, shown string, body []byte) ([]byte, error) {
+	if err := c.probeOnce(ctx); err != nil {
+		return nil, err
+	}
 	raw, err := retry.Do(ctx, c.retry, func(attempt int) ([]byte, error) {
 		if attempt > 1 {
 			c.retried.Add(1)
@@ -610,7 +664,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, body []byte)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return nil, retry.Permanent(fmt.Errorf("llm: %s", redact.String(err.Error(), c.apiKey)))
+		return nil, retry.Permanent(fmt.Errorf("llm: %s", c.red.String(err.Error())))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -641,7 +695,51 @@ func (c *Client) attempt(ctx context.Context, target, shown string, body []byte)
 	if errors.As(err, &ue) {
 		err = ue.Err // it repeats the method and URL we print anyway
 	}
-	return nil, redact.Wrap("llm: POST "+shown, err, c.apiKey)
+	return nil, redact.Wrap("llm: POST "+shown, err, c.red.Known()...)
+}
+
+// probeOnce asks the server, before the client's first request, whether
+// it answers at all: a chat completion's answer starts only when the
+// whole answer is made, so that a server that accepted the connection
+// and never answers (a wrong port, a hung process) could not be told from
+// a model that is slow before the per-request timeout, and then after
+// every retry. The probe is a GET of BaseURL/models (OpenAI's, vLLM's,
+// Ollama's, llama.cpp's list of models) under the retry policy's
+// FirstByte: any answer, an error status included, passes; none in time
+// is the error of every request. Other failures are left to the request
+// itself (a refused connection says so at once). A probe stopped by ctx
+// is asked again by the next request.
+func (c *Client) probeOnce(ctx context.Context) error {
+	wait := c.retry.FirstByteWait()
+	if wait <= 0 {
+		return nil
+	}
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if c.probed {
+		return c.probe
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.models, nil)
+	if err != nil {
+		return nil // the request says what is wrong
+	}
+	req.Header.Set("User-Agent", version.UserAgent())
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.retry.Send(c.http, req)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.probed = true
+	switch {
+	case err == nil:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+	case errors.Is(err, retry.ErrNoAnswer):
+		c.probe = fmt.Errorf("llm: GET %s: %w", redact.URL(c.models), err)
+	}
+	return c.probe
 }
 
 var errTooLarge = errors.New("body too large")
@@ -690,7 +788,7 @@ func (c *Client) statusError(shown string, resp *http.Response, body []byte) *St
 		e.Message = snippet(body)
 	}
 	// A server may echo the request's Authorization header, or the key.
-	e.Message = redact.String(e.Message, c.apiKey)
+	e.Message = c.red.String(e.Message)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		e.Hint = "check the API key: OPENAI_API_KEY (llm.Config.APIKey)"

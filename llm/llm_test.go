@@ -13,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
@@ -700,3 +702,55 @@ func TestBaseURLWithQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestProbe: before its first request the client asks the server for its
+// models, once, under the policy's FirstByte: a server that accepts the
+// connection and never answers fails the request after that wait, with
+// no chat request and no retry; any answer to the probe, an error status
+// too, lets the requests go; a probe stopped by the caller is asked again.
+func TestProbe(t *testing.T) {
+	addr := nettest.Silent(t)
+	c, err := New(Config{BaseURL: "http://" + addr + "/v1", Model: "m", Retry: &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), ask("q"))
+	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), "GET http://"+addr+"/v1/models") || c.Usage().Requests != 0 {
+		t.Errorf("a silent server: %v, %d requests", err, c.Usage().Requests)
+	}
+	if _, err2 := c.Complete(context.Background(), ask("q2")); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("the second request: %v", err2)
+	}
+
+	var probes atomic.Int64
+	srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "neutral"} })
+	counting := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodGet {
+			probes.Add(1)
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c2, _ := newTestClient(t, srv, Config{HTTPClient: counting})
+	for _, q := range []string{"a", "b", "c"} {
+		if _, err := c2.Complete(context.Background(), ask(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if probes.Load() != 1 || srv.Count() != 3 {
+		t.Errorf("%d probes (the server answered 400), %d requests", probes.Load(), srv.Count())
+	}
+	c3, _ := newTestClient(t, srv, Config{HTTPClient: counting})
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c3.Complete(canceled, ask("d")); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+	if _, err := c3.Complete(context.Background(), ask("d")); err != nil {
+		t.Errorf("after a canceled probe: %v", err)
+	}
+}
+
+// roundTripper is a function as an http.RoundTripper.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -162,4 +164,89 @@ func TestReasksNegative(t *testing.T) {
 	if _, err := New(Config{Model: "m", Reasks: -1}); err == nil {
 		t.Error("negative re-ask count accepted")
 	}
+}
+
+// TestAnswerQuotesSecret: an answer that quotes a secret the client knows
+// (its API key, or one of Config.Secrets; whole, or 8 bytes of it in a
+// row) is asked again with a reminder not to, and never returned or
+// cached: the answer read after the reminder is; with no re-ask left the
+// request is an *UnreadableAnswerError that shows no part of the secret.
+// A cached answer that quotes one (cached by an earlier version) is asked
+// for afresh.
+func TestAnswerQuotesSecret(t *testing.T) {
+	const (
+		key    = "sk-proj-QuotedKey0123456789abc"
+		serper = "5e7a9c1b3d5f7a9c1b3d5f7a9c1b3d5f"
+	)
+	tests := []struct {
+		name, answer string
+		read         bool // with askYes's Read (else a request without one)
+	}{
+		{"the API key", "yes " + key, true},
+		{"another secret", "yes, with key " + serper, true},
+		{"8 bytes of one", "yes QuotedKey01", true},
+		{"without Read", "your key is " + key, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
+				if r.Last() == secretReminder {
+					return llmtest.Reply{Content: "yes"}
+				}
+				return llmtest.Reply{Content: tt.answer}
+			})
+			req := ask("q")
+			if tt.read {
+				req = askYes("q")
+			}
+			path := filepath.Join(t.TempDir(), "cache.sqlite")
+			cfg := Config{APIKey: key, Secrets: []string{serper}, CachePath: path}
+			c, _ := newTestClient(t, srv, cfg)
+			_, err := c.Complete(context.Background(), req)
+			var ue *UnreadableAnswerError
+			if !errors.As(err, &ue) || !errors.Is(err, ErrQuotesSecret) {
+				t.Fatalf("no re-ask: error %v, want an UnreadableAnswerError for a quoted secret", err)
+			}
+			for _, s := range []string{key[8:16], serper[:8], "QuotedKe"} {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("the error shows %q: %v", s, err)
+				}
+			}
+			c.Close()
+			cfg.Reasks = 1
+			c, _ = newTestClient(t, srv, cfg)
+			r, err := c.Complete(context.Background(), req)
+			if err != nil || r.Content != "yes" || r.Reasks != 1 {
+				t.Fatalf("after a reminder: %+v, %v", r, err)
+			}
+			c.Close()
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{key, serper, "QuotedKey01"} {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("the cache holds %q", s)
+				}
+			}
+		})
+	}
+	t.Run("cached before", func(t *testing.T) {
+		srv := llmtest.New(t, func(n int, r llmtest.Request) llmtest.Reply {
+			if n == 0 {
+				return llmtest.Reply{Content: "yes " + key}
+			}
+			return llmtest.Reply{Content: "no"}
+		})
+		path := filepath.Join(t.TempDir(), "cache.sqlite")
+		c, _ := newTestClient(t, srv, Config{CachePath: path}) // knows no secret
+		if r, err := c.Complete(context.Background(), ask("q")); err != nil || r.Content != "yes "+key {
+			t.Fatalf("%+v %v", r, err)
+		}
+		c.Close()
+		c, _ = newTestClient(t, srv, Config{APIKey: key, CachePath: path})
+		if r, err := c.Complete(context.Background(), ask("q")); err != nil || r.Cached || r.Content != "no" {
+			t.Errorf("a cached answer quoting the key: %+v, %v", r, err)
+		}
+	})
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/internal/tempfile"
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 
@@ -177,11 +178,15 @@ func (s Solver) Solve(ctx context.Context, m *inference.Model) (*inference.Resul
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(s.TempDir, "fr-merlin-")
+	// The directories of runs killed while merlin ran go; this one is
+	// locked while it is in use (internal/tempfile).
+	tempfile.Clean(s.TempDir, "fr-merlin-*")
+	tmp, err := tempfile.MkdirTemp(s.TempDir, "fr-merlin-*")
 	if err != nil {
 		return nil, fmt.Errorf("merlin: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer tmp.RemoveAll()
+	dir := tmp.Path
 	modelPath := filepath.Join(dir, "model.uai")
 	if err := writeModel(modelPath, m); err != nil {
 		return nil, fmt.Errorf("merlin: writing the model: %w", err)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
+	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/result"
 )
 
@@ -88,7 +91,7 @@ func (m *Merge) Lines() int { return len(m.lines) }
 func (m *Merge) WriteTo(w io.Writer) (int64, error) {
 	files := make([]*os.File, len(m.paths))
 	for i, path := range m.paths {
-		f, err := os.Open(path)
+		f, err := safefile.OpenInput(path)
 		if err != nil {
 			return 0, err
 		}
@@ -117,25 +120,28 @@ func (m *Merge) WriteTo(w io.Writer) (int64, error) {
 // indexOutput reads where each line of an output file is and what it
 // records.
 func indexOutput(path string, file int) ([]mergeLine, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	lr := jsonl.NewLineReader(f, jsonl.MaxOutputLineBytes)
 	var (
 		out    []mergeLine
 		offset int64
 	)
 	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
+		raw, tooLong, err := lr.Next()
+		if err == io.EOF {
 			return out, nil
 		}
-		if err != nil && err != io.EOF {
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		if err == io.EOF { // no newline: a torn last line
+		if tooLong {
+			return nil, fmt.Errorf("%s:%d: the line is longer than %d bytes, the most an output line may take: not an output line of fr score", path, n, jsonl.MaxOutputLineBytes)
+		}
+		if !bytes.HasSuffix(raw, []byte{'\n'}) { // a torn last line
 			return nil, fmt.Errorf("%s:%d: the last line is cut short (an interrupted run): run the shard again with the same -o to complete it, then merge", path, n)
 		}
 		rec, err := result.Decode(raw)

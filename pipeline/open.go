@@ -604,6 +604,9 @@ func (p *Pipeline) llmStages(o Options) (*llmStages, error) {
 	}
 	cfg.CachePath, cfg.Retry = path, p.res.retry
 	client, err := llm.New(cfg)
+	if ce := new(llm.CacheError); errors.As(err, &ce) {
+		return nil, optionErr("Caches.LLM", err) // as the other caches' refusals
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -460,7 +460,9 @@ func (p *Pipeline) abstains(in *instance.Instance) bool {
 
 // usesGiven reports whether an instance is scored from its own relations.
 func (p *Pipeline) usesGiven(in *instance.Instance) bool {
-	return p.Given == GivenAlways || (p.Given == GivenWhenPresent && len(in.Relations) > 0)
+	// A record says it has none with "relations": [], as an output
+	// line whose relations were all neutral does: they are given too.
+	return p.Given == GivenAlways || (p.Given == GivenWhenPresent && in.Relations != nil)
 }
 
 // NLIIdentity is the NLI backend an instance is scored with: "given" for

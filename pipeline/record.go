@@ -109,7 +109,7 @@ func (a *Assessment) Record() Record {
 		Output:          a.Instance.Output,
 		Atoms:           a.Instance.Atoms,
 		Contexts:        a.Instance.Contexts,
-		Relations:       a.Relations,
+		Relations:       knownRelations(a.Relations),
 		Extra:           a.Instance.Extra,
 	}
 	if sr := a.Summaries; sr != nil {
@@ -171,4 +171,15 @@ func (a *Assessment) abstainedRecord() Record {
 		Contexts:         in.Contexts,
 		Extra:            in.Extra,
 	}
+}
+
+// knownRelations are a record's relations as its output line records
+// them: an empty list, not an absent field, when there are none (every
+// pair neutral), so that the line scored again takes them as given, as
+// it takes those of a line that has some.
+func knownRelations(rs []graph.Relation) []graph.Relation {
+	if rs == nil {
+		return []graph.Relation{}
+	}
+	return rs
 }

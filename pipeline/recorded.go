@@ -47,11 +47,18 @@ type Recorded struct {
 func IsRecorded(in *instance.Instance) bool { return result.IsLine(in) }
 
 // IsOutputFile reports whether the first record of a file is an output
-// line of ScoreFile.
-func IsOutputFile(path string) (bool, error) {
+// line of ScoreFile. With skipInvalid, invalid records before it are
+// passed over (the run that reads the file reports them), as
+// --skip-invalid passes over them everywhere; else the first one is the
+// error.
+func IsOutputFile(path string, skipInvalid bool) (bool, error) {
 	first := false
 	errStop := errors.New("stop")
-	err := instance.Scan(path, nil, func(in *instance.Instance) error {
+	var skip func(*instance.Error)
+	if skipInvalid {
+		skip = func(*instance.Error) {}
+	}
+	err := instance.Scan(path, skip, func(in *instance.Instance) error {
 		first = IsRecorded(in)
 		return errStop
 	})
@@ -175,6 +182,7 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 		reports            []inference.Report
 		other              *foreign.Run // a run of another system
 		k                  score.K      // its K
+		records            map[int]asked
 	}
 	var runs []*run
 	index := make(map[[3]string]*run)
@@ -189,8 +197,9 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			if err != nil {
 				return nil, st, err
 			}
-			ru := &run{file: path, other: fr, k: fr.K(k)}
+			ru := &run{file: path, other: fr, k: fr.K(k), records: make(map[int]asked)}
 			for _, rec := range fr.Records {
+				ru.records[rec.Line] = asked{at: rec.At, input: rec.Input, output: rec.Output}
 				ru.scores = append(ru.scores, rec.Scores(ru.k))
 				ru.lines = append(ru.lines, rec.Line)
 				st.Scored++
@@ -213,10 +222,11 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			k := [3]string{r.Version, r.NLI, path}
 			ru, ok := index[k]
 			if !ok {
-				ru = &run{version: r.Version, nli: r.NLI, file: path}
+				ru = &run{version: r.Version, nli: r.NLI, file: path, records: make(map[int]asked)}
 				index[k] = ru
 				runs = append(runs, ru)
 			}
+			ru.records[r.Line] = asked{at: in.Line, input: in.Input, output: in.Output}
 			ru.scores = append(ru.scores, r.Scores)
 			ru.lines = append(ru.lines, r.Line)
 			if !r.Scores.Abstained {
@@ -230,6 +240,16 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 		})
 		if err != nil {
 			return nil, st, err
+		}
+	}
+	if o.Warn != nil {
+		recs := make([]map[int]asked, len(runs))
+		files := make([]string, len(runs))
+		for i, r := range runs {
+			recs[i], files[i] = r.records, r.file
+		}
+		for _, w := range differentRecords(recs, files) {
+			o.Warn(w)
 		}
 	}
 	names := make([]string, len(runs))
@@ -290,4 +310,71 @@ func kName(k score.K) string {
 		return "median " + v
 	}
 	return v
+}
+
+// asked is what a recorded result answered: the question and response of
+// the record on its input line, and where the result is in its file.
+type asked struct {
+	at            int
+	input, output string
+}
+
+// differentRecords says, in a line each, where the runs compared do not
+// answer the same questions (fr report refuses to set such runs side by
+// side; a table of means can, but should say so): the input lines whose
+// question or response differs between runs (a response a run does not
+// record is not compared), and runs that hold results of different input
+// lines. files names the runs.
+func differentRecords(runs []map[int]asked, files []string) []string {
+	var out []string
+	first := make(map[int]int) // input line -> the first run with it
+	mismatched, example := 0, ""
+	for i, recs := range runs {
+		lines := make([]int, 0, len(recs))
+		for l := range recs {
+			lines = append(lines, l)
+		}
+		slices.Sort(lines)
+		for _, l := range lines {
+			j, ok := first[l]
+			if !ok {
+				first[l] = i
+				continue
+			}
+			a, b := runs[j][l], recs[l]
+			if a.input != b.input || a.output != "" && b.output != "" && a.output != b.output {
+				mismatched++
+				if example == "" {
+					what := fmt.Sprintf("question %q and %q", startOf(a.input), startOf(b.input))
+					if a.input == b.input {
+						what = fmt.Sprintf("response %q and %q", startOf(a.output), startOf(b.output))
+					}
+					example = fmt.Sprintf("%s:%d and %s:%d (input line %d: %s)", files[j], a.at, files[i], b.at, l, what)
+				}
+			}
+		}
+	}
+	if mismatched > 0 {
+		out = append(out, fmt.Sprintf("the runs answer different questions on %d input lines, first %s: their rows compare different records", mismatched, example))
+	}
+	for i := 1; i < len(runs); i++ {
+		common := 0
+		for l := range runs[i] {
+			if _, ok := runs[0][l]; ok {
+				common++
+			}
+		}
+		if common != len(runs[0]) || common != len(runs[i]) {
+			out = append(out, fmt.Sprintf("%s has results for %d input lines and %s for %d, %d of them the same: each row is the mean of its own run's records", files[0], len(runs[0]), files[i], len(runs[i]), common))
+		}
+	}
+	return out
+}
+
+// startOf is the start of a text, for a message.
+func startOf(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }

@@ -60,6 +60,9 @@ type FileOptions struct {
 	// writes, in input order: for the run's summary (score.Summarize, as
 	// a row of CompareFile).
 	Scored func(score.Scores)
+	// Warn, when set, is told in a line of what may make a result
+	// misleading: CompareRecorded's runs that answer different questions.
+	Warn func(string)
 }
 
 // MaxJobs bounds Jobs: the records in flight (up to 2×Jobs) are held in
@@ -251,7 +254,7 @@ func (t *tracker) done() {
 // when the run comes to it (tracker.invalidRecord).
 func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, versions []graph.Version, bs []Baseline) (records, pairs int, lines bool, err error) {
 	lines = p.Classifier == nil || p.Given == GivenAlways
-	err = instance.ScanRaw(input, func(*instance.Error) {}, func(raw instance.Raw) error {
+	err = instance.ScanRawContext(ctx, input, func(*instance.Error) {}, func(raw instance.Raw) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -438,7 +441,7 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 		if rs.skip != nil {
 			skip = func(e *instance.Error) { (&job[T]{bad: e}).finish(sel, rs, emit) } // skips it: never an error
 		}
-		return instance.ScanRaw(input, skip, func(raw instance.Raw) error {
+		return instance.ScanRawContext(ctx, input, skip, func(raw instance.Raw) error {
 			if _, ok := sel.done[raw.Line]; ok {
 				return nil
 			}
@@ -483,7 +486,7 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 		if rs.skip != nil {
 			skip = func(e *instance.Error) { add(&job[T]{bad: e}) } // an error only when the run has stopped: the next record sees it
 		}
-		scanErr = instance.ScanRaw(input, skip, func(raw instance.Raw) error {
+		scanErr = instance.ScanRawContext(ctx, input, skip, func(raw instance.Raw) error {
 			if err := ctx.Err(); err != nil {
 				return err // the run has stopped
 			}

@@ -371,3 +371,80 @@ func TestBrowserAbstained(t *testing.T) {
 	}
 	b.checkQuiet(t, page)
 }
+
+// TestBrowserFits: at 1,400 px, beside the evidence panel, no table of
+// the example report (the summary of its four runs with gold labels, the
+// list of responses, each response's comparison of runs) scrolls
+// sideways, nor does the page.
+func TestBrowserFits(t *testing.T) {
+	b := openBrowser(t)
+	path := writeExampleHTML(t, t.TempDir(), report.Builtin{})
+	page := (&url.URL{Scheme: "file", Path: path}).String()
+	type width struct {
+		Doc, Win int
+		Tables   [][]any // class, scroll width, room
+	}
+	measure := `({Doc: document.documentElement.scrollWidth, Win: window.innerWidth,
+		Tables: Array.from(document.querySelectorAll('table')).filter(t => t.offsetParent !== null).map(t => [t.className, t.scrollWidth, t.parentElement.clientWidth])})`
+	check := func(where string, w width) {
+		t.Helper()
+		if w.Win != 1400 || w.Doc > w.Win {
+			t.Errorf("%s: the page is %d px wide in a window of %d", where, w.Doc, w.Win)
+		}
+		if len(w.Tables) == 0 {
+			t.Errorf("%s: no table measured", where)
+		}
+		for _, tb := range w.Tables {
+			if tb[1].(float64) > tb[2].(float64) {
+				t.Errorf("%s: table %v is %v px wide in %v px: it scrolls sideways", where, tb[0], tb[1], tb[2])
+			}
+		}
+	}
+	var w width
+	b.run(t, "the list", chromedp.Navigate(page), chromedp.WaitVisible(`table.list tbody tr`, chromedp.ByQuery), chromedp.Evaluate(measure, &w))
+	check("the summary and the list", w)
+	for _, line := range []string{"1", "2", "3"} {
+		b.run(t, "a response", chromedp.Navigate(page+"#line-"+line), chromedp.WaitVisible(`#detail .chip`, chromedp.ByQuery),
+			chromedp.Click(`#detail details summary`, chromedp.ByQuery), chromedp.Evaluate(measure, &w))
+		check("line "+line, w)
+	}
+	b.checkQuiet(t, page)
+}
+
+// TestBrowserFirstView: a response opens with the evidence panel on its
+// first atom that came out false (in the first run with a network), the
+// atom marked as selected; a response whose atoms all came out true
+// opens with a hint.
+func TestBrowserFirstView(t *testing.T) {
+	b := openBrowser(t)
+	rep := exampleReport(t)
+	path := writeExampleHTML(t, t.TempDir(), report.Builtin{})
+	page := (&url.URL{Scheme: "file", Path: path}).String()
+	// The expected atom, from the first run's results: the first atom
+	// below 0.5.
+	run := rep.Runs[0]
+	for _, line := range []int{1, 2, 3} {
+		res, ok := run.Result(line)
+		if !ok {
+			t.Fatalf("no result of line %d", line)
+		}
+		want := ""
+		for _, a := range res.Atoms {
+			if res.PTrue[a.ID] < 0.5 {
+				want = a.ID
+				break
+			}
+		}
+		var heading, selected string
+		b.run(t, "opening a response", chromedp.Navigate(fmt.Sprintf("%s#line-%d", page, line)), chromedp.WaitVisible(`#detail .chip`, chromedp.ByQuery),
+			chromedp.Text(`#evidence`, &heading, chromedp.ByQuery),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#detail .chip.sel')).map(c => c.dataset.run + ':' + c.dataset.id).join(',')`, &selected))
+		switch {
+		case want == "" && !strings.Contains(heading, "No atom came out false"):
+			t.Errorf("line %d: no false atom, and the panel says %q", line, heading)
+		case want != "" && (!strings.HasPrefix(heading, "Atom "+want) || selected != "0:"+want):
+			t.Errorf("line %d: the panel opens on %.60q (selected %q), want atom %s of run 0", line, heading, selected, want)
+		}
+	}
+	b.checkQuiet(t, page)
+}

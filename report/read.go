@@ -124,7 +124,7 @@ func ReadRun(ctx context.Context, path string, inputs *Inputs) (*Run, error) {
 		return readOther(ctx, path, inputs)
 	}
 	run := &Run{Path: path, byLine: make(map[int]*Result), Relations: true}
-	err = jsonl.ReadLines(path, func(n int, raw []byte) error {
+	err = jsonl.ReadLines(path, jsonl.MaxOutputLineBytes, func(n int, raw []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

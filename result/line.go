@@ -128,7 +128,7 @@ type Line struct {
 	Output    string             `json:"output"`
 	Atoms     []instance.Atom    `json:"atoms,omitempty"`
 	Contexts  []instance.Context `json:"contexts,omitempty"`
-	Relations []graph.Relation   `json:"relations,omitempty"`
+	Relations []graph.Relation   `json:"relations,omitzero"` // [] when all were neutral: given, none
 
 	// Extra are the input record's fields this tool does not know, passed
 	// through unchanged after the others (leaving out any that has the

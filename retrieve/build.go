@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/internal/tempfile"
 	"github.com/factreasoner/factreasoner-go/kbindex"
 )
 
@@ -52,6 +53,7 @@ type BuildStats struct {
 // path only when Finish succeeds.
 type Builder struct {
 	path, tmp string
+	held      *os.File // the staging file, locked while it is built (internal/tempfile)
 	db        *sql.DB
 	tx        *sql.Tx
 	tok       Tokenizer
@@ -122,15 +124,18 @@ func NewBuilder(path string, opts BuildOptions) (*Builder, error) {
 		b.tok = WordTokenizer{}
 		b.maxTokens = max(1, int(float64(maxTokens)*WordsPerToken))
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	// The staging files of killed builds of this file go; this one is
+	// held locked until it is renamed or removed.
+	pattern := "." + filepath.Base(target) + ".*.tmp"
+	tempfile.Clean(filepath.Dir(target), pattern)
+	f, err := tempfile.Create(filepath.Dir(target), pattern)
 	if err != nil {
 		return nil, err
 	}
-	b.tmp = f.Name()
-	f.Close()
+	b.tmp, b.held = f.Name(), f
 	b.db, err = sql.Open("sqlite3", "file:"+escapePath(b.tmp)+"?_journal_mode=OFF&_synchronous=OFF")
 	if err != nil {
-		os.Remove(b.tmp)
+		b.Abort()
 		return nil, err
 	}
 	// One connection: the staging tables and the transaction live on it.
@@ -322,12 +327,21 @@ func (b *Builder) finish(ctx context.Context) error {
 		return err
 	}
 	b.db = nil
-	if st, err := os.Stat(b.path); err == nil && (!b.overwrite || !st.Mode().IsRegular()) {
+	st, err := os.Stat(b.path)
+	if err == nil && (!b.overwrite || !st.Mode().IsRegular()) {
 		return errors.New("file appeared while building; not overwritten")
 	}
 	// The staging file was made private (CreateTemp, 0600), as every file
-	// the tool writes: the documents may not be everyone's to read.
-	return os.Rename(b.tmp, b.path)
+	// the tool writes: the documents may not be everyone's to read. A
+	// file replaced keeps its mode.
+	if err == nil {
+		if err := os.Chmod(b.tmp, st.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	err = os.Rename(b.tmp, b.path)
+	b.held.Close()
+	return err
 }
 
 type pendingPassage struct {
@@ -375,4 +389,5 @@ func (b *Builder) Abort() {
 		b.db = nil
 	}
 	os.Remove(b.tmp)
+	b.held.Close()
 }

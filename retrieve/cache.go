@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/sqlcache"
 )
 
@@ -58,7 +59,7 @@ func (c *cached) Retrieve(ctx context.Context, topic, atom string, k int) ([]Pas
 	if ok {
 		var ps []Passage
 		if err := json.Unmarshal(data, &ps); err != nil {
-			return nil, fmt.Errorf("retrieval cache %s: corrupt entry: %w", c.cache.store.Path(), err)
+			return nil, fmt.Errorf("retrieval cache %s: corrupt entry: %w", c.cache.store.Path(), jsonpath.Error(data, err))
 		}
 		return ps, nil
 	}

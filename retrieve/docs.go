@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -24,10 +26,17 @@ func DocumentFiles(args []string) ([]string, error) {
 	var files []string
 	for _, a := range args {
 		fi, err := os.Stat(a)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", a)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if !fi.IsDir() {
+			// A device (/dev/zero) or a socket holds no documents.
+			if err := safefile.CheckInput(a); err != nil {
+				return nil, err
+			}
 			files = append(files, a)
 			continue
 		}
@@ -60,7 +69,7 @@ func ReadDocuments(path string, add func(Document) error) error {
 	case ".jsonl", ".json":
 		return readJSONLDocs(path, add)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readText(path)
 	if err != nil {
 		return err
 	}
@@ -69,6 +78,28 @@ func ReadDocuments(path string, add func(Document) error) error {
 	}
 	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return add(Document{Title: title, Pieces: paragraphs(string(data))})
+}
+
+// MaxTextBytes bounds a plain-text document, which is held whole while
+// it is split into paragraphs: a book is a few megabytes. Larger
+// collections go in .jsonl files, a document a line.
+const MaxTextBytes = jsonl.MaxLineBytes
+
+// readText reads a plain-text document of at most MaxTextBytes.
+func readText(path string) ([]byte, error) {
+	f, err := safefile.OpenInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxTextBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxTextBytes {
+		return nil, fmt.Errorf("%s: a plain-text document of more than %d bytes, the most one may take (split it, or give a .jsonl file of documents, one a line)", path, MaxTextBytes)
+	}
+	return data, nil
 }
 
 var blankLines = regexp.MustCompile(`\n[ \t\r\f\v]*\n`)
@@ -81,7 +112,7 @@ func paragraphs(text string) []string {
 
 // readJSONLDocs reads {"title": ..., "text": "..." | ["...", ...]} lines.
 func readJSONLDocs(path string, add func(Document) error) error {
-	return jsonl.ReadLines(path, func(line int, raw []byte) error {
+	return jsonl.ReadLines(path, jsonl.MaxLineBytes, func(line int, raw []byte) error {
 		d, err := parseDocLine(raw)
 		if err == nil {
 			err = add(d)

@@ -217,6 +217,9 @@ func NewPageFetcher() *PageFetcher {
 		if len(via) > f.MaxRedirects {
 			return errTooManyRedirects
 		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return errNotHTTP
+		}
 		return nil
 	}}
 	return f
@@ -688,7 +691,7 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 		}
 		req.Header.Set("User-Agent", f.userAgent())
 		resp, err := f.plain.Do(req)
-		if errors.Is(err, errTooManyRedirects) || errors.As(err, new(*netguard.Error)) {
+		if errors.Is(err, errTooManyRedirects) || errors.Is(err, errNotHTTP) || errors.As(err, new(*netguard.Error)) {
 			return answer{}, retry.Permanent(err)
 		}
 		if err != nil {
@@ -714,6 +717,11 @@ func (f *PageFetcher) fetchRobots(ctx context.Context, origin string) (*robotstx
 		return nil, &PageError{URL: shown, Reason: FailAddress, Err: ge}
 	case errors.Is(err, errTooManyRedirects):
 		ans.body = nil // as Google: no robots.txt after five redirects means no rules
+	case errors.Is(err, errNotHTTP):
+		// A redirect away from http(s) (file://): the rules cannot be
+		// read, nor will they be by asking again; nothing of the host
+		// is fetched.
+		return nil, &PageError{URL: shown, Reason: FailRobots, Err: errors.New("robots.txt redirected away from http(s)")}
 	default:
 		return nil, &PageError{URL: shown, Reason: FailNetwork, Err: netError("robots.txt", err), Temporary: true}
 	}

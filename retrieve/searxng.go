@@ -111,14 +111,17 @@ func (s *SearXNG) attempt(ctx context.Context, u string) (*searxngAnswer, error)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", version.UserAgent())
-	resp, err := s.Client.Do(req)
+	resp, err := s.Retry.Send(s.Client, req)
 	if err != nil {
 		return nil, netError(shown, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchAnswerBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchAnswerBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading the answer: %s", shown, redact.String(err.Error()))
+		return nil, netError(shown+": reading the answer", err)
+	}
+	if len(data) > maxSearchAnswerBytes {
+		return nil, retry.Permanent(fmt.Errorf("%s: %s: the answer is longer than %d bytes, the most a search answer may take", shown, resp.Status, maxSearchAnswerBytes))
 	}
 	switch {
 	case resp.StatusCode == http.StatusForbidden:

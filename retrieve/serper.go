@@ -152,14 +152,17 @@ func (s *Serper) attempt(ctx context.Context, body []byte) ([]serperHit, error) 
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", version.UserAgent())
-	resp, err := s.Client.Do(req)
+	resp, err := s.Retry.Send(s.Client, req)
 	if err != nil {
 		return nil, netError(shown, err, s.key)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchAnswerBytes))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchAnswerBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading the answer: %s", shown, s.redact(err.Error()))
+		return nil, netError(shown+": reading the answer", err, s.key)
+	}
+	if len(data) > maxSearchAnswerBytes {
+		return nil, retry.Permanent(fmt.Errorf("%s: %s: the answer is longer than %d bytes, the most a search answer may take", shown, resp.Status, maxSearchAnswerBytes))
 	}
 	var ans serperAnswer
 	jsonErr := json.Unmarshal(data, &ans)

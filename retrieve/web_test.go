@@ -3,6 +3,10 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -331,5 +335,73 @@ func TestNonWebLinksDropped(t *testing.T) {
 		if WebLink(link) != want {
 			t.Errorf("WebLink(%q) = %v", link, !want)
 		}
+	}
+}
+
+// TestSearchAnswerCap: a search engine's answer over the cap is refused
+// naming the cap, not called unreadable, and not asked again.
+func TestSearchAnswerCap(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"organic": [{"title": "`)
+		io.WriteString(w, strings.Repeat("x", maxSearchAnswerBytes))
+		io.WriteString(w, `"}]}`)
+	}))
+	defer srv.Close()
+	s, err := NewSerper(srv.URL, "key-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Retry = fastRetry()
+	_, err = s.Retrieve(context.Background(), "", "an atom", 3)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", maxSearchAnswerBytes)) || hits != 1 {
+		t.Errorf("%d requests, error %v", hits, err)
+	}
+	x, err := NewSearXNG(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Retry = fastRetry()
+	hits = 0
+	_, err = x.Retrieve(context.Background(), "", "an atom", 3)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", maxSearchAnswerBytes)) || hits != 1 {
+		t.Errorf("searxng: %d requests, error %v", hits, err)
+	}
+}
+
+// TestRobotsRedirectAway: a robots.txt that redirects away from http(s)
+// (to file://) is asked once: the host's pages are not fetched, and not
+// asked for again and again.
+func TestRobotsRedirectAway(t *testing.T) {
+	site := searchtest.NewSite(t)
+	site.Handle("/robots.txt", http.RedirectHandler("file:///etc/passwd", http.StatusFound))
+	site.Page("/page", "text/plain", "page text")
+	_, err := testFetcher().Text(context.Background(), site.URL+"/page", "")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Reason != FailRobots || pe.Temporary || site.Hits("/robots.txt") != 1 || site.Hits("/page") != 0 {
+		t.Errorf("robots.txt asked %d times, page %d: %v", site.Hits("/robots.txt"), site.Hits("/page"), err)
+	}
+}
+
+// TestPageRetryWithinItsTime: a page whose server asks to wait longer
+// than the page's own time limit is not waited for, nor is such a wait
+// announced ("retrying in 5m0s" for a page of 20 s): the page fails at
+// once with the server's status.
+func TestPageRetryWithinItsTime(t *testing.T) {
+	site := searchtest.NewSite(t)
+	site.SetRobots("")
+	site.Handle("/page", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "300")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	f := testFetcher()
+	var notices []time.Duration
+	f.Retry.Notify = func(_ error, _ int, wait time.Duration) { notices = append(notices, wait) }
+	_, err := f.Text(context.Background(), site.URL+"/page", "")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Reason != FailStatus || len(notices) != 0 || site.Hits("/page") != 1 {
+		t.Errorf("%d requests, notices %v, error %v", site.Hits("/page"), notices, err)
 	}
 }

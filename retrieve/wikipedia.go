@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -242,7 +242,7 @@ func (w *Wikipedia) get(ctx context.Context, params url.Values, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s: unexpected answer: %w", shown, err)
+		return fmt.Errorf("%s: unexpected answer: %w", shown, jsonpath.Error(body, err))
 	}
 	return nil
 }
@@ -259,14 +259,12 @@ func (w *Wikipedia) attempt(ctx context.Context, u, shown string) ([]byte, error
 	}
 	req.Header.Set("User-Agent", w.userAgent())
 	req.Header.Set("Accept", "application/json")
-	resp, err := w.Client.Do(req)
+	resp, err := w.Retry.Send(w.Client, req)
 	w.last = time.Now()
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // it repeats the URL, query and all
-		}
-		return nil, fmt.Errorf("%s: %s", shown, redact.String(err.Error()))
+		// The URL's query is left out, the error's kind kept: a name
+		// that does not resolve is not asked again.
+		return nil, netError(shown, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))

@@ -3,6 +3,8 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
@@ -278,5 +281,52 @@ func TestWikipediaMaxlag(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "REDACTED@") {
 		t.Errorf("error shows the endpoint's userinfo: %v", err)
+	}
+}
+
+// TestWikipediaFailsFast: a name that does not resolve (or that no
+// resolver answers for, as on a machine offline) fails at the first
+// attempt, and so does a server that accepts the connection and never
+// answers, after the policy's FirstByte; neither is asked again.
+func TestWikipediaFailsFast(t *testing.T) {
+	for _, dnsErr := range []*net.DNSError{
+		{Err: "no such host", Name: "en.wikipedia.org", IsNotFound: true},
+		{Err: "server misbehaving", Name: "en.wikipedia.org", IsTemporary: true},
+	} {
+		dials := 0
+		w := NewWikipedia(DefaultWikipediaEndpoint)
+		w.Retry = &retry.Policy{Retries: 5, MinWait: time.Millisecond, MaxWait: time.Millisecond}
+		w.Client = &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+			dials++
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: dnsErr}
+		}}}
+		_, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
+		if err == nil || !strings.Contains(err.Error(), dnsErr.Err) || dials != 1 || strings.Contains(err.Error(), "attempts") {
+			t.Errorf("%s: %d attempts, error %v", dnsErr.Err, dials, err)
+		}
+	}
+	addr := nettest.Silent(t)
+	w := NewWikipedia("http://" + addr + "/w/api.php")
+	w.Retry = &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}
+	_, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
+	if !errors.Is(err, retry.ErrNoAnswer) || !strings.Contains(err.Error(), addr) || strings.Contains(err.Error(), "attempts") {
+		t.Errorf("a silent server: %v", err)
+	}
+}
+
+// TestWikipediaAnswerTypes: an answer whose values have other types than
+// the API's is refused naming the value's path and the JSON types, not
+// Go's.
+func TestWikipediaAnswerTypes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"query": {"search": [{"title": 5}]}}`))
+	}))
+	defer srv.Close()
+	w := NewWikipedia(srv.URL + "/w/api.php")
+	w.Retry = &retry.Policy{Retries: 0}
+	_, err := w.Retrieve(context.Background(), "", "Lanny Flaherty was an actor.", 3)
+	if err == nil || !strings.Contains(err.Error(), "query.search[0].title: expected string, got JSON number") || strings.Contains(err.Error(), "Go ") {
+		t.Errorf("%v", err)
 	}
 }

@@ -52,6 +52,7 @@ const (
 	DefaultMaxWait       = time.Minute
 	DefaultMaxServerWait = 5 * time.Minute
 	DefaultMaxElapsed    = 10 * time.Minute
+	DefaultFirstByte     = 30 * time.Second
 )
 
 // Policy says how failed requests are repeated. Share one *Policy between
@@ -71,6 +72,15 @@ type Policy struct {
 	// MaxElapsed is a request's deadline across its attempts and waits
 	// (default DefaultMaxElapsed): see the package comment.
 	MaxElapsed time.Duration
+	// FirstByte is how long an attempt sent by Send waits for the first
+	// byte of the answer (its status line) before it gives up (default
+	// DefaultFirstByte; negative: no such limit). Such an attempt is not
+	// repeated: a server that accepted the connection and said nothing
+	// would say nothing again, and a wrong port or a hung server is told
+	// after one wait, not after all the retries. A server that takes
+	// long to answer by design (an LLM generating) is not sent to by
+	// Send, but asked first whether it answers at all.
+	FirstByte time.Duration
 	// Notify, when set, is told of every failed attempt that will be
 	// repeated: its error, its number (1 for the first attempt) and the
 	// wait before the next. Calls are serialised: Notify is never called
@@ -117,6 +127,77 @@ func (p *Policy) maxElapsed() time.Duration {
 	return DefaultMaxElapsed
 }
 
+// FirstByteWait is the policy's FirstByte with its default: 0 for no
+// limit. A nil policy has the default.
+func (p *Policy) FirstByteWait() time.Duration {
+	switch {
+	case p == nil || p.FirstByte == 0:
+		return DefaultFirstByte
+	case p.FirstByte < 0:
+		return 0
+	}
+	return p.FirstByte
+}
+
+// ErrNoAnswer is wrapped by the error of an attempt whose server sent no
+// answer within the policy's FirstByte.
+var ErrNoAnswer = errors.New("the server accepted the connection and sent no answer")
+
+// Send sends req with client as client.Do does, but gives up when the
+// answer's first byte (its status line) has not come within the policy's
+// FirstByte: the error then wraps ErrNoAnswer, says how long it waited,
+// and is Permanent. The rest of the answer is read under the request's
+// own deadlines. A nil policy has the default FirstByte.
+func (p *Policy) Send(client *http.Client, req *http.Request) (*http.Response, error) {
+	wait := p.FirstByteWait()
+	if wait <= 0 {
+		return client.Do(req)
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	timer := time.AfterFunc(wait, func() { cancel(errNoFirstByte) })
+	resp, err := client.Do(req.WithContext(ctx))
+	if !timer.Stop() && errors.Is(context.Cause(ctx), errNoFirstByte) {
+		// No answer in time (or one just as the time ran out, whose
+		// body the deadline has cut off).
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel(nil)
+		return nil, Permanent(&noAnswer{wait: wait})
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	// The body is read under ctx: it is canceled when the body is closed.
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	return resp, nil
+}
+
+// errNoFirstByte is the cause of an attempt canceled by Send's deadline.
+var errNoFirstByte = errors.New("no first byte")
+
+// noAnswer is the error of an attempt without an answer in time.
+type noAnswer struct{ wait time.Duration }
+
+func (e *noAnswer) Error() string {
+	return fmt.Sprintf("%v within %v: a wrong port, or a server that hangs", ErrNoAnswer, e.wait)
+}
+func (e *noAnswer) Unwrap() error { return ErrNoAnswer }
+
+// cancelOnClose is a response body that ends its request's context when
+// closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
 func (p *Policy) maxServerWait() time.Duration {
 	if p.MaxServerWait > 0 {
 		return p.MaxServerWait
@@ -138,7 +219,18 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		p = Default()
 	}
 	attempt := 0
-	deadline := time.Now().Add(p.maxElapsed())
+	// The request's deadline: the policy's, or the caller's when it
+	// comes first (a page's own time limit), so that no wait is announced
+	// that would outlast it.
+	start := time.Now()
+	deadline, byCaller := start.Add(p.maxElapsed()), false
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline, byCaller = d, true
+	}
+	past := func(err error, asked time.Duration) error {
+		return &pastDeadline{err: err, asked: asked, deadline: deadline.Sub(start).Round(time.Millisecond), byCaller: byCaller}
+	}
+	until := &untilDeadline{deadline: deadline}
 	wrapped := func() (T, error) {
 		attempt++
 		v, err := op(attempt)
@@ -152,8 +244,9 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		if errors.As(err, &se) && se.wait > 0 {
 			wait := min(se.wait, p.maxServerWait())
 			if wait > time.Until(deadline) {
-				return v, backoff.Permanent(&pastDeadline{err: err, asked: se.wait, deadline: p.maxElapsed()})
+				return v, backoff.Permanent(past(err, se.wait))
 			}
+			until.serverWait = true // checked here
 			// backoff waits as the RetryAfterError says; the error itself
 			// is what the caller sees.
 			return v, &withRetryAfter{err: err, after: &backoff.RetryAfterError{Duration: wait}}
@@ -166,10 +259,11 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 		Multiplier:          2,
 		MaxInterval:         p.maxWait(),
 	}
+	until.b = exp
 	opts := []backoff.RetryOption{
-		backoff.WithBackOff(exp),
-		backoff.WithMaxTries(uint(max(p.Retries, 0)) + 1),
 		// A wait that would end past the deadline ends the retries.
+		backoff.WithBackOff(until),
+		backoff.WithMaxTries(uint(max(p.Retries, 0)) + 1),
 		backoff.WithMaxElapsedTime(p.maxElapsed()),
 		backoff.WithNotify(func(err error, wait time.Duration) {
 			if p.Notify == nil {
@@ -190,7 +284,7 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 	err = unwrapMarks(err)
 	if !IsPermanent(err) && !certificateError(err) && !Unreachable(err) && !errors.As(err, new(*pastDeadline)) && attempt <= max(p.Retries, 0) {
 		// Retries were left, but no time for the next wait.
-		err = &pastDeadline{err: err, deadline: p.maxElapsed()}
+		err = past(err, 0)
 	}
 	if attempt > 1 {
 		err = &gaveUp{err: err, attempts: attempt}
@@ -198,19 +292,47 @@ func Do[T any](ctx context.Context, p *Policy, op func(attempt int) (T, error)) 
 	return v, err
 }
 
+// untilDeadline is a back-off that stops (backoff.Stop) where the next
+// wait would end past the deadline; serverWait marks a wait the server
+// asked for, which Do has checked, and which backoff takes instead.
+type untilDeadline struct {
+	b          backoff.BackOff
+	deadline   time.Time
+	serverWait bool
+}
+
+func (u *untilDeadline) NextBackOff() time.Duration {
+	d := u.b.NextBackOff()
+	if u.serverWait {
+		u.serverWait = false
+		return d
+	}
+	if d != backoff.Stop && time.Now().Add(d).After(u.deadline) {
+		return backoff.Stop
+	}
+	return d
+}
+
+func (u *untilDeadline) Reset() { u.b.Reset() }
+
 // pastDeadline is the error of a request whose next wait would have ended
 // past its deadline: asked is the server's wait, if it asked for one.
 type pastDeadline struct {
 	err      error
 	asked    time.Duration
 	deadline time.Duration
+	byCaller bool // the deadline is the caller's (its context's)
 }
 
 func (e *pastDeadline) Error() string {
-	if e.asked > 0 {
-		return fmt.Sprintf("%v; the server asked to wait %v, past the %v a request may take with its retries", e.err, e.asked.Round(time.Millisecond), e.deadline)
+	limit := fmt.Sprintf("the %v a request may take with its retries", e.deadline)
+	if e.byCaller {
+		limit = fmt.Sprintf("the %v the request was given", e.deadline)
 	}
-	return fmt.Sprintf("%v; no time was left for another attempt within the %v a request may take with its retries", e.err, e.deadline)
+	if e.asked > 0 {
+		return fmt.Sprintf("%v; the server asked to wait %v, past %s", e.err, e.asked.Round(time.Millisecond), limit)
+	}
+	return fmt.Sprintf("%v; no time was left for another attempt within %s", e.err, limit)
 }
 func (e *pastDeadline) Unwrap() error { return e.err }
 
@@ -331,14 +453,17 @@ func ServerWait(h http.Header, now time.Time) time.Duration {
 
 // Unreachable reports an error that says the endpoint is not there: a
 // refused connection, an unreachable host or network, a name that does
-// not resolve (a DNS answer that it does not exist, not a DNS time-out).
+// not resolve (a failed lookup, but for a DNS time-out).
 func Unreachable(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
 		return true
 	}
+	// A name that does not resolve, or a resolver that cannot say (none
+	// reachable, a server failure): a lookup that fails so fails again;
+	// only a lookup that timed out may do better.
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return dns.IsNotFound
+		return !dns.IsTimeout
 	}
 	var addr *net.AddrError // a malformed address: no attempt will do better
 	return errors.As(err, &addr)

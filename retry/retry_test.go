@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 )
 
 var errFlaky = errors.New("flaky")
@@ -248,12 +250,33 @@ func TestHTTP(t *testing.T) {
 // TestCancel: a canceled context ends the wait at once, with its error.
 func TestCancel(t *testing.T) {
 	p := &Policy{Retries: 3, MinWait: time.Hour, MaxElapsed: 3 * time.Hour}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := Do(ctx, p, func(int) (int, error) { return 0, errFlaky })
-	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 10*time.Second {
 		t.Errorf("%v after %v", err, time.Since(start))
+	}
+}
+
+// TestCallerDeadline: the caller's deadline, when it comes before the
+// policy's (a page's 20 s), bounds the waits too: a wait that would end
+// past it, the server's or the back-off's, is never announced, and the
+// retries end at once saying so.
+func TestCallerDeadline(t *testing.T) {
+	for _, op := range []func(int) (int, error){
+		func(int) (int, error) { return 0, After(errFlaky, 5*time.Minute) },
+		func(int) (int, error) { return 0, errFlaky },
+	} {
+		var notices []time.Duration
+		p := &Policy{Retries: 5, MinWait: time.Minute, Notify: func(_ error, _ int, wait time.Duration) { notices = append(notices, wait) }}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		n := 0
+		_, err := Do(ctx, p, func(a int) (int, error) { n++; return op(a) })
+		cancel()
+		if n != 1 || len(notices) != 0 || !errors.Is(err, errFlaky) || !strings.Contains(err.Error(), "the request was given") {
+			t.Errorf("%d attempts, notices %v, error %v", n, notices, err)
+		}
 	}
 }
 
@@ -334,8 +357,9 @@ func TestDeadline(t *testing.T) {
 }
 
 // TestUnreachable: an endpoint that is not there (refused, unreachable, a
-// name that does not exist, a malformed address) is not tried again; a
-// time-out, a reset connection or a DNS time-out are.
+// name that does not exist or that no resolver answers for, a malformed
+// address) is not tried again; a time-out, a reset connection or a DNS
+// time-out are.
 func TestUnreachable(t *testing.T) {
 	dial := func(err error) error {
 		return &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: err}}
@@ -349,6 +373,7 @@ func TestUnreachable(t *testing.T) {
 		{"host unreachable", dial(os.NewSyscallError("connect", syscall.EHOSTUNREACH)), true},
 		{"network unreachable", dial(os.NewSyscallError("connect", syscall.ENETUNREACH)), true},
 		{"no such host", dial(&net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}), true},
+		{"no resolver", dial(&net.DNSError{Err: "server misbehaving", Name: "en.wikipedia.org", IsTemporary: true}), true},
 		{"malformed address", dial(&net.AddrError{Err: "missing port in address", Addr: "x"}), true},
 		{"DNS time-out", dial(&net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}), false},
 		{"reset", dial(os.NewSyscallError("read", syscall.ECONNRESET)), false},
@@ -365,5 +390,50 @@ func TestUnreachable(t *testing.T) {
 		if want := map[bool]int{true: 1, false: 4}[tt.want]; n != want {
 			t.Errorf("%s: %d attempts, want %d", tt.name, n, want)
 		}
+	}
+}
+
+// TestSend: an attempt whose server sends no answer within FirstByte
+// fails with ErrNoAnswer, saying how long it waited, and is not repeated;
+// an answer that starts in time is read whole, however long its body
+// takes after; no limit (a negative FirstByte) waits for the request's
+// own deadline.
+func TestSend(t *testing.T) {
+	p := &Policy{Retries: 3, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}
+	attempts := 0
+	_, err := Do(context.Background(), p, func(int) (*http.Response, error) {
+		attempts++
+		req, _ := http.NewRequest(http.MethodGet, "http://"+nettest.Silent(t), nil)
+		return p.Send(http.DefaultClient, req)
+	})
+	if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "sent no answer within 100ms") || attempts != 1 {
+		t.Errorf("%d attempts, error %v", attempts, err)
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		time.Sleep(300 * time.Millisecond) // the body, after the first byte
+		io.WriteString(w, "whole")
+	}))
+	defer slow.Close()
+	req, _ := http.NewRequest(http.MethodGet, slow.URL, nil)
+	resp, err := p.Send(http.DefaultClient, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(body) != "whole" {
+		t.Errorf("body %q, %v", body, err)
+	}
+	none := &Policy{FirstByte: -1}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ = http.NewRequestWithContext(ctx, http.MethodGet, "http://"+nettest.Silent(t), nil)
+	if _, err := none.Send(http.DefaultClient, req); errors.Is(err, ErrNoAnswer) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("no limit: %v", err)
+	}
+	if (*Policy)(nil).FirstByteWait() != DefaultFirstByte || none.FirstByteWait() != 0 {
+		t.Error("FirstByteWait's default")
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/internal/parallel"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
 
 // Model types of the preamble.
@@ -70,21 +71,116 @@ type scanner struct {
 	line int // line of the last token returned
 }
 
-func newScanner(r io.Reader, name string) (*scanner, error) {
+// MaxFileBytes bounds a UAI file (a model, evidence, a MAR result), which
+// is held in memory whole while it is read: a longer file is refused
+// before it is read, a longer stream once this much of it is.
+const MaxFileBytes = 1 << 30
+
+// prefixBytes is how much of a file newScanner reads first, to check its
+// first token before it reads the rest.
+const prefixBytes = 64 << 10
+
+// newScanner reads r, at most MaxFileBytes, as a scanner's input. first,
+// when not nil, is given the first token of r before the rest is read (as
+// a scanner of the first prefixBytes of r, whose first token is cut when
+// it reaches their end), and says what is wrong with it: a file that is
+// not one of this format (random bytes, a jsonl file) is told so at once,
+// whatever its size.
+func newScanner(r io.Reader, name string, first func(s *scanner) error) (*scanner, error) {
+	tooLong := func(size string) error {
+		return &SyntaxError{File: name, Line: 1, Msg: fmt.Sprintf("the file is %s bytes, more than the %d a UAI file may take", size, MaxFileBytes)}
+	}
 	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < math.MaxInt32 {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if first != nil {
+				if err := checkPrefix(f, name, first); err != nil {
+					return nil, err
+				}
+			}
+			if st.Size() > MaxFileBytes {
+				return nil, tooLong(strconv.FormatInt(st.Size(), 10))
+			}
 			data, err := readFile(f, int(st.Size()))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
+			if len(data) > MaxFileBytes { // it grew
+				return nil, tooLong("more than that")
+			}
 			return &scanner{name: name, data: data, line: 1}, nil
 		}
 	}
+	br := bufio.NewReaderSize(r, prefixBytes)
+	if first != nil {
+		prefix, err := br.Peek(prefixBytes)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := checkFirst(&scanner{name: name, data: string(prefix), line: 1}, first); err != nil {
+			return nil, err
+		}
+	}
 	var b strings.Builder
-	if _, err := io.Copy(&b, r); err != nil {
+	n, err := io.Copy(&b, io.LimitReader(br, MaxFileBytes+1))
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if n > MaxFileBytes {
+		return nil, tooLong("more than that")
+	}
 	return &scanner{name: name, data: b.String(), line: 1}, nil
+}
+
+// checkPrefix gives first a scanner of the first prefixBytes of f from
+// where it is, without moving it.
+func checkPrefix(f *os.File, name string, first func(*scanner) error) error {
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	buf := make([]byte, prefixBytes)
+	n, err := f.ReadAt(buf, at)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return checkFirst(&scanner{name: name, data: string(buf[:n]), line: 1}, first)
+}
+
+// checkFirst gives first the scanner s of a prefix of the input when its
+// first token is whole: neither missing nor cut by the prefix's end,
+// unless the prefix is the input or the token is already longer than any
+// first token of the format (a word, a count).
+func checkFirst(s *scanner, first func(*scanner) error) error {
+	data := s.data
+	i := 0
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	j := i
+	for j < len(data) && !isSpace(data[j]) {
+		j++
+	}
+	whole := len(data) < prefixBytes || j < len(data)
+	if !whole && j-i <= maxFirstToken {
+		return nil
+	}
+	return first(s)
+}
+
+// maxFirstToken is longer than any first token of a UAI file: MARKOV,
+// BAYES, a count.
+const maxFirstToken = 24
+
+// modelType reads a model's first token, its type.
+func modelType(s *scanner) (string, error) {
+	typ := s.next()
+	switch strings.ToUpper(typ) {
+	case Markov, Bayesian:
+		return strings.ToUpper(typ), nil
+	case "":
+		return "", s.errorf("empty input: want MARKOV or BAYES")
+	}
+	return "", s.errorf("model type: want MARKOV or BAYES, found %q", clip(typ))
 }
 
 // readFile reads the rest of f, a regular file of size bytes, into one
@@ -238,7 +334,7 @@ func clip(tok string) string {
 
 // ReadFile reads a model file.
 func ReadFile(path string) (*Network, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +344,10 @@ func ReadFile(path string) (*Network, error) {
 
 // Read reads a model in the UAI format. name labels error messages.
 func Read(r io.Reader, name string) (*Network, error) {
-	s, err := newScanner(r, name)
+	s, err := newScanner(r, name, func(s *scanner) error {
+		_, err := modelType(s)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -259,14 +358,9 @@ func Read(r io.Reader, name string) (*Network, error) {
 // and table one token at a time, as Read does where its parallel readers
 // refuse the input (tests compare the two).
 func (s *scanner) model(inParallel bool) (*Network, error) {
-	typ := s.next()
-	switch strings.ToUpper(typ) {
-	case Markov, Bayesian:
-		typ = strings.ToUpper(typ)
-	case "":
-		return nil, s.errorf("empty input: want MARKOV or BAYES")
-	default:
-		return nil, s.errorf("model type: want MARKOV or BAYES, found %q", clip(typ))
+	typ, err := modelType(s)
+	if err != nil {
+		return nil, err
 	}
 	nvars, err := s.int(what{format: "number of variables"})
 	if err != nil {
@@ -715,65 +809,59 @@ func write(w io.Writer, m *inference.Model, format func(float64) string) error {
 // number of evidence samples ("1", then "N v1 x1 …"); only one sample is
 // supported. An empty file means no evidence.
 func ReadEvidence(r io.Reader, name string) (map[int]int, error) {
-	s, err := newScanner(r, name)
+	const what0 = "number of observed variables"
+	s, err := newScanner(r, name, func(s *scanner) error {
+		if s.peek() == "" {
+			return nil
+		}
+		_, err := s.int(what{format: what0})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	type tok struct {
-		text string
-		line int
-	}
-	var toks []tok
-	for t := s.next(); t != ""; t = s.next() {
-		toks = append(toks, tok{t, s.line})
-	}
-	if len(toks) == 0 {
+	// The tokens are counted first, to tell the layouts apart, and then
+	// read one at a time: the file is held once, never as a list.
+	ntoks := countTokens(s.data)
+	if ntoks == 0 {
 		return map[int]int{}, nil
 	}
-	num := func(i int, what string) (int, error) {
-		if i >= len(toks) {
-			return 0, &SyntaxError{File: name, Line: s.line, Msg: "unexpected end of input: want " + what}
-		}
-		n, err := strconv.Atoi(toks[i].text)
-		if err != nil || n < 0 {
-			return 0, &SyntaxError{File: name, Line: toks[i].line, Msg: fmt.Sprintf("%s: want a nonnegative integer, found %q", what, clip(toks[i].text))}
-		}
-		return n, nil
-	}
-	first, err := num(0, "number of observed variables")
+	first, err := s.int(what{format: what0})
 	if err != nil {
 		return nil, err
 	}
-	start := 1 // index of the first variable token
 	count := first
-	if len(toks) != 1+2*first {
+	if ntoks != 1+2*first {
 		// Not merlin's layout: the first number counts samples.
 		if first != 1 {
 			if first == 0 {
-				return nil, &SyntaxError{File: name, Line: toks[min(1, len(toks)-1)].line, Msg: fmt.Sprintf("%d tokens after a sample count of 0", len(toks)-1)}
+				s.next()
+				return nil, s.errorf("%d tokens after a sample count of 0", ntoks-1)
 			}
-			return nil, &SyntaxError{File: name, Line: toks[0].line, Msg: fmt.Sprintf("want \"N v1 x1 … vN xN\" (%d numbers for N = %d, found %d) or one evidence sample; %d samples are not supported", 1+2*first, first, len(toks), first)}
+			return nil, s.errorf("want \"N v1 x1 … vN xN\" (%d numbers for N = %d, found %d) or one evidence sample; %d samples are not supported", 1+2*first, first, ntoks, first)
 		}
-		if count, err = num(1, "number of observed variables"); err != nil {
+		if count, err = s.int(what{format: what0}); err != nil {
 			return nil, err
 		}
-		start = 2
-		if len(toks) != start+2*count {
-			return nil, &SyntaxError{File: name, Line: toks[len(toks)-1].line, Msg: fmt.Sprintf("%d observed variables need %d numbers, found %d", count, start+2*count, len(toks))}
+		if ntoks != 2+2*count {
+			for s.next() != "" {
+			}
+			return nil, s.errorf("%d observed variables need %d numbers, found %d", count, 2+2*count, ntoks)
 		}
 	}
 	ev := make(map[int]int, count)
 	for i := range count {
-		v, err := num(start+2*i, fmt.Sprintf("variable of observation %d", i))
+		v, err := s.int(what{"variable of observation %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
-		x, err := num(start+2*i+1, fmt.Sprintf("value of observation %d", i))
+		line := s.line
+		x, err := s.int(what{"value of observation %d", i, 0})
 		if err != nil {
 			return nil, err
 		}
 		if old, ok := ev[v]; ok && old != x {
-			return nil, &SyntaxError{File: name, Line: toks[start+2*i].line, Msg: fmt.Sprintf("variable %d observed twice, as %d and %d", v, old, x)}
+			return nil, &SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("variable %d observed twice, as %d and %d", v, old, x)}
 		}
 		ev[v] = x
 	}
@@ -782,7 +870,7 @@ func ReadEvidence(r io.Reader, name string) (map[int]int, error) {
 
 // ReadEvidenceFile reads an evidence file.
 func ReadEvidenceFile(path string) (map[int]int, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -863,7 +951,7 @@ func cfloat(x float64, format byte) string {
 // STATUS blocks are optional (merlin's sampling algorithms write neither),
 // and so is an ERRORS block (WriteMAR's); the MAR block is required.
 func ReadMAR(r io.Reader, name string) (*MAR, error) {
-	s, err := newScanner(r, name)
+	s, err := newScanner(r, name, nil)
 	if err != nil {
 		return nil, err
 	}

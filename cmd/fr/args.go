@@ -12,6 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
@@ -101,11 +103,12 @@ func flagsBeforeArgs(c *cli.Context) error {
 // tempKey keys the temporary files of a command in its context.
 type tempKey struct{}
 
-// temps are the temporary directories of a command, removed when it ends,
-// and whether one of them holds standard input.
+// temps are the temporary files of a command, removed when it ends (the
+// functions that remove them), and whether one of them holds standard
+// input.
 type temps struct {
-	dirs  []string
-	stdin bool
+	removes []func() error
+	stdin   bool
 }
 
 // withTemp gives a command a place to note temporary files, removed by
@@ -117,8 +120,8 @@ func withTemp(c *cli.Context) error {
 
 func removeTemp(c *cli.Context) error {
 	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
-		for _, d := range t.dirs {
-			os.RemoveAll(d)
+		for _, remove := range t.removes {
+			remove()
 		}
 	}
 	return nil
@@ -142,7 +145,10 @@ func inputPaths(c *cli.Context) ([]string, error) {
 // from. A pipe given by name (/dev/stdin or /dev/fd/N of a pipe, a process
 // substitution <(...), a named pipe) is copied the same way, under its
 // base name: the commands read their input more than once (to tell its
-// format, to count its records), and a pipe gives its data only once.
+// format, to count its records), and a pipe gives its data only once. A
+// file that is missing, a directory or a device is refused here, before
+// any work begins (and before a run's summary could say that nothing was
+// done).
 func inputPath(c *cli.Context, arg string) (string, error) {
 	t, _ := c.Context.Value(tempKey{}).(*temps)
 	var in io.Reader
@@ -165,6 +171,12 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 		defer f.Close()
 		in, name = f, filepath.Base(arg)
 	default:
+		if err := safefile.CheckInput(arg); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: no such file", arg)
+			}
+			return "", err
+		}
 		return arg, nil
 	}
 	path, err := spoolInput(c, in, name)
@@ -175,14 +187,16 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 }
 
 // spoolInput copies an input that can be read only once into a temporary
-// file called name, removed when the command ends.
+// file called name, removed when the command ends. No line longer than a
+// document may be is copied: no reader could use it (an endless line from
+// a pipe stops the copy).
 func spoolInput(c *cli.Context, in io.Reader, name string) (string, error) {
-	path, err := jsonl.Spool(in, name)
+	path, remove, err := jsonl.Spool(in, name, instance.DefaultMaxDocumentBytes)
 	if err != nil {
 		return "", err
 	}
 	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
-		t.dirs = append(t.dirs, filepath.Dir(path))
+		t.removes = append(t.removes, remove)
 	}
 	return path, nil
 }

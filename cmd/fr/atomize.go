@@ -65,6 +65,7 @@ func runAtomize(c *cli.Context) (err error) {
 	st, err := p.AtomizeFile(c.Context, input, out, fileOptions(c, prog), func(err error) {
 		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)
 	})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	atOnce = endedAtOnce(err, st.Atomized)
 	finishRun(prog, fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
 		st.Records-st.Failed, st.Atomized, st.Records-st.Atomized-st.NoAtoms-st.Failed, st.NoAtoms,

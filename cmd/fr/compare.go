@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -38,7 +39,9 @@ func compareCommand() *cli.Command {
 			"run (version and NLI backend) found in them. A FactReasoner result file or an output\n" +
 			"of fr factscore among them (told by content) is one row more, named by where it came\n" +
 			"from, with this project's measures of its marginals or decisions (K: --k) and, as\n" +
-			"\"its NAME\" columns, the values it records under names defined otherwise here." +
+			"\"its NAME\" columns, the values it records under names defined otherwise here.\n" +
+			"Runs whose records answer different questions on the same input line, or that hold results\n" +
+			"of different lines, are compared all the same, with a warning on stderr that says where." +
 			examples(
 				"# FR1, FR2 and FR3 on the shipped example, with the relations its records carry.",
 				"fr compare --nli given testdata/example.jsonl",
@@ -79,7 +82,7 @@ func runCompare(c *cli.Context) (err error) {
 	}
 	recorded := other != 0
 	if !recorded {
-		if recorded, err = pipeline.IsOutputFile(input); err != nil {
+		if recorded, err = pipeline.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
 			return err
 		}
 	}
@@ -101,12 +104,14 @@ func runCompare(c *cli.Context) (err error) {
 			return usagef("--k: %w", err)
 		}
 		prog := progress.New(c.App.ErrWriter, "fr compare")
-		rows, st, err := pipeline.CompareRecorded(paths, k, fileOptions(c, prog))
+		o := fileOptions(c, prog)
+		o.Warn = func(msg string) { fmt.Fprintf(prog, "fr compare: warning: %s\n", msg) }
+		rows, st, err := pipeline.CompareRecorded(paths, k, o)
 		if err != nil {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(out, format, rows)
+		return pipeline.WriteComparison(printable.Writer(out), format, rows)
 	}
 	var (
 		versions  []graph.Version
@@ -145,10 +150,10 @@ func runCompare(c *cli.Context) (err error) {
 	prog := progress.New(c.App.ErrWriter, "fr compare")
 	rows, st, err := p.CompareFile(c.Context, input, versions, bs, fileOptions(c, prog))
 	if err != nil {
-		return err
+		return withFormatHint(err, input, formatFactReasoner, formatScored)
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(out, format, rows); err != nil {
+	if err := pipeline.WriteComparison(printable.Writer(out), format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

@@ -62,7 +62,7 @@ func runConvertFActScore(c *cli.Context) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return withFormatHint(err, path, formatLabeled)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out, %d invalid left out\n", written, abstained, empty, invalid)
 	return nil

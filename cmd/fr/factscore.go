@@ -131,6 +131,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 		}
 		return w.Write(rec)
 	})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored, formatLabeled)
 	atOnce = endedAtOnce(err, st.Scored)
 	finishRun(prog, fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)), err, atOnce)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 )
 
 // closedPort returns a loopback address where nothing listens.
@@ -67,5 +69,35 @@ func TestFetchPrivateHint(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "private or local address") || !strings.Contains(stderr, "--fetch-private allows them") {
 		t.Errorf("stderr does not name --fetch-private for the refused pages:\n%s", stderr)
+	}
+}
+
+// TestSilentEndpoint: a server that accepts the connection and never
+// answers is told after --first-byte-timeout, in one line that says so,
+// without a retry, for the LLM endpoint (asked for its models before the
+// first request), a remote NLI server and Wikipedia.
+func TestSilentEndpoint(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	raw := writeFile(t, "raw.jsonl", rawRecord+"\n")
+	atoms := writeFile(t, "atoms.jsonl", `{"input": "Q", "output": "Ruth Adair was born in Tulsa.", "topic": "Ruth Adair", "atoms": [{"id": "a0", "text": "Ruth Adair was born in Tulsa."}]}`+"\n")
+	addr := nettest.Silent(t)
+	fast := []string{"--first-byte-timeout", "200ms"}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"llm", append([]string{"atomize", "--atomizer", "llm", "--llm-model", "m", "--llm-base-url", "http://" + addr + "/v1"}, append(fast, raw)...)},
+		{"remote nli", append([]string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--nli-remote-model", "m", "--nli-endpoint", "http://" + addr}, append(fast, exampleFile)...)},
+		{"wikipedia", append([]string{"retrieve", "--source", "wikipedia", "--wikipedia-endpoint", "http://" + addr + "/w/api.php", "--retrieval-cache", "off"}, append(fast, atoms)...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := run(t, context.Background(), tt.args...)
+			if err == nil || !strings.Contains(err.Error(), "sent no answer within 200ms") || !strings.Contains(err.Error(), addr) {
+				t.Fatalf("error %v\n%s", err, stderr)
+			}
+			if strings.Contains(err.Error(), "attempts") || strings.Contains(stderr, "retrying") {
+				t.Errorf("retried:\n%s\n%v", stderr, err)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -73,7 +74,9 @@ func runInspect(c *cli.Context) (err error) {
 	only, line := c.String("atom"), c.Int("line")
 	var last *pipeline.Assessment
 	found := false
-	w := bufio.NewWriter(out)
+	// The texts of records and pages are shown: what could command a
+	// terminal in them is escaped.
+	w := bufio.NewWriter(printable.Writer(out))
 	err = instance.Scan(input, nil, func(in *instance.Instance) error {
 		if line > 0 && in.Line != line {
 			return nil
@@ -96,6 +99,7 @@ func runInspect(c *cli.Context) (err error) {
 		}
 		return pipeline.WriteExplanations(w, a, ex)
 	})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	// What was explained before an error is written.
 	if ferr := w.Flush(); err == nil {
 		err = ferr

@@ -69,6 +69,12 @@ func runKBBuild(c *cli.Context) error {
 	if opts.MaxTokens < 1 {
 		return usagef("--max-tokens %d: want at least 1", opts.MaxTokens)
 	}
+	// The documents are found (a missing file, a device refused) before
+	// anything is said about the build.
+	files, err := retrieve.DocumentFiles(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	if path := c.String("tokenizer"); path != "" {
 		tok, err := retrieve.LoadHFTokenizer(path)
 		if err != nil {
@@ -87,10 +93,6 @@ func runKBBuild(c *cli.Context) error {
 		}
 		defer client.Close()
 		opts.Embedder, opts.EmbedModel = client, m
-	}
-	files, err := retrieve.DocumentFiles(c.Args().Slice())
-	if err != nil {
-		return err
 	}
 	out := c.String("output")
 	if err := notAnInput("-o", out, files...); err != nil {

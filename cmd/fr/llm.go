@@ -26,6 +26,7 @@ func llmFlags() []cli.Flag {
 		&cli.IntFlag{Name: "llm-concurrency", Value: 4, Category: catLLM, Usage: "most LLM requests in flight at once"},
 		&cli.DurationFlag{Name: "llm-timeout", Value: 2 * time.Minute, Category: catLLM, Usage: "time limit of one LLM request attempt"},
 		&cli.IntFlag{Name: "retries", Aliases: []string{"llm-retries"}, Value: retry.DefaultRetries, Category: catLLM, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
+		firstByteFlag(catLLM),
 		&cli.IntFlag{Name: "llm-seed", Value: 42, Category: catLLM, Usage: "seed sent with every request (temperature is always 0)"},
 		&cli.IntFlag{Name: "llm-reask", Value: 2, Category: catLLM, Usage: "times an answer that cannot be read is asked again before the record fails"},
 		&cli.StringFlag{Name: "llm-cache", Value: "auto", Category: catLLM,
@@ -58,8 +59,9 @@ func llmOptions(c *cli.Context) pipeline.Options {
 			Concurrency: c.Int("llm-concurrency"),
 			Timeout:     c.Duration("llm-timeout"),
 			Reasks:      c.Int("llm-reask"),
+			Secrets:     knownSecrets(c),
 		},
-		Retry:      &retry.Policy{Retries: c.Int("retries")},
+		Retry:      retryPolicy(c),
 		LLMPrompt:  c.String("nli-prompt"),
 		LLMSamples: c.Int("nli-samples"),
 		Prompts:    c.String("prompts"),
@@ -76,6 +78,22 @@ func llmOptions(c *cli.Context) pipeline.Options {
 		}
 	}
 	return o
+}
+
+// firstByteFlag is --first-byte-timeout, in the given category.
+func firstByteFlag(category string) cli.Flag {
+	return &cli.DurationFlag{Name: "first-byte-timeout", Value: retry.DefaultFirstByte, Category: category,
+		Usage: "time a server may take to start answering (0: no limit); one that says nothing is not asked again"}
+}
+
+// retryPolicy is the retry policy of --retries and --first-byte-timeout,
+// which every HTTP client of the run shares.
+func retryPolicy(c *cli.Context) *retry.Policy {
+	p := &retry.Policy{Retries: c.Int("retries"), FirstByte: c.Duration("first-byte-timeout")}
+	if p.FirstByte == 0 {
+		p.FirstByte = -1 // no limit
+	}
+	return p
 }
 
 // method maps --nli-method and --nli-fixed-probability (or the

@@ -35,7 +35,9 @@ func main() {
 	}
 	stop, err := startProfiles(os.Getenv("FR_CPUPROFILE"), os.Getenv("FR_TRACE"))
 	if err == nil {
-		err = execute(context.Background(), newApp(), os.Args)
+		app := newApp()
+		logThrough(app, os.Stderr)
+		err = execute(context.Background(), app, os.Args)
 		err = errors.Join(err, stop())
 	}
 	if err != nil {

@@ -37,7 +37,9 @@ func childMain() int {
 			return 3
 		}
 	}
-	err := execute(context.Background(), newApp(), append([]string{"fr"}, os.Args[1:]...))
+	app := newApp()
+	logThrough(app, os.Stderr)
+	err := execute(context.Background(), app, append([]string{"fr"}, os.Args[1:]...))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fr:", err)
 	}

@@ -40,7 +40,7 @@ func runMerge(c *cli.Context) error {
 	if in := c.String("input"); in != "" {
 		path, err := inputPath(c, in)
 		if err != nil {
-			return err
+			return fmt.Errorf("--input: %w", err)
 		}
 		o.Input = path
 	}

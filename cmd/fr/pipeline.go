@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,7 +24,7 @@ func pipelineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "k", Value: "half", Category: catScoring, Usage: "K of F1@K: half (max(⌊n/2⌋,1) per response), median (median atom count of the input) or a number"},
 		&cli.IntFlag{Name: "retrieve-k", Value: pipeline.DefaultTopK, Category: catRetrieval, Usage: "passages retrieved per atom for records without contexts (with --db or --source)"},
 		queryContextsFlag("retrieve-k"),
-		&cli.StringFlag{Name: "pairs-per-atom", Value: strconv.Itoa(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its `K` best-matching others; own (0) or all"},
+		&cli.StringFlag{Name: "pairs-per-atom", Value: pipeline.PairsPerAtomName(pipeline.DefaultPairsPerAtom), Category: catScoring, Usage: "NLI pairs of each atom: its own contexts and its K best-matching others, `own+K` (or K); own or all"},
 		&cli.Float64Flag{Name: "near-duplicates", Category: catScoring, DefaultText: "off",
 			Usage: "contexts at least this similar (e.g. 0.92) are one variable in FR2 and FR3"},
 		&cli.StringFlag{Name: "fr3-pairs", Value: "both", Category: catScoring, Usage: "FR3's context pairs: both (asked both ways, as FactReasoner) or one-way"},

@@ -84,7 +84,7 @@ func runReport(c *cli.Context) error {
 	if path := c.String("input"); path != "" {
 		path, err := inputPath(c, path)
 		if err != nil {
-			return err
+			return fmt.Errorf("--input: %w", err)
 		}
 		if inputs, err = report.ReadInputs(path); err != nil {
 			return fmt.Errorf("--input: %w", err)

@@ -191,7 +191,7 @@ func TestReportFiles(t *testing.T) {
 	}{
 		{[]string{"report"}, "give at least one output file"},
 		{[]string{"report", "--layout", "circle", runs[0]}, `--layout: unknown layout "circle"`},
-		{[]string{"report", "--input", filepath.Join(dir, "none.jsonl"), runs[0]}, "--input: open"},
+		{[]string{"report", "--input", filepath.Join(dir, "none.jsonl"), runs[0]}, "--input: " + filepath.Join(dir, "none.jsonl") + ": no such file"},
 	} {
 		if _, _, err := run(t, ctx, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)

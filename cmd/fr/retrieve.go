@@ -39,6 +39,7 @@ func retrieveCommand() *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 3, Category: catRetrieval, Usage: "passages per atom (FactReasoner: 3; FActScore: 5)"},
 			queryContextsFlag("k"),
 			&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catRetrieval, Usage: "retries of an HTTP request after a 429, a 5xx, a timeout or a dropped connection"},
+			firstByteFlag(catRetrieval),
 		}, append(outputFlags(), append(retrieverFlags(), llmEndpointFlags()...)...)...),
 		Action: runRetrieve,
 	}
@@ -146,8 +147,8 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := llmOptions(c) // the endpoint of --query-builder
-	o.NLI, o.Retry = pipeline.NLIOptions{Backend: "given"}, &retry.Policy{Retries: c.Int("retries")}
+	o := llmOptions(c) // the endpoint of --query-builder; retryPolicy's retries
+	o.NLI = pipeline.NLIOptions{Backend: "given"}
 	if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
 		return err
 	}
@@ -171,6 +172,7 @@ func runRetrieve(c *cli.Context) error {
 	defer closeOut()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
 	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
 		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)

@@ -54,7 +54,7 @@ func TestScoreJobsAndShards(t *testing.T) {
 	if len(lines) != 12 || !regexp.MustCompile(`"nli_pairs":\d+,"nli_pairs_own":\d+,"nli_pairs_other":[1-9]\d*,"nli_pairs_pruned":[1-9]\d*,"pairs_per_atom":"own\+`+def+`"`).MatchString(lines[4]) {
 		t.Fatalf("%d lines; line 5: %.300s", len(lines), lines[4])
 	}
-	m := regexp.MustCompile(`; (\d+) NLI pairs asked \((\d+) own, (\d+) added by similarity\), (\d+) pruned \(--pairs-per-atom ` + def + `\)`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`; (\d+) NLI pairs asked \((\d+) own, (\d+) added by similarity\), (\d+) pruned \(--pairs-per-atom own\+` + def + `\)`).FindStringSubmatch(stderr)
 	if m == nil || m[4] == "0" || atoi(m[1]) != atoi(m[2])+atoi(m[3]) {
 		t.Errorf("summary without pairs asked and pruned:\n%s", stderr)
 	}

@@ -125,11 +125,12 @@ func runScore(c *cli.Context) error {
 		all = append(all, s)
 	}
 	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
+	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
 	}
-	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, c.String("pairs-per-atom"))
+	summary += fmt.Sprintf("; %d NLI pairs asked (%d own, %d added by similarity), %d pruned (--pairs-per-atom %s)", st.Pairs, st.Own, st.Other, st.Pruned, pairsPerAtomShown(c))
 	atOnce = endedAtOnce(err, st.Scored+st.Done)
 	finishRun(prog, summary, err, atOnce)
 	if err != nil {
@@ -194,4 +195,14 @@ func writeAnswer(w io.Writer, line []byte) error {
 		return nil // written without its inputs: nothing to add to the headline
 	}
 	return pipeline.WriteBrief(w, a)
+}
+
+// pairsPerAtomShown is --pairs-per-atom as records write it ("own+3" for
+// 3), so that the summary, the help and the output lines agree.
+func pairsPerAtomShown(c *cli.Context) string {
+	k, err := pipeline.ParsePairsPerAtom(c.String("pairs-per-atom"))
+	if err != nil {
+		return c.String("pairs-per-atom")
+	}
+	return pipeline.PairsPerAtomName(k)
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
+	"log"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
@@ -57,6 +60,32 @@ func addFlagSecrets(c *cli.Context, r *redact.Redactor) {
 	}
 }
 
+// logThrough sends the lines of the standard logger to w through the
+// app's redactor. fr itself never logs with it, but Go's HTTP client does:
+// a server that sends bytes after its answer gets "Unsolicited response
+// received on idle HTTP channel starting with …" (net/http's
+// persistConn.readLoopPeekFailLocked), with those bytes quoted, and they
+// may echo the request's Authorization header. Nothing in the library
+// can reach that line; the process that owns stderr routes it.
+func logThrough(app *cli.App, w io.Writer) {
+	r, _ := app.Metadata[redactorKey].(*redact.Redactor)
+	if r == nil {
+		r = newRedactor()
+	}
+	log.SetFlags(0)
+	log.SetPrefix("fr: ")
+	log.SetOutput(stderrWriter(r, w))
+}
+
+// knownSecrets are the secrets the app's redactor knows once c's flags are
+// parsed: a model's answer that quotes one is not kept (llm.Config.Secrets).
+func knownSecrets(c *cli.Context) []string {
+	if r, ok := c.App.Metadata[redactorKey].(*redact.Redactor); ok {
+		return r.Known()
+	}
+	return nil
+}
+
 // redactorKey keys the app's redactor in its Metadata.
 const redactorKey = "redactor"
 
@@ -70,16 +99,24 @@ func execute(ctx context.Context, app *cli.App, args []string) error {
 	if errw == nil {
 		errw = os.Stderr
 	}
-	app.ErrWriter = r.Writer(errw)
+	app.ErrWriter = stderrWriter(r, errw)
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return nil
 	}
-	return &redactedError{msg: r.String(err.Error()), err: err}
+	return &redactedError{msg: printable.String(r.String(err.Error())), err: err}
 }
 
-// redactedError is an error whose message is redacted; it still wraps the
-// error, for the exit status.
+// stderrWriter is what fr writes its messages through to w: secrets
+// redacted, and control characters that came with data (a record, a page,
+// a server's answer) escaped (package printable), all but the progress
+// bar's own sequences.
+func stderrWriter(r *redact.Redactor, w io.Writer) io.Writer {
+	return printable.Writer(r.Writer(w), "\x1b[2K", "\x1b[0K")
+}
+
+// redactedError is an error whose message is redacted (and its control
+// characters escaped); it still wraps the error, for the exit status.
 type redactedError struct {
 	msg string
 	err error

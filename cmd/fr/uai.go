@@ -62,7 +62,7 @@ func runUAISolve(c *cli.Context) (err error) {
 	m := net.Model
 	if ev := c.String("evidence"); ev != "" {
 		if ev, err = inputPath(c, ev); err != nil {
-			return err
+			return fmt.Errorf("--evidence: %w", err)
 		}
 		obs, err := uai.ReadEvidenceFile(ev)
 		if err != nil {

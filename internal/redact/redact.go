@@ -15,12 +15,20 @@
 //   - the userinfo of URLs (`https://user:key@host` → `https://REDACTED@host`);
 //   - the values of query parameters that carry keys: key, api_key, apikey,
 //     api-key, access_token, token, auth, password, secret, sig, signature.
+//
+// Credentials in a URL (Secrets) are known in every form a request carries
+// them in: as typed (percent-encoded or not), decoded, and as the base64
+// of "user:password" that an HTTP client sends in a Basic Authorization
+// header, which a server may echo without the header's name.
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -59,9 +67,10 @@ const PartLen = 8
 // text may carry a server's answer, cut anywhere. It is safe for
 // concurrent use.
 type Redactor struct {
-	mu    sync.RWMutex
-	forms []string            // the secrets as they may appear, longest first
-	parts map[string]struct{} // every PartLen-byte run of a form
+	mu      sync.RWMutex
+	secrets []string            // as given, in order
+	forms   []string            // the secrets as they may appear, longest first
+	parts   map[string]struct{} // every PartLen-byte run of a form
 }
 
 // New returns a redactor that knows secrets.
@@ -78,10 +87,11 @@ func (r *Redactor) Add(secrets ...string) {
 	defer r.mu.Unlock()
 	for _, k := range secrets {
 		k = strings.TrimSpace(k)
-		if len(k) < 4 {
+		if len(k) < 4 || containsString(r.secrets, k) {
 			continue
 		}
-		for _, f := range []string{k, url.QueryEscape(k), url.PathEscape(k), strings.ReplaceAll(k, "/", `\/`)} {
+		r.secrets = append(r.secrets, k)
+		for _, f := range forms(k) {
 			if containsString(r.forms, f) {
 				continue
 			}
@@ -96,6 +106,75 @@ func (r *Redactor) Add(secrets ...string) {
 		for j := i; j > 0 && len(r.forms[j]) > len(r.forms[j-1]); j-- {
 			r.forms[j], r.forms[j-1] = r.forms[j-1], r.forms[j]
 		}
+	}
+}
+
+// forms are the ways k may be written in a message: as it is,
+// URL-encoded, JSON-escaped (slashes too, as PHP writes them, and HTML
+// characters, as Go writes them) and quoted by Go's %q (log lines).
+func forms(k string) []string {
+	out := []string{k, url.QueryEscape(k), url.PathEscape(k), strings.ReplaceAll(k, "/", `\/`)}
+	if q := strconv.Quote(k); len(q) > 2 {
+		out = append(out, q[1:len(q)-1])
+	}
+	if j, err := json.Marshal(k); err == nil && len(j) > 2 {
+		out = append(out, string(j[1:len(j)-1]))
+	}
+	return out
+}
+
+// Known returns the secrets r knows, as they were given (trimmed), in the
+// order they were first given.
+func (r *Redactor) Known() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]string(nil), r.secrets...)
+}
+
+// Contains reports whether s holds a secret r knows of PartLen bytes or
+// more, in any form, or a word with PartLen of its bytes in a row. Only
+// the secrets given count, not the patterns of the package comment, and
+// not the shorter ones (a user name of a URL, matched anywhere, would
+// refuse prose): it says whether text quotes a key the process holds (a
+// model's answer that is not to be kept), not whether it looks like a
+// credential.
+func (r *Redactor) Contains(s string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, f := range r.forms {
+		if len(f) >= PartLen && strings.Contains(s, f) {
+			return true
+		}
+	}
+	found := false
+	eachWord(s, func(i, j int) bool {
+		for k := i; k+PartLen <= j; k++ {
+			if _, ok := r.parts[s[k:k+PartLen]]; ok {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// eachWord calls fn with the bounds of each word of s (a run of wordByte
+// bytes), in order, until fn returns false.
+func eachWord(s string, fn func(i, j int) bool) {
+	for i := 0; i < len(s); {
+		if !wordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && wordByte(s[j]) {
+			j++
+		}
+		if !fn(i, j) {
+			return
+		}
+		i = j
 	}
 }
 
@@ -138,22 +217,14 @@ func wordByte(c byte) bool {
 func (r *Redactor) maskParts(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is in b
-	for i := 0; i < len(s); {
-		if !wordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && wordByte(s[j]) {
-			j++
-		}
+	eachWord(s, func(i, j int) bool {
 		if r.secretWord(s[i:j], i == 0, j == len(s) || strings.HasPrefix(s[j:], "…")) {
 			b.WriteString(s[last:i])
 			b.WriteString(Mask)
 			last = j
 		}
-		i = j
-	}
+		return true
+	})
 	if last == 0 {
 		return s
 	}
@@ -231,25 +302,60 @@ func (e *wrapped) Error() string { return e.msg }
 func (e *wrapped) Unwrap() error { return e.err }
 
 // Secrets returns the secrets a URL carries: the userinfo (a user name may
-// be a key) and the values of key-carrying query parameters.
+// be a key), decoded and as typed in the URL when that differs
+// (percent-encoded), the base64 of "user:password" that an HTTP client
+// sends for it (Basic authentication: Go's client does so for a URL with
+// userinfo), and the values of key-carrying query parameters.
 func Secrets(raw string) []string {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
 	if err != nil {
 		return nil
 	}
 	var out []string
+	add := func(s ...string) {
+		for _, x := range s {
+			if x != "" && !containsString(out, x) {
+				out = append(out, x)
+			}
+		}
+	}
 	if u.User != nil {
-		out = append(out, u.User.Username())
-		if p, ok := u.User.Password(); ok {
-			out = append(out, p)
+		user := u.User.Username()
+		pass, _ := u.User.Password()
+		add(user, pass)
+		if info, ok := rawUserinfo(raw); ok {
+			typedUser, typedPass, _ := strings.Cut(info, ":")
+			add(typedUser, typedPass)
+		}
+		basic := user + ":" + pass
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			add(enc.EncodeToString([]byte(basic)))
 		}
 	}
 	for name, vs := range u.Query() {
 		if query.MatchString("?" + name + "=x") {
-			out = append(out, vs...)
+			add(vs...)
 		}
 	}
 	return out
+}
+
+// rawUserinfo is the userinfo of a URL as typed: what lies between
+// "scheme://" and the last "@" of the authority.
+func rawUserinfo(raw string) (string, bool) {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return "", false
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	i := strings.LastIndexByte(rest, '@')
+	if i < 0 {
+		return "", false
+	}
+	return rest[:i], true
 }
 
 // URL returns a URL fit to print: without userinfo and with the values of

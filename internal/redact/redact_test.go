@@ -100,13 +100,84 @@ func TestRedactor(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
-	got := Secrets("https://user:pa55word@host/v1?api-key=k3y&q=1")
-	want := []string{"user", "pa55word", "k3y"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("Secrets = %v, want %v", got, want)
+	tests := []struct {
+		url  string
+		want []string
+	}{
+		// dXNlcjpwYTU1d29yZA== is base64("user:pa55word"), as Go's client
+		// sends it in "Authorization: Basic …".
+		{"https://user:pa55word@host/v1?api-key=k3y&q=1", []string{"user", "pa55word", "dXNlcjpwYTU1d29yZA==", "dXNlcjpwYTU1d29yZA", "k3y"}},
+		// Percent-encoded as typed, and decoded; base64 of the decoded pair.
+		{"http://us%65r:p%40ss%2Fw0rd@host", []string{"user", "p@ss/w0rd", "us%65r", "p%40ss%2Fw0rd", "dXNlcjpwQHNzL3cwcmQ=", "dXNlcjpwQHNzL3cwcmQ"}},
+		// A key as the user name alone: sent as base64("key:").
+		{"http://sk-abcdefgh@localhost:8000/v1", []string{"sk-abcdefgh", "c2stYWJjZGVmZ2g6"}},
+		{"http://localhost:8000/v1", nil},
 	}
-	if s := Secrets("http://localhost:8000/v1"); len(s) != 0 {
-		t.Errorf("Secrets of a plain URL = %v", s)
+	for _, tt := range tests {
+		got := Secrets(tt.url)
+		for _, w := range tt.want {
+			if !containsString(got, w) {
+				t.Errorf("Secrets(%q) = %q, lacks %q", tt.url, got, w)
+			}
+		}
+		if len(tt.want) == 0 && len(got) != 0 {
+			t.Errorf("Secrets of a plain URL = %v", got)
+		}
+	}
+}
+
+// TestURLCredentialForms: the credentials of an endpoint URL, known as
+// Secrets finds them, are removed from a message in every form a server
+// may echo them in: decoded, percent-encoded as typed, and base64 as in a
+// Basic Authorization header echoed without its name.
+func TestURLCredentialForms(t *testing.T) {
+	const endpoint = "http://nliuser:s3cr%2Ft%40Passw0rd99@127.0.0.1:9/v2"
+	r := New(Secrets(endpoint)...)
+	basic := "bmxpdXNlcjpzM2NyL3RAUGFzc3cwcmQ5OQ==" // base64("nliuser:s3cr/t@Passw0rd99")
+	for _, msg := range []string{
+		"you sent " + basic,
+		"credentials " + strings.TrimRight(basic, "=") + " refused",
+		`{"auth": "Basic ` + basic + `"}`,
+		"password s3cr/t@Passw0rd99 is wrong",
+		"password s3cr%2Ft%40Passw0rd99 is wrong",
+		`log: starting with "s3cr/t@Passw0rd99"`,
+	} {
+		got := r.String(msg)
+		for _, s := range []string{basic[:16], "Passw0rd99", "s3cr/t", "s3cr%2F"} {
+			if strings.Contains(got, s) {
+				t.Errorf("String(%q) = %q: %q survives", msg, got, s)
+			}
+		}
+	}
+}
+
+// TestContains: text that holds a known secret, whole, in another form or
+// in part, is found; other text, credential-shaped or not, is not.
+func TestContains(t *testing.T) {
+	const key = "sk-proj-Abc123Def456Ghi789"
+	r := New(key, "user")
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"Ruth Adair was born in Tulsa.", false},
+		{"the key is " + key, true},
+		{"- an atom\n- key Abc123Def456 in it", true},
+		{"partial sk-proj-Ab", true},
+		{"a cut start at the end: sk-p", false},
+		{"user, a short secret, is ignored", false},
+		{"Bearer sk-other-0123456789", false},
+		{"sk-proj is a prefix", false},
+	} {
+		if got := r.Contains(tt.in); got != tt.want {
+			t.Errorf("Contains(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	if New().Contains("anything " + key) {
+		t.Error("a redactor without secrets found one")
+	}
+	if got := r.Known(); len(got) != 2 || got[0] != key || got[1] != "user" {
+		t.Errorf("Known() = %q", got)
 	}
 }
 

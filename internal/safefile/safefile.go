@@ -3,6 +3,10 @@
 // links) of bounded size. A directory, a named pipe (which would block the
 // reader forever), a device (/dev/zero would fill memory) or a socket is
 // refused with an error that says what it is, before anything is read.
+//
+// Input files (records, results, models in the UAI format) are opened by
+// OpenInput, which also lets a stream through: a named pipe (process
+// substitution, /dev/stdin as a pipe) or a terminal.
 package safefile
 
 import (
@@ -10,6 +14,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // Check returns the information of the file at path when it is a regular
@@ -96,4 +102,62 @@ func CheckIfExists(path, what string, max int64) error {
 		return nil
 	}
 	return err
+}
+
+// OpenInput opens the input file at path when it is one to read records
+// from: a regular file, a named pipe or a terminal. A directory, a device
+// (/dev/zero and /dev/urandom never end), a socket or a missing file is
+// an error that says so, before anything is read; the file is checked
+// once open, so that one swapped meanwhile is caught too.
+func OpenInput(path string) (*os.File, error) {
+	if err := CheckInput(path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = input(path, st, f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckInput is OpenInput's check without opening the file (a named pipe
+// would be read from by opening it): it says why path is no input file
+// to read, or nil.
+func CheckInput(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Mode()&fs.ModeCharDevice == 0 {
+		return input(path, st, nil)
+	}
+	// A character device may be a terminal: open it to ask (opening
+	// one reads nothing).
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return input(path, st, f)
+}
+
+// input says why the file path, of information st (open as f, or nil when
+// it is not a character device), is no input file.
+func input(path string, st fs.FileInfo, f *os.File) error {
+	m := st.Mode()
+	switch {
+	case m.IsRegular(), m&fs.ModeNamedPipe != 0:
+		return nil
+	case m&fs.ModeCharDevice != 0 && f != nil && term.IsTerminal(int(f.Fd())):
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a file to read", path, kind(m))
 }

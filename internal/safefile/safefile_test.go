@@ -65,3 +65,38 @@ func TestCheck(t *testing.T) {
 		t.Error("a FIFO cache passes")
 	}
 }
+
+// TestOpenInput: a regular file and a named pipe are inputs to read; a
+// directory, a device that never ends, a missing file are refused before
+// anything is read, saying what they are.
+func TestOpenInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(file, []byte("{}\n"), 0o600)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{file, ""},
+		{fifo, ""},
+		{dir, "is a directory, not a file to read"},
+		{"/dev/zero", "/dev/zero is a character device, not a file to read"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	} {
+		err := CheckInput(tc.path)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("CheckInput(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+		if tc.path == fifo {
+			continue // opening it would wait for a writer
+		}
+		f, err := OpenInput(tc.path)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("OpenInput(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+}

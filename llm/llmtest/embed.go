@@ -18,7 +18,8 @@ import (
 // EmbedServer is an OpenAI-compatible /v1/embeddings endpoint for tests:
 // it embeds texts with HashEmbedding, for one model name (any other is
 // answered 404, as a server that does not serve it), and counts what it
-// was asked.
+// was asked: its POST requests (a GET, the client's probe of /v1/models,
+// is answered 404 and not counted).
 type EmbedServer struct {
 	*httptest.Server
 	Model string
@@ -57,8 +58,15 @@ func (s *EmbedServer) Inputs() []string {
 }
 
 func (s *EmbedServer) handle(w http.ResponseWriter, r *http.Request) {
-	n := int(s.requests.Add(1)) - 1
 	w.Header().Set("Content-Type", "application/json")
+	if r.Method != http.MethodPost {
+		// The client's probe (GET /v1/models, before its first request):
+		// any answer lets it go on, and it is no embeddings request.
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"message":"no such path"}}`)
+		return
+	}
+	n := int(s.requests.Add(1)) - 1
 	if r.URL.Path != "/v1/embeddings" {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `{"error":{"message":"no such path"}}`)

@@ -39,6 +39,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/hftokenizer"
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
@@ -186,7 +187,7 @@ func readConfig(path string) (*config, error) {
 	}
 	var cfg config
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: not a model config.json: %w", path, err)
+		return nil, fmt.Errorf("%s: not a model config.json: %w", path, jsonpath.Error(data, err))
 	}
 	return &cfg, nil
 }

@@ -93,7 +93,18 @@ func (c *client) attempt(ctx context.Context, method, u string, body []byte) ([]
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", version.UserAgent())
 	c.requests.Add(1)
-	resp, err := c.http.Do(req)
+	var resp *http.Response
+	if method == http.MethodGet {
+		// The checks of the server as it is opened (is it there, is
+		// the model ready) answer at once: a server that accepted the
+		// connection and says nothing is told after the retry policy's
+		// FirstByte, not after every retry. Inference takes its time.
+		if resp, err = c.retry.Send(c.http, req); errors.Is(err, retry.ErrNoAnswer) {
+			return nil, fmt.Errorf("%s %s: %w", method, shown, err)
+		}
+	} else {
+		resp, err = c.http.Do(req)
+	}
 	if err == nil {
 		defer resp.Body.Close()
 		var raw []byte

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -233,7 +234,7 @@ func readLogits(raw []byte, rows, k int) ([]float32, error) {
 		} `json:"outputs"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, fmt.Errorf("not an inference response: %w", err)
+		return nil, fmt.Errorf("not an inference response: %w", jsonpath.Error(raw, err))
 	}
 	for _, o := range resp.Outputs {
 		if o.Name != logitsOutput {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/internal/endpoint"
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 )
@@ -99,7 +100,7 @@ func openTEI(ctx context.Context, c *client, server *url.URL, name string, enc *
 		ID2Label map[string]string `json:"id2label"`
 	}
 	if err := json.Unmarshal(raw, &cls); err != nil {
-		return nil, 0, "", fmt.Errorf("model info from %s/info: model_type.classifier: %w", shown, err)
+		return nil, 0, "", fmt.Errorf("model info from %s/info: model_type.classifier: %w", shown, jsonpath.Error(raw, err))
 	}
 	head := enc.Head()
 	if len(cls.ID2Label) != len(head.Names) {
@@ -158,7 +159,7 @@ func (r *teiRunner) read(raw []byte, rows int) ([]float32, error) {
 		Label string   `json:"label"`
 	}
 	if err := json.Unmarshal(raw, &preds); err != nil {
-		return nil, fmt.Errorf("not a list of predictions per pair: %w", err)
+		return nil, fmt.Errorf("not a list of predictions per pair: %w", jsonpath.Error(raw, err))
 	}
 	if len(preds) != rows {
 		return nil, fmt.Errorf("%d predictions for %d pairs", len(preds), rows)

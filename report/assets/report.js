@@ -253,7 +253,26 @@
     detail.appendChild(cols);
     detail.appendChild(comparison(ri));
     window.scrollTo(0, 0);
-    aside.replaceChildren(el('p', { 'class': 'hint' }, 'Click an atom (in the text, the network or the table) or a context to see its evidence.'));
+    // The panel opens on the evidence of the first atom that came out
+    // false in the first run with a network: what a reader looks for
+    // first. A response without one shows how to choose.
+    var first = firstFalse(r);
+    if (first) select(ri, first.run, first.node);
+    else aside.replaceChildren(el('p', { 'class': 'hint' }, 'No atom came out false. Click an atom (in the text, the network or the table) or a context to see its evidence.'));
+  }
+  // firstFalse is the first atom with P(true) below 0.5 in the first run
+  // that has a network (not decisions only, nor a file without
+  // relations), or null.
+  function firstFalse(r) {
+    for (var run = 0; run < r.r.length; run++) {
+      var x = r.r[run];
+      if (!x || D.runs[run].decided || D.runs[run].other || !x.known) continue;
+      for (var i = 0; i < r.a.length; i++) {
+        var p = pOf(x, i);
+        if (p !== null && p < 0.5) return { run: run, node: i };
+      }
+    }
+    return null;
   }
   function network(ri, run, x) {
     if (D.runs[run].other) return el('div', { 'class': 'net', 'data-run': run }); // no network recorded
