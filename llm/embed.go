@@ -88,7 +88,7 @@ func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 	}
 	c.calls.Add(1)
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("llm: POST %s: %s", shown, redact.String(fmt.Sprintf(format, args...), c.apiKey))
+		return fmt.Errorf("llm: POST %s: %s", shown, c.red.String(fmt.Sprintf(format, args...)))
 	}
 	var r embedResponse
 	if err := json.Unmarshal(raw, &r); err != nil {

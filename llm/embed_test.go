@@ -2,13 +2,17 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/factreasoner/factreasoner-go/internal/nettest"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
+	"github.com/factreasoner/factreasoner-go/retry"
 )
 
 // TestEmbed: vectors come back in the order of the texts, across several
@@ -74,5 +78,36 @@ func TestEmbedBadAnswers(t *testing.T) {
 				t.Fatalf("the key is in the error: %v", err)
 			}
 		})
+	}
+}
+
+// TestEmbedHostile: the embeddings client has the chat client's
+// protections: a server that accepts the connection and never answers
+// fails at the probe, after the first-byte wait and without retries; a
+// name that does not resolve is not retried; and an error body that
+// echoes a secret the client knows (Config.Secrets) is redacted.
+func TestEmbedHostile(t *testing.T) {
+	addr := nettest.Silent(t)
+	c, err := New(Config{BaseURL: "http://" + addr + "/v1", Model: "m", Retry: &retry.Policy{Retries: 5, MinWait: time.Millisecond, FirstByte: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Embed(context.Background(), []string{"a"}); !errors.Is(err, retry.ErrNoAnswer) || c.Usage().Requests != 0 {
+		t.Errorf("a silent server: %v, %d requests", err, c.Usage().Requests)
+	}
+
+	c, _ = New(Config{BaseURL: "http://no-such-host.invalid/v1", Model: "m", Retry: &retry.Policy{Retries: 5, MinWait: time.Millisecond}})
+	if _, err := c.Embed(context.Background(), []string{"a"}); err == nil || c.Usage().Retries != 0 {
+		t.Errorf("a name that does not resolve: %v, %d retries", err, c.Usage().Retries)
+	}
+
+	const other = "serper-secret-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"error":{"message":"bad key %s"}}`, other)
+	}))
+	defer srv.Close()
+	c, _ = New(Config{BaseURL: srv.URL + "/v1", Model: "m", Retry: fast(0), Secrets: []string{other}})
+	if _, err := c.Embed(context.Background(), []string{"a"}); err == nil || strings.Contains(err.Error(), other) {
+		t.Errorf("the secret is in the error: %v", err)
 	}
 }

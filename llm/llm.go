@@ -446,16 +446,31 @@ var ErrQuotesSecret = errors.New("it quotes a secret this program holds (an API 
 // secretReminder asks again for an answer that quoted a secret.
 const secretReminder = "Answer again, in the format asked for, without repeating any key, token or password."
 
-// read is why resp is not an answer to req: it quotes a secret, or req's
-// Read refuses it; nil when it is.
+// read is why resp is not an answer to req: it quotes a secret (in any of
+// its answers, when it holds several), or req's Read refuses it; nil when
+// it is.
 func (c *Client) read(req Request, resp *Response) error {
-	if c.red.Contains(resp.Content) {
+	if c.quotesSecret(resp) {
 		return ErrQuotesSecret
 	}
 	if req.Read != nil {
 		return req.Read(resp)
 	}
 	return nil
+}
+
+// quotesSecret reports whether an answer of resp quotes a secret the
+// client knows.
+func (c *Client) quotesSecret(resp *Response) bool {
+	if c.red.Contains(resp.Content) {
+		return true
+	}
+	for _, ch := range resp.Choices {
+		if c.red.Contains(ch.Content) {
+			return true
+		}
+	}
+	return false
 }
 
 // encode is the JSON body of a request with the given messages.

@@ -132,13 +132,17 @@ func (c *Client) Sample(ctx context.Context, req Request, n int) ([]*Response, e
 			// A server that refuses n (some OpenAI-compatible APIs take
 			// one answer a request only).
 			c.singleAnswer.Store(true)
+		case errors.Is(err, ErrQuotesSecret):
+			// One of the answers quoted a secret, and was asked again
+			// until the re-asks ran out: none is kept (nor cached), and
+			// each sample is asked alone, read alone.
 		case err != nil:
 			return nil, err
 		case len(resp.Choices) < n:
 			c.singleAnswer.Store(true)
 		default:
 			for k, r := range resp.Choices[:n] {
-				if req.Read == nil || req.Read(r) == nil {
+				if c.read(req, r) == nil {
 					r.Cached = resp.Cached
 					out[k] = r
 				}

@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,6 +42,20 @@ func (s *sampler) answer(_ int, r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Choices: rs}
 	}
 	return llmtest.Reply{Content: name(0)}
+}
+
+// sampled is the contents of n samples of req.
+func sampled(t *testing.T, cl *Client, req Request, n int) []string {
+	t.Helper()
+	got, err := cl.Sample(context.Background(), req, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, r := range got {
+		texts = append(texts, r.Content)
+	}
+	return texts
 }
 
 // readable refuses "bad".
@@ -79,14 +95,7 @@ func TestSample(t *testing.T) {
 				before := srv.Count()
 				for i := range c.items {
 					req := Request{Messages: []Message{{Role: "user", Content: fmt.Sprint("item ", i)}}, Temperature: 1, Read: readable, Reminder: "again"}
-					got, err := cl.Sample(context.Background(), req, 3)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var texts []string
-					for _, r := range got {
-						texts = append(texts, r.Content)
-					}
+					texts := sampled(t, cl, req, 3)
 					if !slices.Equal(texts, c.want[i]) {
 						t.Errorf("run %d item %d: samples %v; want %v", run, i, texts, c.want[i])
 					}
@@ -150,5 +159,46 @@ func TestParseMethod(t *testing.T) {
 	}
 	if _, err := ParseMethod("simbauq"); err == nil || !strings.Contains(err.Error(), "auto, logprobs, sample, fixed") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestSampleQuotingSecret: a request for n answers one of which quotes
+// the API key, even when asked again, is neither kept nor cached
+// (Complete's check covers every choice); the samples are then asked one
+// a request, and the one whose answer quotes the key is asked again with
+// the reminder. No answer
+// returned, and nothing in the cache, holds the key.
+func TestSampleQuotingSecret(t *testing.T) {
+	const key = "sk-SampledSecretKey-0123456789"
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
+		if r.N > 1 { // asked again or not, answer 1 quotes the key
+			rs := make([]llmtest.Reply, r.N)
+			for k := range rs {
+				rs[k] = llmtest.Reply{Content: fmt.Sprintf("s%d.%d", *r.Seed, k)}
+			}
+			rs[1].Content = "my key is " + key
+			return llmtest.Reply{Choices: rs}
+		}
+		if r.Last() == secretReminder {
+			return llmtest.Reply{Content: "fixed"}
+		}
+		if *r.Seed == 44 { // sample 1, asked alone
+			return llmtest.Reply{Content: "again " + key}
+		}
+		return llmtest.Reply{Content: fmt.Sprintf("s%d.0", *r.Seed)}
+	})
+	cache := filepath.Join(t.TempDir(), "llm.sqlite")
+	cl, _ := newTestClient(t, srv, Config{Seed: 42, APIKey: key, CachePath: cache, Reasks: 1})
+	req := Request{Messages: []Message{{Role: "user", Content: "item"}}, Temperature: 1, Read: readable, Reminder: "again"}
+	if texts, want := sampled(t, cl, req, 3), []string{"s43.0", "fixed", "s45.0"}; !slices.Equal(texts, want) {
+		t.Errorf("samples %v; want %v", texts, want)
+	}
+	cl.Close()
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(key)) {
+		t.Error("the cache holds the key")
 	}
 }
