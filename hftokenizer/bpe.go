@@ -3,6 +3,7 @@ package hftokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -275,6 +276,11 @@ func loadBPE(o obj) (*bpe, error) {
 	if m.vocab, m.max, err = loadVocab(o); err != nil {
 		return nil, err
 	}
+	if m.hasUnk {
+		if err := checkUnk(o, m.vocab, m.unk); err != nil {
+			return nil, err
+		}
+	}
 	m.vocabR = make(map[int]string, len(m.vocab))
 	for s, id := range m.vocab {
 		if old, ok := m.vocabR[id]; !ok || s < old {
@@ -317,7 +323,10 @@ func loadBPE(o obj) (*bpe, error) {
 	return m, nil
 }
 
-// loadVocab reads a {token: id} vocabulary.
+// loadVocab reads a {token: id} vocabulary. Two tokens of one id are
+// refused, naming both: the id could be decoded to either, and the crate
+// keeps whichever its hash map gives last, so that no tokenizer behaves as
+// such a file would in Python.
 func loadVocab(o obj) (map[string]int, int, error) {
 	var vocab map[string]int
 	if err := o.need("vocab", &vocab); err != nil {
@@ -330,7 +339,32 @@ func loadVocab(o obj) (map[string]int, int, error) {
 		}
 		max = maxInt(max, id)
 	}
+	// The tokens in order, so that the error names the same pair each
+	// time.
+	tokens := make([]string, 0, len(vocab))
+	for s := range vocab {
+		tokens = append(tokens, s)
+	}
+	sort.Strings(tokens)
+	byID := make(map[int]string, len(vocab))
+	for _, s := range tokens {
+		id := vocab[s]
+		if other, dup := byID[id]; dup {
+			return nil, 0, fmt.Errorf("%s.vocab: tokens %q and %q both have id %d", o.path, other, s, id)
+		}
+		byID[id] = s
+	}
 	return vocab, max, nil
+}
+
+// checkUnk refuses an unknown token (unk_token, or the model's default)
+// that is not in the vocabulary: a word outside it would have no token,
+// an error met only at the first such word, deep in a run.
+func checkUnk(o obj, vocab map[string]int, unk string) error {
+	if _, ok := vocab[unk]; !ok {
+		return o.errorf("unk_token %q is not a token of the vocabulary: words outside it could not be encoded", unk)
+	}
+	return nil
 }
 
 func maxInt(a, b int) int {

@@ -84,6 +84,9 @@ func loadWordPiece(o obj) (*wordPiece, error) {
 	if m.vocab, m.max, err = loadVocab(o); err != nil {
 		return nil, err
 	}
+	if err := checkUnk(o, m.vocab, m.unk); err != nil {
+		return nil, err
+	}
 	m.vocabR = reverseVocab(m.vocab)
 	return m, nil
 }
@@ -133,6 +136,9 @@ func loadWordLevel(o obj) (*wordLevel, error) {
 		return nil, err
 	}
 	if m.vocab, m.max, err = loadVocab(o); err != nil {
+		return nil, err
+	}
+	if err := checkUnk(o, m.vocab, m.unk); err != nil {
 		return nil, err
 	}
 	return m, nil
