@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,7 +76,8 @@ func TestFetchPrivateHint(t *testing.T) {
 // TestSilentEndpoint: a server that accepts the connection and never
 // answers is told after --first-byte-timeout, in one line that says so,
 // without a retry, for the LLM endpoint (asked for its models before the
-// first request), a remote NLI server and Wikipedia.
+// first request), a remote NLI server, Wikipedia and fr kb build's
+// embeddings endpoint (whose password is never shown).
 func TestSilentEndpoint(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
 	raw := writeFile(t, "raw.jsonl", rawRecord+"\n")
@@ -89,11 +91,17 @@ func TestSilentEndpoint(t *testing.T) {
 		{"llm", append([]string{"atomize", "--atomizer", "llm", "--llm-model", "m", "--llm-base-url", "http://" + addr + "/v1"}, append(fast, raw)...)},
 		{"remote nli", append([]string{"score", "--nli", "remote", "--nli-model", tinyRoberta, "--nli-remote-model", "m", "--nli-endpoint", "http://" + addr}, append(fast, exampleFile)...)},
 		{"wikipedia", append([]string{"retrieve", "--source", "wikipedia", "--wikipedia-endpoint", "http://" + addr + "/w/api.php", "--retrieval-cache", "off"}, append(fast, atoms)...)},
+		// fr kb build's embeddings client, its endpoint with a password.
+		{"embeddings", append([]string{"kb", "build", "--embed-model", "m", "--embed-endpoint", "http://user:embedpass@" + addr + "/v1",
+			"-o", filepath.Join(t.TempDir(), "kb.db")}, append(fast, writeFile(t, "Ruth Adair.txt", "Ruth Adair was born in Tulsa."))...)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, err := run(t, context.Background(), tt.args...)
 			if err == nil || !strings.Contains(err.Error(), "sent no answer within 200ms") || !strings.Contains(err.Error(), addr) {
 				t.Fatalf("error %v\n%s", err, stderr)
+			}
+			if strings.Contains(err.Error()+stderr, "embedpass") {
+				t.Errorf("the endpoint's password is shown:\n%s\n%v", stderr, err)
 			}
 			if strings.Contains(err.Error(), "attempts") || strings.Contains(stderr, "retrying") {
 				t.Errorf("retried:\n%s\n%v", stderr, err)

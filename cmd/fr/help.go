@@ -102,7 +102,7 @@ func flagDetails() map[string]string {
 			"for the atomizer, the reviser, --nli llm (v1 or v2, as --nli-prompt says) and the summarizer; " +
 			"atomizer=factreasoner,nli=factreasoner chooses per stage. The stages a run uses with FactReasoner's prompts are part of its identity (run.prompts).",
 		"first-byte-timeout": "For every HTTP client of the run, each attempt: Wikipedia, search engines and a remote NLI server's checks " +
-			"wait this long for the start of an answer; the LLM endpoint, whose answer starts only when it is whole, is asked once, " +
+			"wait this long for the start of an answer; the LLM endpoint (and --embed-endpoint), whose answer starts only when it is whole, is asked once, " +
 			"before its first request, for its list of models (GET BASE/models; any answer, an error too, passes). A server that " +
 			"accepted the connection and said nothing in that time (a wrong port, a hung process) fails at once, not after the retries.",
 		"nli-prompt":            "v1 asks for the bare label, its probability taken from the label's tokens; v2 asks for reasoning, then [label], the probability taken from the label's tokens.",

@@ -72,8 +72,11 @@ func TestHostileInputs(t *testing.T) {
 		{"kb", "build", "-o", filepath.Join(dir, "out.db"), "--force", "IN"},
 		{"convert", "factscore", "IN"},
 		{"factscore", "--gold", "IN"},
+		{"veriscore", "--verifier", "nli", "--nli", "given", "--atomizer", "sentences", "IN"},
+		{"factverify", "--verifier", "nli", "--nli", "given", "--atomizer", "sentences", "IN"},
 		{"atomize", "--atomizer", "sentences", "IN"},
 		{"retrieve", "--db", kb, "IN"},
+		{"models", "tokenize", "--nli-model", tinyRoberta, "IN"},
 	}
 	for name, in := range inputs {
 		for _, cmd := range commands {

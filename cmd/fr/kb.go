@@ -52,6 +52,7 @@ func kbCommand() *cli.Command {
 				&cli.StringFlag{Name: "embed-endpoint", EnvVars: []string{"OPENAI_BASE_URL"}, Value: llm.DefaultBaseURL, Category: catPassages,
 					Usage: "OpenAI-compatible API root, /v1 included, of --embed-model's /embeddings (key: $OPENAI_API_KEY)"},
 				&cli.IntFlag{Name: "retries", Value: retry.DefaultRetries, Category: catPassages, Usage: "retries of an embeddings request after a 429, a 5xx, a timeout or a dropped connection"},
+				firstByteFlag(catPassages),
 			},
 			Action: runKBBuild,
 		}},
@@ -86,8 +87,10 @@ func runKBBuild(c *cli.Context) error {
 			int(float64(opts.MaxTokens)*retrieve.WordsPerToken), opts.MaxTokens)
 	}
 	if m := c.String("embed-model"); m != "" {
+		policy := retryPolicy(c)
+		policy.Notify = retry.Printer(c.App.ErrWriter, "fr kb build: ")
 		client, err := llm.New(llm.Config{BaseURL: c.String("embed-endpoint"), APIKey: os.Getenv("OPENAI_API_KEY"), Model: m,
-			Retry: &retry.Policy{Retries: c.Int("retries"), Notify: retry.Printer(c.App.ErrWriter, "fr kb build: ")}})
+			Retry: policy, Secrets: knownSecrets(c)})
 		if err != nil {
 			return usagef("--embed-endpoint: %w", err)
 		}

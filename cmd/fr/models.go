@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/hub"
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -174,13 +174,13 @@ func modelsTokenize(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(input)
+	f, err := safefile.OpenInput(input)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	name := input
-	if c.Args().First() == "-" {
+	name := c.Args().First() // not the copy of standard input or a pipe
+	if name == "-" {
 		name = "stdin"
 	}
 	return enc.TokenizeLines(c.Context, f, name, c.App.Writer)

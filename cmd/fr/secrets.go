@@ -31,7 +31,7 @@ var urlEnv = []string{"OPENAI_BASE_URL", hub.EnvEndpoint}
 // secretFlags hold secrets; urlFlags hold endpoint URLs.
 var (
 	secretFlags = []string{"llm-api-key"}
-	urlFlags    = []string{"llm-base-url", "nli-endpoint", "searxng-url", "serper-endpoint", "wikipedia-endpoint"}
+	urlFlags    = []string{"llm-base-url", "embed-endpoint", "nli-endpoint", "searxng-url", "serper-endpoint", "wikipedia-endpoint"}
 )
 
 // newRedactor returns a redactor that knows the secrets of the

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
 // ChunkInputs is one input of the model: what it is fed, exactly, for one
@@ -101,17 +103,23 @@ const MaxInputLine = 64 << 20
 // w, in order. A line that is neither is an error naming name, the line
 // and the field.
 func (e *Encoder) TokenizeLines(ctx context.Context, r io.Reader, name string, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 1<<16)
+	// A line too long is said once MaxInputLine of it is read, and never
+	// held (jsonl.LineReader): an endless line from a device or a pipe
+	// costs what the bound does.
+	lr := jsonl.NewLineReader(r, MaxInputLine)
 	bw := bufio.NewWriter(w)
 	for line := 1; ; line++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		raw, err := readLine(br)
-		if len(raw) == 0 && err == io.EOF {
+		raw, tooLong, err := lr.Next()
+		if err == io.EOF {
 			break
 		}
-		if err != nil && err != io.EOF {
+		if err == nil && tooLong {
+			err = fmt.Errorf("line longer than %d MiB", MaxInputLine>>20)
+		}
+		if err != nil {
 			bw.Flush() // what was answered stays written
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
@@ -129,26 +137,8 @@ func (e *Encoder) TokenizeLines(ctx context.Context, r io.Reader, name string, w
 			bw.Write(b)
 			bw.WriteByte('\n')
 		}
-		if err == io.EOF {
-			break
-		}
 	}
 	return bw.Flush()
-}
-
-// readLine reads a line of at most MaxInputLine bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var out []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(out)+len(chunk) > MaxInputLine {
-			return nil, fmt.Errorf("line longer than %d MiB", MaxInputLine>>20)
-		}
-		out = append(out, chunk...)
-		if err != bufio.ErrBufferFull {
-			return out, err
-		}
-	}
 }
 
 func (e *Encoder) tokenizeLine(raw []byte) (any, error) {
