@@ -355,19 +355,24 @@ func TestBrowserWhyHostile(t *testing.T) {
 }
 
 // TestBrowserAbstained: a response that abstained shows as such in the
-// list and on its page, without a script error.
+// list and on its page, its evidence panel saying there is nothing to
+// show (not that no atom came out false), without a script error.
 func TestBrowserAbstained(t *testing.T) {
 	b := openBrowser(t)
 	page := reportPage(t, abstainedReport(t))
-	var cell, note string
+	var cell, note, panel string
 	b.run(t, "reading the list", chromedp.Navigate(page),
 		chromedp.WaitVisible(`tr[data-line="4"]`, chromedp.ByQuery),
 		chromedp.Text(`tr[data-line="4"] td.na`, &cell, chromedp.ByQuery))
 	b.run(t, "opening the response", chromedp.Click(`tr[data-line="4"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#detail .result p.na`, chromedp.ByQuery),
-		chromedp.Text(`#detail .result p.na`, &note, chromedp.ByQuery))
+		chromedp.Text(`#detail .result p.na`, &note, chromedp.ByQuery),
+		chromedp.Text(`#evidence`, &panel, chromedp.ByQuery))
 	if cell != "abstained" || !strings.Contains(note, "declines to answer") {
 		t.Errorf("list cell %q, page %q", cell, note)
+	}
+	if !strings.Contains(panel, "declines to answer") || strings.Contains(panel, "No atom came out false") {
+		t.Errorf("the evidence panel of an abstained response says %q", panel)
 	}
 	b.checkQuiet(t, page)
 }

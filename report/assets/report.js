@@ -258,6 +258,7 @@
     // first. A response without one shows how to choose.
     var first = firstFalse(r);
     if (first) select(ri, first.run, first.node);
+    else if (r.r.every(function (x) { return !x || x.ab; })) aside.replaceChildren(el('p', { 'class': 'hint' }, 'The response declines to answer: it has no atoms, and no evidence to show.'));
     else aside.replaceChildren(el('p', { 'class': 'hint' }, 'No atom came out false. Click an atom (in the text, the network or the table) or a context to see its evidence.'));
   }
   // firstFalse is the first atom with P(true) below 0.5 in the first run
@@ -266,7 +267,7 @@
   function firstFalse(r) {
     for (var run = 0; run < r.r.length; run++) {
       var x = r.r[run];
-      if (!x || D.runs[run].decided || D.runs[run].other || !x.known) continue;
+      if (!x || x.ab || D.runs[run].decided || D.runs[run].other || !x.known) continue;
       for (var i = 0; i < r.a.length; i++) {
         var p = pOf(x, i);
         if (p !== null && p < 0.5) return { run: run, node: i };
