@@ -108,6 +108,27 @@ func TestSpoolStdin(t *testing.T) {
 	}
 }
 
+// TestSpool: a pipe given by name is copied as standard input is, to a
+// file of its name, under the same bound on a line; errors name it.
+func TestSpool(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	path, remove, err := Spool(strings.NewReader("{}\n"), "63", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	if b, err := os.ReadFile(path); filepath.Base(path) != "63" || err != nil || string(b) != "{}\n" {
+		t.Errorf("spooled %q to %s, %v", b, path, err)
+	}
+	_, _, err = Spool(io.MultiReader(strings.NewReader("{}\n"), zeros{}), "63", 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "reading 63: line 2 is longer than 1048576 bytes") {
+		t.Errorf("an endless line from a pipe: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "fr-stdin-*")); len(left) != 1 {
+		t.Errorf("left: %v", left)
+	}
+}
+
 // zeros is an endless input of zero bytes, as /dev/zero.
 type zeros struct{}
 
