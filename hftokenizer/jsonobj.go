@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 )
 
 // obj is a JSON object of a tokenizer.json being read, with its path in the
@@ -75,7 +77,9 @@ func (o obj) get(key string, v any) (bool, error) {
 		return false, nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return false, fmt.Errorf("%s.%s: %w", o.path, key, err)
+		// In the JSON's terms (the path within the value, what type it
+		// holds), not the Go types it was decoded into.
+		return false, fmt.Errorf("%s.%s: %w", o.path, key, jsonpath.Error(raw, err))
 	}
 	return true, nil
 }

@@ -126,6 +126,8 @@ func TestRefused(t *testing.T) {
 		{"post_processor", `{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",-1]}`, `post_processor: cls: "[CLS]" has id -1`},
 		{"model", `{"type":"BPE","dropout":0.1,"vocab":{},"merges":[]}`, `model: dropout 0.1`},
 		{"model", `{"type":"Lattice"}`, `model: type "Lattice" is not supported`},
+		// A value of the wrong type, said in the JSON's terms, not Go's.
+		{"model", `{"type":"WordPiece","unk_token":"[UNK]","max_input_chars_per_word":"100","vocab":{"[UNK]":0}}`, `model.max_input_chars_per_word: expected number, got JSON string`},
 	} {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(base, &m); err != nil {

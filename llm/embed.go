@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 )
 
@@ -92,7 +93,7 @@ func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 	}
 	var r embedResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fail("the answer is not an embeddings response: %v (%s)", err, snippet(raw))
+		return nil, fail("the answer is not an embeddings response: %v (%s)", jsonpath.Error(raw, err), snippet(raw))
 	}
 	if r.Error != nil && r.Error.Message != "" {
 		return nil, fail("the server answered with an error: %s", r.Error.Message)

@@ -65,6 +65,7 @@ func TestEmbedBadAnswers(t *testing.T) {
 		{"empty", `{"data":[{"index":0,"embedding":[]},{"index":1,"embedding":[1,2]}]}`, "is empty"},
 		{"two dimensions", `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,2]}]}`, "1 and 2 dimensions"},
 		{"error object", `{"error":{"message":"overloaded sk-secret"}}`, "overloaded"},
+		{"a wrong type", `{"data":[{"index":"0","embedding":[1,2]}]}`, "data[0].index: expected number, got JSON string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, tc.body) }))

@@ -67,4 +67,10 @@ func TestModelsTokenize(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "in.jsonl:2: hypothesis: missing") || strings.Count(out, "\n") != 1 {
 		t.Errorf("bad line: error %v, output %q", err, out)
 	}
+	// A line that is JSON but no object is said so in the JSON's terms.
+	os.WriteFile(in, []byte("[1, 2]\n"), 0o644)
+	if _, _, err := run(t, context.Background(), "models", "tokenize", "--nli-model", tinyRoberta, in); err == nil ||
+		!strings.Contains(err.Error(), "in.jsonl:1: not a JSON object: expected object, got JSON array") || strings.Contains(err.Error(), "Go value") {
+		t.Errorf("an array: %v", err)
+	}
 }

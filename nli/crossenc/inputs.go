@@ -10,6 +10,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/factreasoner/factreasoner-go/internal/jsonpath"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
 
@@ -144,7 +145,7 @@ func (e *Encoder) TokenizeLines(ctx context.Context, r io.Reader, name string, w
 func (e *Encoder) tokenizeLine(raw []byte) (any, error) {
 	var in map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
+		return nil, fmt.Errorf("not a JSON object: %w", jsonpath.Error(raw, err))
 	}
 	str := func(k string) (string, error) {
 		var s string
