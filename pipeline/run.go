@@ -279,21 +279,24 @@ func (s selection) scores(line int) bool {
 	return s.shard.Has(line) && !done
 }
 
-// keep is scores for the count of the records to do, nil when the run
-// scores every record: the lines need not be numbered to count them.
-func (s selection) keep() func(line int) bool {
-	if s.shard.Count <= 1 && len(s.done) == 0 {
-		return nil
-	}
-	return s.scores
-}
-
 // scan is the scan of forEach's input: the records, with the count of
-// those to do told to rs's tracker before the first.
+// those to do told to rs's tracker before the first. The count is of the
+// records of the shard (counting them numbers the lines: a pass at the
+// speed of memory, only for a shard), less those done, which are records
+// of the shard (OpenOutput has checked it).
 func (s selection) scan(ctx context.Context, input string, rs records, skip func(*instance.Error), fn func(instance.Raw) error) error {
 	o := instance.ScanOptions{Skip: skip}
 	if rs.tracker != nil {
-		o.Counted, o.Keep = rs.tracker.counted, s.keep()
+		done := 0
+		for line := range s.done {
+			if s.shard.Has(line) {
+				done++
+			}
+		}
+		o.Counted = func(n int) { rs.tracker.counted(n - done) }
+		if s.shard.Count > 1 {
+			o.Keep = s.shard.Has
+		}
 	}
 	return instance.ScanRawWith(ctx, input, o, fn)
 }
