@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -244,6 +245,17 @@ func TestPipes(t *testing.T) {
 	got, _, err := run(t, ctx, "score", "--nli", "lexical", "--k", "median", fmt.Sprintf("/dev/fd/%d", r.Fd()))
 	if err != nil || got != want {
 		t.Errorf("score /dev/fd/N (%v):\n%s\nwant\n%s", err, got, want)
+	}
+	// /dev/stdin of a whole process fed by a pipe, as `cat x | fr score
+	// /dev/stdin` runs, into an -o file (K the median, and the output
+	// file checked against the input: it is read for each).
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	child := exec.Command(os.Args[0], "score", "--nli", "lexical", "--k", "median", "-o", out, "/dev/stdin")
+	child.Env = append(os.Environ(), childEnv+"=1", "FACTREASONER_CACHE="+t.TempDir())
+	child.Stdin = bytes.NewReader(data) // a pipe
+	stderr, err := child.CombinedOutput()
+	if got, _ := os.ReadFile(out); err != nil || string(got) != want {
+		t.Errorf("score /dev/stdin in a pipeline (%v):\n%s\nwant\n%s\n%s", err, got, want, stderr)
 	}
 	// A named pipe.
 	fifo := filepath.Join(t.TempDir(), "fifo")
