@@ -23,6 +23,9 @@ type layout struct {
 	// a pretty-printed file may hold whole objects on inner lines.
 	objectLine bool
 	size       int64 // bytes read
+	// records are the records counted in each mode, when the pass was
+	// asked to count them.
+	records counts
 }
 
 // mode is the reading the layout calls for.
@@ -46,8 +49,9 @@ func (l layout) mode(maxDocument int) int {
 	return modeLines
 }
 
-// scanLayout reads r to its end and says what it holds.
-func scanLayout(r io.Reader, maxLine int) (layout, error) {
+// scanLayout reads r to its end and says what it holds; with cnt, it
+// counts the records too, as a Reader finds them in either mode.
+func scanLayout(r io.Reader, maxLine int, cnt *counting) (layout, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var (
 		s     jsonScanner
@@ -55,8 +59,18 @@ func scanLayout(r io.Reader, maxLine int) (layout, error) {
 		line  []byte // the current line, while it may be an object line
 		keep  = true // the current line is still kept in line
 		first = true
+		lc    *lineCounter
+		at    = 1 // the line the chunk read is on
 	)
 	s.reset()
+	if cnt != nil {
+		lc = newLineCounter(*cnt, 0)
+		s.onRecord = func() {
+			if cnt.keep == nil || cnt.keep(at) {
+				l.records.values++
+			}
+		}
+	}
 	endLine := func() {
 		if !l.objectLine && keep && len(line) > 0 && line[0] == '{' && isObject(line) {
 			l.objectLine = true
@@ -66,7 +80,11 @@ func scanLayout(r io.Reader, maxLine int) (layout, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if first {
-			chunk = bytes.TrimPrefix(chunk, bom)
+			if lc != nil {
+				chunk = lc.trimBOM(chunk)
+			} else {
+				chunk = bytes.TrimPrefix(chunk, bom)
+			}
 			first = false
 		}
 		l.size += int64(len(chunk))
@@ -75,6 +93,12 @@ func scanLayout(r io.Reader, maxLine int) (layout, error) {
 				l.multiLine = true
 			}
 			l.array = l.array || s.topArray
+		}
+		if lc != nil {
+			lc.feed(chunk)
+		}
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			at++
 		}
 		if !l.objectLine && keep {
 			if len(line)+len(chunk) > maxLine {
@@ -90,12 +114,16 @@ func scanLayout(r io.Reader, maxLine int) (layout, error) {
 		case err == io.EOF:
 			endLine()
 			l.valid = s.end()
+			if lc != nil {
+				lc.end()
+				l.records.lines = lc.n
+			}
 			return l, nil
 		default:
 			return l, err
 		}
-		if !s.ok && l.objectLine {
-			return l, nil // jsonl with broken lines: the rest cannot change it
+		if !s.ok && l.objectLine && lc == nil {
+			return l, nil // jsonl with broken lines: the rest cannot change it (but for its count)
 		}
 	}
 }
@@ -112,6 +140,10 @@ type jsonScanner struct {
 	hex      int    // hex digits left of a \u escape
 	topArray bool   // the first value is an array
 	values   int    // top-level values begun
+	// onRecord, when set, is called as each value that a Reader in
+	// document mode takes for a record begins: a top-level value other
+	// than an array, or an element of a top-level array.
+	onRecord func()
 }
 
 type scanState uint8
@@ -363,6 +395,9 @@ func (s *jsonScanner) value(c byte) bool {
 		s.topArray = s.topArray || (c == '[' && s.values == 0)
 		s.values++
 	}
+	if s.onRecord != nil && !isSpace(c) && (len(s.stack) == 0 && c != '[' || len(s.stack) == 1 && s.stack[0] == 'a') {
+		s.onRecord()
+	}
 	switch {
 	case isSpace(c):
 	case c == '{':
@@ -404,25 +439,48 @@ const parallelLayoutMin = 8 << 20
 // the state the one pass would be in there if every range before it ends
 // between values, which each range checks of itself. false leaves the
 // answer to scanLayout (pretty-printed JSON, a broken line, an error).
-func parallelJSONL(r io.ReaderAt, off, n int64, workers int) bool {
+func parallelJSONL(r io.ReaderAt, off, n int64, workers int, cnt *counting) (ok bool, records int) {
 	if workers < 2 || n < parallelLayoutMin {
-		return false
+		return false, 0
 	}
-	return jsonlParts(r, off, n, min(int64(workers), n/(parallelLayoutMin/2)))
+	return jsonlParts(r, off, n, min(int64(workers), n/(parallelLayoutMin/2)), cnt)
 }
 
 // jsonlParts is parallelJSONL on parts ranges of about n/parts bytes.
-func jsonlParts(r io.ReaderAt, off, n, parts int64) bool {
-	ok := make([]bool, parts)
+// Counting the lines a predicate keeps needs the number of the first line
+// of each range, and so the line breaks before it: counted first, a pass
+// at the speed of memory over what the page cache holds.
+func jsonlParts(r io.ReaderAt, off, n, parts int64, cnt *counting) (bool, int) {
+	starts := make([]int64, parts+1)
 	var wg sync.WaitGroup
+	for i := range parts + 1 {
+		wg.Go(func() { starts[i] = lineStart(r, off, n, i*n/parts) })
+	}
+	wg.Wait()
+	base := make([]int, parts)
+	if cnt != nil && cnt.keep != nil {
+		base = bases(r, off, starts)
+	}
+	ok := make([]bool, parts)
+	records := make([]int, parts)
 	for i := range parts {
 		wg.Go(func() {
-			start, end := lineStart(r, off, n, i*n/parts), lineStart(r, off, n, (i+1)*n/parts)
-			ok[i] = jsonlRange(r, off, start, end, i == 0)
+			var lc *lineCounter
+			if cnt != nil {
+				lc = newLineCounter(*cnt, base[i])
+			}
+			ok[i] = jsonlRange(r, off, starts[i], starts[i+1], i == 0, lc)
+			if lc != nil {
+				records[i] = lc.n
+			}
 		})
 	}
 	wg.Wait()
-	return !slices.Contains(ok, false)
+	total := 0
+	for _, k := range records {
+		total += k
+	}
+	return !slices.Contains(ok, false), total
 }
 
 // lineStart is the offset, from off, of the first line that starts at or
@@ -450,8 +508,8 @@ func lineStart(r io.ReaderAt, off, n, at int64) int64 {
 // reports whether they are values that each end on the line where they
 // start, the range ending between values; first: the range starts the
 // input (a byte order mark is skipped, and its first value must not be an
-// array).
-func jsonlRange(r io.ReaderAt, off, start, end int64, first bool) bool {
+// array). lc, when not nil, counts the range's record lines.
+func jsonlRange(r io.ReaderAt, off, start, end int64, first bool, lc *lineCounter) bool {
 	var s jsonScanner
 	s.reset()
 	buf := make([]byte, 256<<10)
@@ -459,15 +517,25 @@ func jsonlRange(r io.ReaderAt, off, start, end int64, first bool) bool {
 		k, err := r.ReadAt(buf[:min(int64(len(buf)), end-pos)], off+pos)
 		chunk := buf[:k]
 		if first && pos == start {
-			chunk = bytes.TrimPrefix(chunk, bom)
+			if lc != nil {
+				chunk = lc.trimBOM(chunk)
+			} else {
+				chunk = bytes.TrimPrefix(chunk, bom)
+			}
 		}
 		if s.feed(chunk) || !s.ok {
 			return false
+		}
+		if lc != nil {
+			lc.feed(chunk)
 		}
 		pos += int64(k)
 		if err != nil && pos < end {
 			return false
 		}
+	}
+	if lc != nil {
+		lc.end()
 	}
 	return s.end() && !(first && s.topArray)
 }

@@ -30,7 +30,7 @@ func TestParallelJSONL(t *testing.T) {
 		"one long line":         strings.Repeat(rec, 50) + "\n",
 	}
 	for name, in := range inputs {
-		l, err := scanLayout(strings.NewReader(in), DefaultMaxLineBytes)
+		l, err := scanLayout(strings.NewReader(in), DefaultMaxLineBytes, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func TestParallelJSONL(t *testing.T) {
 		for parts := int64(1); parts <= 9; parts++ {
 			prefix := "xyz" // an offset: the input starts after it
 			r := bytes.NewReader([]byte(prefix + in))
-			if got := jsonlParts(r, int64(len(prefix)), int64(len(in)), parts); got != want {
+			if got, _ := jsonlParts(r, int64(len(prefix)), int64(len(in)), parts, nil); got != want {
 				t.Errorf("%s, %d parts: %v, the one pass says %v (%+v)", name, parts, got, want, l)
 			}
 		}

@@ -203,7 +203,7 @@ func BenchmarkScanLayout(b *testing.B) {
 	data := exampleJSONL(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := scanLayout(bytes.NewReader(data), DefaultMaxLineBytes); err != nil {
+		if _, err := scanLayout(bytes.NewReader(data), DefaultMaxLineBytes, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

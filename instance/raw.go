@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 )
@@ -112,14 +113,65 @@ func ScanRaw(path string, skip func(*Error), fn func(Raw) error) error {
 // is done, also inside a record: a pass over a file beside a run that has
 // stopped (skipping a line of gigabytes, say) ends with it.
 func ScanRawContext(ctx context.Context, path string, skip func(*Error), fn func(Raw) error) error {
+	return ScanRawWith(ctx, path, ScanOptions{Skip: skip}, fn)
+}
+
+// ScanOptions say what ScanRawWith does beside giving the records to fn.
+type ScanOptions struct {
+	// Skip is ScanRaw's skip.
+	Skip func(*Error)
+	// Counted, when set, is told how many records the file holds, valid
+	// or not, that start on a line for which Keep reports true (all of
+	// them when Keep is nil; Keep may be called from several goroutines
+	// at once): before fn is given the first record, from the pass that
+	// decides the file's layout, which reads all of it anyway
+	// (Reader.CountRecords); or, for a file larger than a document may
+	// be (DefaultMaxDocumentBytes), whose layout is not scanned, by a pass
+	// of its own beside the scan, from that pass's goroutine, when it is
+	// done: perhaps not at all when the scan ends first, and never after
+	// ScanRawWith has returned.
+	Counted func(records int)
+	Keep    func(line int) bool
+}
+
+// ScanRawWith is ScanRawContext with options: the file is opened once,
+// and its records are counted by the pass that tells its layout.
+func ScanRawWith(ctx context.Context, path string, o ScanOptions, fn func(Raw) error) error {
 	f, err := safefile.OpenInput(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	return scanFile(ctx, f, path, DefaultMaxDocumentBytes, o, fn)
+}
+
+// scanFile is ScanRawWith on an open file, read as a document up to
+// maxDocument bytes.
+func scanFile(ctx context.Context, f *os.File, path string, maxDocument int, o ScanOptions, fn func(Raw) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var pass sync.WaitGroup // counting beside the scan
+	defer func() { cancel(); pass.Wait() }()
 	r := NewReader(ctxFile{f, ctx}, path)
+	r.MaxDocumentBytes = maxDocument
+	if o.Counted != nil {
+		r.CountRecords(o.Keep)
+	}
+	told := o.Counted == nil
 	for {
 		raw, err := r.NextRaw()
+		if !told && r.mode != modeUnknown {
+			told = true
+			if n, ok := r.Records(); ok {
+				o.Counted(n)
+			} else if l := r.later; l != nil {
+				pass.Go(func() {
+					n, err := countLines(l.r, l.off, l.n, counting{keep: o.Keep, maxLine: r.MaxLineBytes})
+					if err == nil && ctx.Err() == nil {
+						o.Counted(n)
+					}
+				})
+			}
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -127,8 +179,8 @@ func ScanRawContext(ctx context.Context, path string, skip func(*Error), fn func
 			return cerr
 		}
 		var ie *Error
-		if skip != nil && Skippable(err) && errors.As(err, &ie) {
-			skip(ie)
+		if o.Skip != nil && Skippable(err) && errors.As(err, &ie) {
+			o.Skip(ie)
 			continue
 		}
 		if err != nil {

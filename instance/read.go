@@ -122,6 +122,22 @@ type Reader struct {
 	inArray    bool
 	arrayIndex int
 	docEr      error
+
+	// count is what CountRecords asked the layout's pass to count;
+	// records is its count, once counted. later is set instead for an
+	// input whose layout is not scanned, for a pass of its own
+	// (ScanRawWith).
+	count   *counting
+	records int
+	counted bool
+	later   *laterCount
+}
+
+// laterCount is the part of a regular file the records of which are yet
+// to be counted.
+type laterCount struct {
+	r      io.ReaderAt
+	off, n int64
 }
 
 // lineAt is a line of input and its 1-based number; tooLong marks one cut
@@ -155,6 +171,31 @@ func NewReader(r io.Reader, name string) *Reader {
 // reader, which only splits lines, spent half its time growing them with
 // a buffer of 64 KB.
 const readBuffer = 1 << 20
+
+// CountRecords has the pass that decides the layout of the input, which
+// reads all of it before the first record is returned, count its records
+// too: those, valid or not, that start on a line for which keep reports
+// true (all of them when keep is nil; it may be called from several
+// goroutines at once), as the reader numbers lines. It must be called
+// before the first record is read; Records then says how many.
+func (r *Reader) CountRecords(keep func(line int) bool) {
+	r.count = &counting{keep: keep}
+}
+
+// Records is the count CountRecords asked for, once the first record has
+// been read (by NextRaw or Next): the records, valid or invalid, that the
+// reader gives or will give (a jsonl line too long is one, a blank line
+// none). It is false before, without CountRecords, and for an input
+// larger than MaxDocumentBytes, whose layout is not scanned (ScanRawWith
+// counts those in a pass of its own).
+func (r *Reader) Records() (int, bool) { return r.records, r.counted }
+
+// setCount notes the count of the layout's pass, when one was asked for.
+func (r *Reader) setCount(n int) {
+	if r.count != nil {
+		r.records, r.counted = n, true
+	}
+}
 
 // Next returns the next valid instance, an *Error for an invalid record, or
 // io.EOF at the end. An empty input gives an *Error wrapping ErrEmpty.
@@ -208,6 +249,9 @@ func (r *Reader) detect() error {
 // may be only to find a record line); anything else, a pipe, is held in
 // memory, up to MaxDocumentBytes.
 func (r *Reader) decide() (io.Reader, int, error) {
+	if r.count != nil {
+		r.count.maxLine = r.MaxLineBytes
+	}
 	if rs, size, ok := regularFile(r.src); ok {
 		start, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
@@ -226,12 +270,18 @@ func (r *Reader) decide() (io.Reader, int, error) {
 			case !found:
 				return nil, 0, fmt.Errorf("the file is not jsonl (no line of it is a whole JSON object), and longer than %d bytes, the most a pretty-printed file may take", r.MaxDocumentBytes)
 			}
+			if ra, ok := r.src.(io.ReaderAt); ok && r.count != nil {
+				r.later = &laterCount{r: ra, off: start, n: n}
+			}
 			return rs, modeLines, nil
 		}
-		if ra, ok := r.src.(io.ReaderAt); ok && parallelJSONL(ra, start, n, runtime.GOMAXPROCS(0)) {
-			return rs, modeLines, nil
+		if ra, ok := r.src.(io.ReaderAt); ok {
+			if ok, records := parallelJSONL(ra, start, n, runtime.GOMAXPROCS(0), r.count); ok {
+				r.setCount(records)
+				return rs, modeLines, nil
+			}
 		}
-		l, err := scanLayout(rs, r.MaxLineBytes)
+		l, err := scanLayout(rs, r.MaxLineBytes, r.count)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -239,7 +289,9 @@ func (r *Reader) decide() (io.Reader, int, error) {
 			return nil, 0, err
 		}
 		r.neither = !l.valid && !l.objectLine
-		return rs, l.mode(r.MaxDocumentBytes), nil
+		mode := l.mode(r.MaxDocumentBytes)
+		r.setCount(l.records.of(mode))
+		return rs, mode, nil
 	}
 	// A stream: held in memory to be read twice, as far as a document
 	// may go, in blocks (not grown and copied as one slice, which would
@@ -251,12 +303,14 @@ func (r *Reader) decide() (io.Reader, int, error) {
 	if held.size > int64(r.MaxDocumentBytes) {
 		return io.MultiReader(held.reader(), r.src), modeLines, nil
 	}
-	l, err := scanLayout(held.reader(), r.MaxLineBytes)
+	l, err := scanLayout(held.reader(), r.MaxLineBytes, r.count)
 	if err != nil {
 		return nil, 0, err
 	}
 	r.neither = !l.valid && !l.objectLine
-	return held.reader(), l.mode(r.MaxDocumentBytes), nil
+	mode := l.mode(r.MaxDocumentBytes)
+	r.setCount(l.records.of(mode))
+	return held.reader(), mode, nil
 }
 
 // regularFile returns src as a file to seek in, with its size, when it is

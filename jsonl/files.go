@@ -31,6 +31,20 @@ func CreateOutput(path string, replace bool) (*os.File, error) {
 	return os.OpenFile(path, flags, 0o600)
 }
 
+// RemoveEmpty closes f, an output file a run created (CreateOutput,
+// Resume) and that failed, first removing it when it is a regular file
+// that holds nothing: a run that fails before its first line leaves no
+// empty file behind, which would look like the result of no records. It
+// is removed before it is closed, while Resume's lock is held, so that no
+// other run has begun writing it.
+func RemoveEmpty(f *os.File) error {
+	var err error
+	if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		err = os.Remove(f.Name())
+	}
+	return errors.Join(err, f.Close())
+}
+
 // SpoolStdin copies r, standard input, to a file named "stdin" in a new
 // temporary directory and returns its path: an input that is read more
 // than once (to check a resumed output, to count its records) must be a

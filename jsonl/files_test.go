@@ -192,3 +192,46 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestRemoveEmpty: the output of a failed run is removed when it holds
+// nothing, kept when it holds something; a device is never removed; the
+// file is closed either way.
+func TestRemoveEmpty(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content string
+		removed       bool
+	}{
+		{"empty", "", true},
+		{"a line", "{\"line\": 1}\n", false},
+		{"a torn line", "{\"li", false},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RemoveEmpty(f); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) != tc.removed {
+			t.Errorf("%s: removed %v, want %v", tc.name, err != nil, tc.removed)
+		}
+		if _, err := f.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s: not closed (%v)", tc.name, err)
+		}
+	}
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveEmpty(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Errorf("%s removed: %v", os.DevNull, err)
+	}
+}

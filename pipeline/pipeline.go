@@ -252,15 +252,22 @@ func (p *Pipeline) Compare(ctx context.Context, in *instance.Instance, versions 
 }
 
 // nliHooks are told of a record's NLI work as Compare does it: planned
-// with the number of distinct pairs it will put to the classifier (and
-// whether the instance came with its atoms and contexts, so that
-// countWork could count them beforehand), answered after each round.
+// with the number of distinct pairs it will put to the classifier (none
+// for a record scored from its own relations, or that abstains), answered
+// after each round.
 type nliHooks struct {
-	planned  func(pairs int, known bool)
+	planned  func(pairs int)
 	answered func(pairs int)
 	// more is told of pairs found to be needed after the first answers
 	// (OneWayPairs' second directions), which no count foresaw.
 	more func(pairs int)
+}
+
+// plan tells the hooks, when there are any, of a record's pairs.
+func (h *nliHooks) plan(pairs int) {
+	if h != nil && h.planned != nil {
+		h.planned(pairs)
+	}
 }
 
 func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions []graph.Version, bs []Baseline, hooks *nliHooks) ([]*Assessment, []score.Scores, error) {
@@ -276,9 +283,9 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		for i := range fs {
 			fs[i].Abstained = true
 		}
+		hooks.plan(0)
 		return out, fs, nil
 	}
-	known := len(in.Atoms) > 0 && len(in.Contexts) > 0 && p.Summarizer == nil
 	in, dropped, err := p.prepare(ctx, in)
 	if err != nil {
 		return nil, nil, err
@@ -308,6 +315,7 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		verifiers[i] = b.Verifier
 	}
 	if given {
+		hooks.plan(0)
 		for _, a := range out {
 			a.Relations = graph.GivenRelations(in, a.Nodes)
 		}
@@ -323,10 +331,8 @@ func (p *Pipeline) compare(ctx context.Context, in *instance.Instance, versions 
 		}
 		if hooks != nil {
 			shared.answered = hooks.answered
-			if hooks.planned != nil {
-				hooks.planned(distinct(all), known)
-			}
 		}
+		hooks.plan(distinct(all))
 		if _, err := shared.Classify(ctx, all); err != nil {
 			return nil, nil, fmt.Errorf("nli (%s): %w", shared.Identity(), err)
 		}

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -54,19 +56,27 @@ func (p *Pipeline) checkResume(input, out string, v graph.Version, shard Shard, 
 			}
 		}
 	}
+	// Only the records the output holds are decoded, and the input is
+	// read no further than the last of them.
 	seen := make(map[int]bool, len(done))
-	err := instance.Scan(input, func(*instance.Error) {} /* an invalid record: the run reports it */, func(in *instance.Instance) error {
-		st, ok := done[in.Line]
-		if !ok {
-			return nil
+	last := slices.Max(slices.Collect(maps.Keys(done)))
+	err := instance.ScanRaw(input, func(*instance.Error) {} /* an invalid record: the run reports it */, func(raw instance.Raw) error {
+		if st, ok := done[raw.Line]; ok {
+			in, err := raw.Decode()
+			if err != nil {
+				return nil // no valid record: unseen
+			}
+			seen[in.Line] = true
+			if err := p.sameRun(v, in, st); err != nil {
+				return fmt.Errorf("%s:%d: %w, for the record at %s:%d; %s", out, st.Line, err, input, in.Line, advice)
+			}
 		}
-		seen[in.Line] = true
-		if err := p.sameRun(v, in, st); err != nil {
-			return fmt.Errorf("%s:%d: %w, for the record at %s:%d; %s", out, st.Line, err, input, in.Line, advice)
+		if raw.Line >= last {
+			return errLastDone
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errLastDone {
 		return err
 	}
 	var unseen []int // output lines whose input line is not a record
@@ -83,6 +93,10 @@ func (p *Pipeline) checkResume(input, out string, v graph.Version, shard Shard, 
 	}
 	return nil
 }
+
+// errLastDone stops the resume check's scan of the input after the last
+// record the output holds.
+var errLastDone = errors.New("the last record done")
 
 // sameRun compares an output line with what this run writes for in: the
 // run's identity (result.Identity), the record's input and topic and,

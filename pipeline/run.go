@@ -120,14 +120,23 @@ type Progress struct {
 	// Pages is the number of web pages fetched so far (--fetch-pages),
 	// PagesInFlight those being fetched now.
 	Pages, PagesInFlight int
-	// What the run has to do: the records it scores and the NLI pairs it
-	// puts to the classifier. They are counted by a pass over the input
-	// beside the run itself, and Counted is false until it is done. A
-	// record that is atomized or retrieved for adds its pairs to
-	// PairsTotal when it gets that far.
+	// RecordsTotal is the number of records the run has to do, valid or
+	// not, less those it has found invalid: counted by the pass over the
+	// input that the reader makes anyway, before the first record, to
+	// tell its layout (Counted is false until then, and for an input
+	// larger than a document may be, until a count beside the run is
+	// done). No record is decoded to count it.
 	RecordsTotal int
-	PairsTotal   int
 	Counted      bool
+	// PairsTotal is the number of NLI pairs of the Planned records, those
+	// whose pairs are known: a record's are known once it is read,
+	// atomized and retrieved for, and planned (a record scored from its
+	// own relations, or abstaining, has none). So until the last record
+	// is planned, the run's pairs are known only as an estimate: the
+	// mean of the planned records' for each record yet to plan
+	// (progress.Status.PairsExpected).
+	PairsTotal int
+	Planned    int
 }
 
 // tracker keeps a run's Progress and reports each change, one call at a
@@ -136,11 +145,9 @@ type tracker struct {
 	mu  sync.Mutex
 	p   Progress
 	fn  func(Progress)
-	off bool // the run is over: the counting pass reports nothing more
-	// lines is set when the count took every line for a record, without
-	// decoding it (countWork); invalid counts the records the run has
-	// found invalid, which such a count included.
-	lines   bool
+	off bool // the run is over: a count beside it reports nothing more
+	// invalid counts the records the run has found invalid, which the
+	// count of records includes.
 	invalid int
 }
 
@@ -198,43 +205,26 @@ func (t *tracker) hooks() *nliHooks {
 		return nil
 	}
 	return &nliHooks{
-		planned: func(n int, known bool) {
-			if !known { // not counted beforehand
-				t.update(func(p *Progress) { p.PairsTotal += n })
-			}
-		},
+		planned:  func(n int) { t.update(func(p *Progress) { p.PairsTotal += n; p.Planned++ }) },
 		answered: func(n int) { t.update(func(p *Progress) { p.Pairs += n }) },
 		more:     func(n int) { t.update(func(p *Progress) { p.PairsTotal += n }) },
 	}
 }
 
-// count counts, beside the run, what it has to do (countWork), and
-// reports the totals.
-func (t *tracker) count(ctx context.Context, p *Pipeline, input string, sel selection, versions []graph.Version, bs []Baseline) {
-	if t == nil {
-		return
-	}
-	records, pairs, lines, err := p.countWork(ctx, input, sel, versions, bs)
-	if err != nil {
-		return // the run reports what is wrong with the input
-	}
+// counted reports the count of the records to do (instance.ScanOptions'
+// Counted), less the invalid ones the run has found already.
+func (t *tracker) counted(records int) {
 	t.update(func(pr *Progress) {
-		if !pr.Counted {
-			t.lines = lines
-			if lines {
-				records -= t.invalid
-			}
-			pr.RecordsTotal, pr.PairsTotal, pr.Counted = records, pr.PairsTotal+pairs, true
-		}
+		pr.RecordsTotal, pr.Counted = records-t.invalid, true
 	})
 }
 
 // invalidRecord notes a record of the run's that its decoding found
-// invalid: it is not among the records to do.
+// invalid: the count included it, but it is not to do.
 func (t *tracker) invalidRecord() {
 	t.update(func(pr *Progress) {
 		t.invalid++
-		if pr.Counted && t.lines {
+		if pr.Counted {
 			pr.RecordsTotal--
 		}
 	})
@@ -242,45 +232,9 @@ func (t *tracker) invalidRecord() {
 
 // done sets the totals of a run that has ended well to what it did.
 func (t *tracker) done() {
-	t.update(func(p *Progress) { p.RecordsTotal, p.PairsTotal, p.Counted = p.Records, p.Pairs, true })
-}
-
-// countWork counts the valid records of input that sel selects and the
-// NLI pairs that those whose atoms and contexts the input gives will put
-// to the classifier (the others' pairs are known only once they are
-// atomized or retrieved for). When the pipeline puts no pair to a
-// classifier (given relations, or none), the records are not decoded:
-// each line of jsonl counts (lines), and an invalid one leaves the count
-// when the run comes to it (tracker.invalidRecord).
-func (p *Pipeline) countWork(ctx context.Context, input string, sel selection, versions []graph.Version, bs []Baseline) (records, pairs int, lines bool, err error) {
-	lines = p.Classifier == nil || p.Given == GivenAlways
-	err = instance.ScanRawContext(ctx, input, func(*instance.Error) {}, func(raw instance.Raw) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !sel.scores(raw.Line) {
-			return nil
-		}
-		if lines {
-			records++
-			return nil
-		}
-		in, err := raw.Decode()
-		if err != nil {
-			return nil // invalid: the run reports it
-		}
-		records++
-		if len(in.Atoms) > 0 && len(in.Contexts) > 0 && !p.usesGiven(in) {
-			in, _ := in.WithoutEmptyContexts()
-			if premises, ok := p.premisesAhead(in); ok {
-				if _, all, err := p.plan(premises, versions, bs, false); err == nil { // else the run reports it
-					pairs += distinct(all)
-				}
-			}
-		}
-		return nil
+	t.update(func(p *Progress) {
+		p.RecordsTotal, p.PairsTotal, p.Planned, p.Counted = p.Records, p.Pairs, p.Records, true
 	})
-	return records, pairs, lines, err
 }
 
 // ScoreStats count what a run over a file did.
@@ -325,6 +279,28 @@ func (s selection) scores(line int) bool {
 	return s.shard.Has(line) && !done
 }
 
+// scan is the scan of forEach's input: the records, with the count of
+// those to do told to rs's tracker before the first. The count is of the
+// records of the shard (counting them numbers the lines: a pass at the
+// speed of memory, only for a shard), less those done, which are records
+// of the shard (OpenOutput has checked it).
+func (s selection) scan(ctx context.Context, input string, rs records, skip func(*instance.Error), fn func(instance.Raw) error) error {
+	o := instance.ScanOptions{Skip: skip}
+	if rs.tracker != nil {
+		done := 0
+		for line := range s.done {
+			if s.shard.Has(line) {
+				done++
+			}
+		}
+		o.Counted = func(n int) { rs.tracker.counted(n - done) }
+		if s.shard.Count > 1 {
+			o.Keep = s.shard.Has
+		}
+	}
+	return instance.ScanRawWith(ctx, input, o, fn)
+}
+
 // ScoreFile scores every valid record of the input file with version v
 // (those of one shard, with o.Shard) and writes one output line per record
 // to w, in input order, each with a single call to w.Write. Records whose
@@ -334,13 +310,8 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 	st := ScoreStats{Done: len(done)}
 	sel := selection{shard: o.Shard, done: done}
 	tr := newTracker(o.Progress)
-	ctx, cancel := context.WithCancel(tr.withPages(ctx))
-	defer cancel()
-	var counting sync.WaitGroup
-	if tr != nil {
-		counting.Go(func() { tr.count(ctx, p, input, sel, []graph.Version{v}, nil) })
-	}
-	defer func() { tr.stop(); cancel(); counting.Wait() }()
+	ctx = tr.withPages(ctx)
+	defer tr.stop()
 	hooks := tr.hooks()
 	skip := o.skip(&st.Invalid)
 	// A record is scored and its output line encoded by a worker; emit,
@@ -441,7 +412,7 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 		if rs.skip != nil {
 			skip = func(e *instance.Error) { (&job[T]{bad: e}).finish(sel, rs, emit) } // skips it: never an error
 		}
-		return instance.ScanRawContext(ctx, input, skip, func(raw instance.Raw) error {
+		return sel.scan(ctx, input, rs, skip, func(raw instance.Raw) error {
 			if _, ok := sel.done[raw.Line]; ok {
 				return nil
 			}
@@ -486,7 +457,7 @@ func forEach[T any](ctx context.Context, input string, jobs int, sel selection, 
 		if rs.skip != nil {
 			skip = func(e *instance.Error) { add(&job[T]{bad: e}) } // an error only when the run has stopped: the next record sees it
 		}
-		scanErr = instance.ScanRawContext(ctx, input, skip, func(raw instance.Raw) error {
+		scanErr = sel.scan(ctx, input, rs, skip, func(raw instance.Raw) error {
 			if err := ctx.Err(); err != nil {
 				return err // the run has stopped
 			}
@@ -555,8 +526,8 @@ func (j *job[T]) finish(sel selection, rs records, emit func(*instance.Instance,
 		if rs.skip == nil {
 			return j.bad
 		}
-		if j.raw.Line > 0 && sel.shard.Has(j.raw.Line) {
-			rs.tracker.invalidRecord() // a record the count of lines took for one
+		if j.bad.Line > 0 && sel.shard.Has(j.bad.Line) {
+			rs.tracker.invalidRecord() // a record the count took for one
 		}
 		rs.skip(j.bad)
 		return nil
@@ -733,13 +704,8 @@ func (p *Pipeline) CompareFile(ctx context.Context, input string, versions []gra
 	reports := make([][]inference.Report, len(versions))
 	var st ScoreStats
 	tr := newTracker(o.Progress)
-	ctx, cancel := context.WithCancel(tr.withPages(ctx))
-	defer cancel()
-	var counting sync.WaitGroup
-	if tr != nil {
-		counting.Go(func() { tr.count(ctx, p, input, selection{shard: o.Shard}, versions, bs) })
-	}
-	defer func() { tr.stop(); cancel(); counting.Wait() }()
+	ctx = tr.withPages(ctx)
+	defer tr.stop()
 	hooks := tr.hooks()
 	skip := o.skip(&st.Invalid)
 	type result struct {

@@ -116,14 +116,16 @@ func TestScoreFileJobs(t *testing.T) {
 		for _, jobs := range []int{1, 2, 3, 8} {
 			var out bytes.Buffer
 			var mu sync.Mutex
-			var last Progress
+			var first, last Progress
 			calls := 0
 			o := FileOptions{Jobs: jobs, Progress: func(p Progress) {
 				mu.Lock()
 				defer mu.Unlock()
-				calls++
-				if p.Pairs < last.Pairs || p.Records < last.Records {
-					t.Errorf("progress went back: %+v after %+v", p, last)
+				if calls++; calls == 1 {
+					first = p
+				}
+				if p.Pairs < last.Pairs || p.Records < last.Records || p.PairsTotal < last.PairsTotal || p.Planned < last.Planned || p.Planned > 40 {
+					t.Errorf("progress went back, or beyond the records: %+v after %+v", p, last)
 				}
 				last = p
 			}}
@@ -145,15 +147,13 @@ func TestScoreFileJobs(t *testing.T) {
 			if st != wantStats {
 				t.Errorf("%s: --jobs %d stats %+v, --jobs 1 %+v", v, jobs, st, wantStats)
 			}
-			if !last.Counted || last.Records != 40 || last.RecordsTotal != 40 || last.Pairs != st.Pairs || last.PairsTotal != st.Pairs || last.Line != 40 {
+			if !last.Counted || last.Records != 40 || last.RecordsTotal != 40 || last.Pairs != st.Pairs || last.PairsTotal != st.Pairs || last.Planned != 40 || last.Line != 40 {
 				t.Errorf("%s: --jobs %d: last progress %+v, want 40 of 40 records and %d of %d pairs at line 40", v, jobs, last, st.Pairs, st.Pairs)
 			}
-			// The counting pass beside the run (which may end after it)
-			// counts what the run did.
-			p := testPipeline(hashClassifier{})
-			records, pairs, lines, err := p.countWork(context.Background(), input, selection{}, []graph.Version{v}, nil)
-			if err != nil || records != 40 || pairs != st.Pairs || lines {
-				t.Errorf("%s: counted %d records and %d pairs (%v), the run did %d and %d", v, records, pairs, err, st.Scored, st.Pairs)
+			// The records are counted before the first is scored, by
+			// the pass that tells the input's layout.
+			if !first.Counted || first.RecordsTotal != 40 || first.Records != 0 || first.Planned != 0 {
+				t.Errorf("%s: --jobs %d: first progress %+v, want the count of 40 records and nothing done", v, jobs, first)
 			}
 		}
 	}
@@ -443,33 +443,31 @@ func TestScoreFileInvalidJobs(t *testing.T) {
 	}
 }
 
-// TestCountLines: with given relations the count beside the run does not
-// decode the records: it takes each line of the run's for one, and the
-// invalid ones leave the total as the run finds them, whether before or
-// after the count is done.
-func TestCountLines(t *testing.T) {
+// TestProgressCount: the records to do are counted before the first is
+// scored, without decoding any, on the lines of the run's shard that the
+// output does not hold; the invalid ones leave the total as the run finds
+// them, so that it ends at what the run did.
+func TestProgressCount(t *testing.T) {
 	input := withInvalid(t, writeRecords(t, 10), map[int]string{4: `{not json`, 9: `{"input": 1}`})
-	p := &Pipeline{Graph: graph.DefaultOptions(), Solver: inference.Auto{}, Given: GivenAlways}
-	sel := selection{shard: Shard{0, 2}, done: jsonl.Done{2: {}}}
-	records, pairs, lines, err := p.countWork(context.Background(), input, sel, []graph.Version{graph.FR2}, nil)
-	if err != nil || records != 4 || pairs != 0 || !lines { // lines 4, 6, 8 and 10
-		t.Fatalf("counted %d records, %d pairs, lines %v (%v); want the 4 lines 4, 6, 8, 10", records, pairs, lines, err)
-	}
-	var last Progress
-	tr := newTracker(func(p Progress) { last = p })
-	tr.invalidRecord() // line 4, before the count is done
-	tr.count(context.Background(), p, input, sel, []graph.Version{graph.FR2}, nil)
-	if !last.Counted || last.RecordsTotal != 3 {
-		t.Errorf("after the count: %+v, want 3 records to do", last)
-	}
-	tr.invalidRecord() // another, after it
-	if last.RecordsTotal != 2 {
-		t.Errorf("after a second invalid record: %+v, want 2 records to do", last)
-	}
-	// A run that decodes to count (it asks a classifier) counts valid
-	// records only.
-	p = testPipeline(hashClassifier{})
-	if records, _, lines, err = p.countWork(context.Background(), input, sel, []graph.Version{graph.FR2}, nil); err != nil || records != 3 || lines {
-		t.Errorf("decoding: counted %d records, lines %v (%v); want 3", records, lines, err)
+	for _, jobs := range []int{1, 3} {
+		var reports []Progress
+		o := FileOptions{Jobs: jobs, Shard: Shard{0, 2}, Invalid: func(*instance.Error) {}, Progress: func(p Progress) { reports = append(reports, p) }}
+		done := jsonl.Done{2: {}}
+		st, err := testPipeline(hashClassifier{}).ScoreFile(context.Background(), input, graph.FR2, io.Discard, done, o)
+		if err != nil || st.Scored != 3 || st.Invalid != 1 {
+			t.Fatalf("--jobs %d: %+v (%v), want 3 records scored (lines 6, 8 and 10) and line 4 invalid", jobs, st, err)
+		}
+		// Lines 4, 6, 8 and 10; then line 4 is found invalid.
+		if first := reports[0]; !first.Counted || first.RecordsTotal != 4 || first.Records != 0 {
+			t.Errorf("--jobs %d: first report %+v, want 4 records to do", jobs, first)
+		}
+		if last := reports[len(reports)-1]; last.RecordsTotal != 3 || last.Records != 3 {
+			t.Errorf("--jobs %d: last report %+v, want 3 of 3 records", jobs, last)
+		}
+		for _, p := range reports {
+			if p.Records > p.RecordsTotal {
+				t.Errorf("--jobs %d: %+v: more records done than to do", jobs, p)
+			}
+		}
 	}
 }

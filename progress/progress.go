@@ -7,6 +7,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -26,11 +27,30 @@ type Status struct {
 	// Pages is the number of web pages fetched so far, PagesInFlight
 	// those being fetched now.
 	Pages, PagesInFlight int
-	// What the run has to do, once a pass over the input has counted it
-	// (Counted): the records, and the NLI pairs.
+	// The records the run has to do, once counted (Counted).
 	RecordsTotal int
-	PairsTotal   int
 	Counted      bool
+	// The NLI pairs of the records planned so far (Planned): a record's
+	// pairs are known once it is read, atomized and retrieved for (see
+	// PairsExpected).
+	PairsTotal int
+	Planned    int
+}
+
+// PairsExpected is how many NLI pairs the run puts to the classifier in
+// all: those of the records planned so far and, for each record yet to
+// plan, their mean. It is exact (exact) once every record is planned; ok is
+// false when there is nothing to say it from (the records are not
+// counted, or none is planned).
+func (s Status) PairsExpected() (pairs int, exact, ok bool) {
+	left := s.RecordsTotal - s.Planned
+	switch {
+	case !s.Counted || s.Planned == 0 && left > 0:
+		return 0, false, false
+	case left <= 0:
+		return s.PairsTotal, true, true
+	}
+	return s.PairsTotal + int(math.Round(float64(left)*float64(s.PairsTotal)/float64(s.Planned))), false, true
 }
 
 // Display shows how far long work has come on stderr: a plain line every
@@ -114,20 +134,23 @@ func (p *Display) Report(pr Status) {
 }
 
 // showBar updates the bar: it counts NLI pairs when the run asks any (they
-// are where the time goes), else records, and spins until the totals are
-// known.
+// are where the time goes), else records, and spins until the total is
+// known (of pairs, estimated: PairsExpected).
 func (p *Display) showBar(pr Status) {
 	unit, n, total := "records", pr.Records, pr.RecordsTotal
+	if !pr.Counted {
+		total = -1
+	}
 	if pr.PairsTotal > 0 || pr.Pairs > 0 {
-		unit, n, total = "pairs", pr.Pairs, pr.PairsTotal
+		unit, n, total = "pairs", pr.Pairs, -1
+		if expected, _, ok := pr.PairsExpected(); ok {
+			total = expected
+		}
 	}
 	if unit != p.unit {
 		p.unit = unit
 		p.bar.Reset()
 		progressbar.OptionSetItsString(unit)(p.bar)
-	}
-	if !pr.Counted {
-		total = -1
 	}
 	if p.bar.GetMax() != total {
 		p.bar.ChangeMax(total)
@@ -141,21 +164,25 @@ func (p *Display) showBar(pr Status) {
 // rate and time left too (the bar shows its own).
 func (p *Display) describe(pr Status, rates bool) string {
 	var b strings.Builder
-	of := func(n, total int, what string) {
-		if pr.Counted {
-			fmt.Fprintf(&b, "%d/%d %s", n, total, what)
-		} else {
-			fmt.Fprintf(&b, "%d %s", n, what)
-		}
+	if pr.Counted {
+		fmt.Fprintf(&b, "%d/%d records", pr.Records, pr.RecordsTotal)
+	} else {
+		fmt.Fprintf(&b, "%d records", pr.Records)
 	}
-	of(pr.Records, pr.RecordsTotal, "records")
 	// The rate and time left are of NLI pairs when the run asks any (they
 	// are where the time goes), else of records.
-	unit, done, total := "records", pr.Records, pr.RecordsTotal
+	unit, done, total, known := "records", pr.Records, pr.RecordsTotal, pr.Counted
 	if pr.Pairs > 0 || pr.PairsTotal > 0 {
-		b.WriteString(", ")
-		of(pr.Pairs, pr.PairsTotal, "NLI pairs")
-		unit, done, total = "pairs", pr.Pairs, pr.PairsTotal
+		expected, exact, ok := pr.PairsExpected()
+		switch {
+		case exact:
+			fmt.Fprintf(&b, ", %d/%d NLI pairs", pr.Pairs, expected)
+		case ok:
+			fmt.Fprintf(&b, ", %d of about %d NLI pairs", pr.Pairs, expected)
+		default:
+			fmt.Fprintf(&b, ", %d NLI pairs", pr.Pairs)
+		}
+		unit, done, total, known = "pairs", pr.Pairs, expected, ok
 	}
 	if pr.Line > 0 {
 		fmt.Fprintf(&b, " (at line %d)", pr.Line)
@@ -173,7 +200,7 @@ func (p *Display) describe(pr Status, rates bool) string {
 	if done > 0 && elapsed > 0 {
 		rate := float64(done) / elapsed
 		fmt.Fprintf(&b, ", %.3g %s/s", rate, unit)
-		if pr.Counted && total >= done {
+		if known && total >= done {
 			left := time.Duration(float64(total-done) / rate * float64(time.Second))
 			fmt.Fprintf(&b, ", about %s left", left.Round(time.Second))
 		}

@@ -453,3 +453,25 @@ func TestBrowserFirstView(t *testing.T) {
 	}
 	b.checkQuiet(t, page)
 }
+
+// TestBrowserEmptyOutput: a response whose record gives its atoms with no
+// text (ConflictBank's) shows its atoms, saying there is no text to place
+// them in, without a script error.
+func TestBrowserEmptyOutput(t *testing.T) {
+	b := openBrowser(t)
+	rep := readReport(t, nil, emptyOutputRun(t, false))
+	page := reportPage(t, rep)
+	line := rep.Runs[0].Results[0].Line
+	var note string
+	var chips int
+	b.run(t, "opening the response", chromedp.Navigate(page),
+		chromedp.WaitVisible(fmt.Sprintf(`tr[data-line="%d"]`, line), chromedp.ByQuery),
+		chromedp.Click(fmt.Sprintf(`tr[data-line="%d"]`, line), chromedp.ByQuery),
+		chromedp.WaitVisible(`#detail .unplaced`, chromedp.ByQuery),
+		chromedp.Text(`#detail .unplaced`, &note, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('#detail .unplaced .chip').length`, &chips))
+	if want := len(rep.Runs[0].Results[0].Atoms); !strings.HasPrefix(note, "No response text") || chips != want {
+		t.Errorf("the page says %q with %d atoms, want no response text and %d atoms", note, chips, want)
+	}
+	b.checkQuiet(t, page)
+}

@@ -148,6 +148,9 @@ func (rep *Report) page(names []string) (*pageData, []Graph, []*pageGraph) {
 		}
 		pr := pageResponse{Line: line, Input: base.Input, Topic: base.Topic, Atoms: []pageAtom{}, Contexts: []pageContext{}, Texts: []string{}}
 		pr.Sentences = sentences(base.Output)
+		if pr.Sentences == nil {
+			pr.Sentences = []string{} // an empty response (its atoms given): [], not null
+		}
 		align := alignAtoms(pr.Sentences, base.Atoms)
 		node := make(map[string]int, len(base.Atoms)+len(base.Contexts))
 		for i, a := range base.Atoms {

@@ -209,7 +209,10 @@ func newResult(o *result.Line, inputs *Inputs) (*Result, error) {
 	in := &instance.Instance{Input: o.Input, Output: o.Output, Topic: o.Topic, Atoms: o.Atoms, Contexts: o.Contexts}
 	recorded := o.Atoms != nil
 	if recorded {
-		if o.Output == "" {
+		// An empty response with its atoms given (ConflictBank's records)
+		// is a record fr score accepts: its page has the atoms, and no
+		// text to place them in.
+		if !o.Recorded("output") {
 			return nil, errors.New("output: missing (the response text), though the line records its atoms")
 		}
 		in.Relations = instanceRelations(o.Relations)

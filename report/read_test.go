@@ -265,3 +265,40 @@ func TestReadRunErrors(t *testing.T) {
 		t.Errorf("empty file: %v", err)
 	}
 }
+
+// emptyOutputRun writes the example FR2 run as fr score writes it, its
+// first line's response empty (as in ConflictBank's records, which give
+// their atoms with "output": ""), or without its output field when drop
+// is set; it returns the file's path.
+func emptyOutputRun(t testing.TB, drop bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	lines := rawLines(t, plannedSchema(t, readExampleRuns(t)[1], dir))
+	lines[0]["output"] = rawJSON(t, "")
+	if drop {
+		delete(lines[0], "output")
+	}
+	path := filepath.Join(dir, "empty-output.jsonl")
+	writeLines(t, path, lines)
+	return path
+}
+
+// TestReadRunEmptyOutput: a line that records its atoms with an empty
+// response, which fr score accepts, is read with its atoms; a line that
+// records atoms without the response's field at all is refused, naming
+// it.
+func TestReadRunEmptyOutput(t *testing.T) {
+	run, err := report.ReadRun(context.Background(), emptyOutputRun(t, false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run.Results[0]
+	want := exampleRecord(t, res.Line)
+	if res.Output != "" || !reflect.DeepEqual(res.Atoms, want.Atoms) || len(res.PTrue) == 0 {
+		t.Errorf("line %d: output %q, %d atoms, %d marginals; want no text and the record's %d atoms", res.Line, res.Output, len(res.Atoms), len(res.PTrue), len(want.Atoms))
+	}
+	_, err = report.ReadRun(context.Background(), emptyOutputRun(t, true), nil)
+	if err == nil || !strings.Contains(err.Error(), ":1: output: missing") {
+		t.Errorf("a line without its output field: %v", err)
+	}
+}

@@ -223,7 +223,8 @@ func writeOutput(c *cli.Context, write func(io.Writer) error, inputs ...string) 
 		if err != nil {
 			return err
 		}
-		return errors.Join(write(w), closeOut())
+		err = write(w)
+		return errors.Join(err, closeOut(err))
 	}
 	if err := notAnInput("-o", path, inputs...); err != nil {
 		return err
@@ -274,8 +275,9 @@ func outputFlags() []cli.Flag {
 // -o file, which must not exist unless --force is given (a device or pipe,
 // such as /dev/null, is written as it is; /dev/stdout is the command's
 // stdout) and must not be one of the command's inputs. close closes the
-// file.
-func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func() error, err error) {
+// file, given the command's error: a file the failed command wrote nothing
+// to is removed (closeOutput).
+func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func(failed error) error, err error) {
 	path := c.String("output")
 	if path == "" {
 		path = stdoutPath
@@ -287,7 +289,18 @@ func openOutput(c *cli.Context, inputs ...string) (w io.Writer, close func() err
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, f.Close, nil
+	return f, func(failed error) error { return closeOutput(f, failed) }, nil
+}
+
+// closeOutput closes an output the command opened; after it failed
+// (failed), a regular file that holds nothing is removed first
+// (jsonl.RemoveEmpty): a run that fails before its first line leaves no
+// empty file that would look like a result of no records.
+func closeOutput(c io.Closer, failed error) error {
+	if f, ok := c.(*os.File); ok && failed != nil {
+		return jsonl.RemoveEmpty(f)
+	}
+	return c.Close()
 }
 
 // stdoutPath names standard output as an output file: the command's own

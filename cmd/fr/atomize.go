@@ -60,7 +60,7 @@ func runAtomize(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr atomize")
 	st, err := p.AtomizeFile(c.Context, input, out, fileOptions(c, prog), func(err error) {
 		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)

@@ -90,7 +90,7 @@ func runCompare(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	if recorded || c.NArg() > 1 {
 		for _, f := range []string{"versions", "threshold"} {
 			if c.IsSet(f) {

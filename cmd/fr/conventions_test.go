@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -242,6 +246,17 @@ func TestPipes(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("score /dev/fd/N (%v):\n%s\nwant\n%s", err, got, want)
 	}
+	// /dev/stdin of a whole process fed by a pipe, as `cat x | fr score
+	// /dev/stdin` runs, into an -o file (K the median, and the output
+	// file checked against the input: it is read for each).
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	child := exec.Command(os.Args[0], "score", "--nli", "lexical", "--k", "median", "-o", out, "/dev/stdin")
+	child.Env = append(os.Environ(), childEnv+"=1", "FACTREASONER_CACHE="+t.TempDir())
+	child.Stdin = bytes.NewReader(data) // a pipe
+	stderr, err := child.CombinedOutput()
+	if got, _ := os.ReadFile(out); err != nil || string(got) != want {
+		t.Errorf("score /dev/stdin in a pipeline (%v):\n%s\nwant\n%s\n%s", err, got, want, stderr)
+	}
 	// A named pipe.
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -293,5 +308,79 @@ func TestScoreResponse(t *testing.T) {
 		if out, _, err := run(t, ctx, args...); exitStatus(err) != exitUsage || out != "" {
 			t.Errorf("%v: %v (status %d), stdout %q", args, err, exitStatus(err), out)
 		}
+	}
+}
+
+// TestFailedRunLeavesNoFile (issue 30): a command whose run fails before
+// its first line (its first record is invalid) leaves no empty -o file
+// behind, nor --dot file; a file that held lines before (fr score
+// resuming) keeps them, and a run that fails after its first line keeps
+// what it wrote.
+func TestFailedRunLeavesNoFile(t *testing.T) {
+	ctx := context.Background()
+	example, err := os.ReadFile(exampleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badFirst := writeFile(t, "bad-first.jsonl", "{\"input\": \"Q\", \"output\": \n"+string(example))
+	badLabeled := writeFile(t, "bad-first-labeled.jsonl", "{\"input\": \"Q\", \"annotations\": 7}\n")
+	badModel := writeFile(t, "bad.uai", "MARKOV\n1\nx\n")
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	if _, stderr, err := run(t, ctx, "kb", "build", "-o", kb, writeFile(t, "Ruth Adair.txt", "Ruth Adair was born in Tulsa.")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, tc := range []struct {
+		args []string // OUT is the file that must not be left behind
+		in   string
+	}{
+		{[]string{"score", "--nli", "given", "-o", "OUT"}, badFirst},
+		{[]string{"score", "--nli", "lexical", "--jobs", "3", "-o", "OUT"}, badFirst},
+		{[]string{"atomize", "--atomizer", "sentences", "-o", "OUT"}, badFirst},
+		{[]string{"compare", "--nli", "given", "-o", "OUT"}, badFirst},
+		{[]string{"inspect", "-o", "OUT"}, badFirst},
+		{[]string{"inspect", "--dot", "OUT"}, badFirst},
+		{[]string{"factscore", "--gold", "-o", "OUT"}, badFirst},
+		{[]string{"retrieve", "--db", kb, "-o", "OUT"}, badFirst},
+		{[]string{"convert", "factscore", "-o", "OUT"}, badLabeled},
+		{[]string{"uai", "solve", "-o", "OUT"}, badModel},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append(slices.Clone(tc.args), tc.in)
+			for i, a := range args {
+				if a == "OUT" {
+					args[i] = out
+				}
+			}
+			_, stderr, err := run(t, ctx, args...)
+			if exitStatus(err) != exitFailure {
+				t.Fatalf("exit status %d (%v), want %d\n%s", exitStatus(err), err, exitFailure, stderr)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the failed run left %s behind (%v)", out, err)
+			}
+		})
+	}
+
+	// fr score resuming a file of lines, and failing at once: the file
+	// keeps them; failing after a first line: what it wrote stays.
+	out := filepath.Join(t.TempDir(), "scored.jsonl")
+	if _, stderr, err := run(t, ctx, "score", "--nli", "given", "-o", out, exampleFile); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	before, _ := os.ReadFile(out)
+	if _, _, err := run(t, ctx, "score", "--nli", "given", "-o", out, writeFile(t, "more.jsonl", string(example)+"{\"input\": \"Q\", \"output\": \n")); err == nil {
+		t.Fatal("a broken fourth line: no error")
+	}
+	if after, _ := os.ReadFile(out); !bytes.Equal(after, before) {
+		t.Errorf("resuming and failing changed the output:\n%s\nwas\n%s", after, before)
+	}
+	badSecond := writeFile(t, "bad-second.jsonl", strings.SplitAfter(string(example), "\n")[0]+"{\"input\": \"Q\", \"output\": \n")
+	out = filepath.Join(t.TempDir(), "first.jsonl")
+	if _, _, err := run(t, ctx, "score", "--nli", "given", "-o", out, badSecond); err == nil {
+		t.Fatal("a broken second line: no error")
+	}
+	if lines := outputLines(t, out); len(lines) != 1 {
+		t.Errorf("the run that failed after its first line left %d lines, want 1", len(lines))
 	}
 }

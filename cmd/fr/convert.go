@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -29,7 +30,7 @@ func convertCommand() *cli.Command {
 	}
 }
 
-func runConvertFActScore(c *cli.Context) error {
+func runConvertFActScore(c *cli.Context) (err error) {
 	path, err := inputArg(c)
 	if err != nil {
 		return err
@@ -38,7 +39,7 @@ func runConvertFActScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	w := jsonl.NewWriter(out)
 	var written, abstained, empty, invalid int
 	err = instance.ReadLabeled(path, func(line int, rec *instance.LabeledRecord) error {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,22 +146,12 @@ func TestScoreNASAWithoutContexts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serper := searchtest.NewSerper(t, e2eSerperKey)
 			for _, in := range ins {
 				if len(in.Contexts) != 0 {
 					t.Fatalf("%s:%d has contexts", path, in.Line)
 				}
-				for i, a := range in.Atoms {
-					serper.Add(a.Text,
-						searchtest.Result{Title: in.Topic, Link: fmt.Sprintf("https://example.org/%d/%d", in.Line, i), Snippet: a.Text},
-						searchtest.Result{Title: in.Topic + " facts", Link: fmt.Sprintf("https://example.org/%d/%d/facts", in.Line, i), Snippet: "Facts about " + in.Topic + "."})
-				}
-				serper.Add(in.Input,
-					searchtest.Result{Title: in.Topic, Link: "https://example.org/q1", Snippet: in.Topic + " is a NASA mission."},
-					searchtest.Result{Title: in.Topic + " (2)", Link: "https://example.org/q2", Snippet: "More on " + in.Topic + "."},
-					searchtest.Result{Title: in.Topic + " (3)", Link: "https://example.org/q3", Snippet: "Even more on " + in.Topic + "."},
-					searchtest.Result{Title: in.Topic + " (4)", Link: "https://example.org/q4", Snippet: "Never asked for."})
 			}
+			serper := serperFor(t, ins)
 			for _, tc := range []struct {
 				flags []string
 				query int // question contexts per record
@@ -203,5 +197,104 @@ func TestScoreNASAWithoutContexts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// serperFor is a loopback fake of the Serper API that answers the search
+// for each atom of the records with two results and the search for each
+// question with four.
+func serperFor(t *testing.T, ins []*instance.Instance) *searchtest.Serper {
+	serper := searchtest.NewSerper(t, e2eSerperKey)
+	for _, in := range ins {
+		for i, a := range in.Atoms {
+			serper.Add(a.Text,
+				searchtest.Result{Title: in.Topic, Link: fmt.Sprintf("https://example.org/%d/%d", in.Line, i), Snippet: a.Text},
+				searchtest.Result{Title: in.Topic + " facts", Link: fmt.Sprintf("https://example.org/%d/%d/facts", in.Line, i), Snippet: "Facts about " + in.Topic + "."})
+		}
+		serper.Add(in.Input,
+			searchtest.Result{Title: in.Topic, Link: "https://example.org/q1", Snippet: in.Topic + " is a NASA mission."},
+			searchtest.Result{Title: in.Topic + " (2)", Link: "https://example.org/q2", Snippet: "More on " + in.Topic + "."},
+			searchtest.Result{Title: in.Topic + " (3)", Link: "https://example.org/q3", Snippet: "Even more on " + in.Topic + "."},
+			searchtest.Result{Title: in.Topic + " (4)", Link: "https://example.org/q4", Snippet: "Never asked for."})
+	}
+	return serper
+}
+
+// TestReportEveryRefdataFile: fr report renders the output of every file
+// of testdata/refdata that fr score accepts, scored by each version (with
+// lexical NLI; the records without contexts with the passages of a fake
+// web search, as FactReasoner retrieves them): the three runs of a file in
+// one report, every response on it. ConflictBank's output, whose records
+// give their atoms with an empty response, was one it refused. The files
+// fr score refuses are not records (licences, UAI models, merlin's
+// outputs, a tokenizer) or not FactReasoner's (FActScore's labeled
+// biographies, which fr convert factscore reads; IBM's golden run, whose
+// atoms are texts), and every file known to be records is among those
+// accepted.
+func TestReportEveryRefdataFile(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	t.Setenv("SERPER_API_KEY", e2eSerperKey)
+	ctx := context.Background()
+	root := refdata.Path(t)
+	dir := t.TempDir()
+	accepted := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		name, _ := filepath.Rel(root, path)
+		score := func(v string, flags ...string) (string, error) {
+			out := filepath.Join(dir, strings.ReplaceAll(name, "/", "_")+".fr"+v+".jsonl")
+			args := append([]string{"score", "--nli", "lexical", "--version", v, "-o", out}, flags...)
+			_, stderr, err := run(t, ctx, append(args, path)...)
+			if err != nil {
+				return "", fmt.Errorf("%w\n%s", err, stderr)
+			}
+			return out, nil
+		}
+		var flags []string
+		if _, err := score("1"); err != nil {
+			if !strings.Contains(err.Error(), "no contexts and no knowledge source") {
+				return nil // not a file fr score accepts
+			}
+			ins, err := instance.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			flags = []string{"--source", "serper", "--serper-endpoint", serperFor(t, ins).URL, "--retrieval-cache", "off"}
+			os.Remove(filepath.Join(dir, strings.ReplaceAll(name, "/", "_")+".fr1.jsonl"))
+		}
+		accepted[name] = true
+		var outs []string
+		for _, v := range []string{"1", "2", "3"} {
+			out, err := score(v, flags...)
+			if err != nil {
+				return fmt.Errorf("%s, FR%s: %w", name, v, err)
+			}
+			outs = append(outs, out)
+		}
+		responses := len(inputLines(t, path))
+		html := filepath.Join(dir, strings.ReplaceAll(name, "/", "_")+".html")
+		_, stderr, err := run(t, ctx, append([]string{"report", "-o", html}, outs...)...)
+		if err != nil {
+			return fmt.Errorf("fr report of %s: %w\n%s", name, err, stderr)
+		}
+		page, err := os.ReadFile(html)
+		if want := fmt.Sprintf("3 runs, %d responses read", responses); err != nil || !strings.Contains(stderr, want) || !bytes.Contains(page, []byte("</html>")) {
+			t.Errorf("fr report of %s (%v): want %q and a page\n%s", name, err, want, stderr)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		"factreasoner/conflictbank-n100.jsonl", "factreasoner/flaherty_google.json", "factreasoner/flaherty_wikipedia.json",
+		"factreasoner/nasa_science-labeled_google.jsonl", "factreasoner/nasa_science-labeled.jsonl", "factreasoner/nasa_technical-labeled.jsonl",
+		"factreasoner/reference_factreasoner_output.json", "factreasoner/reference_factscore_output.json",
+	} {
+		if !accepted[name] {
+			t.Errorf("fr score refused %s", name)
+		}
 	}
 }

@@ -121,7 +121,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr "+a.name)
 	var supported, claims []int // of the responding responses, for VeriScore

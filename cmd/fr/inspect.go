@@ -59,7 +59,7 @@ func runInspect(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	// The DOT file is refused before the work if it exists.
 	var dot io.WriteCloser
 	if path := c.String("dot"); path != "" {
@@ -69,7 +69,7 @@ func runInspect(c *cli.Context) (err error) {
 		if dot, err = createOutput(c, "--dot", path); err != nil {
 			return err
 		}
-		defer dot.Close()
+		defer func() { err = errors.Join(err, closeOutput(dot, err)) }()
 	}
 	only, line := c.String("atom"), c.Int("line")
 	var last *pipeline.Assessment
@@ -114,10 +114,7 @@ func runInspect(c *cli.Context) (err error) {
 		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
 	if dot != nil && last != nil {
-		if err := last.WriteDOT(dot); err != nil {
-			return err
-		}
-		return dot.Close()
+		return last.WriteDOT(dot)
 	}
 	return nil
 }

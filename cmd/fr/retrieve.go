@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -142,7 +143,7 @@ func retrievalOptions(c *cli.Context, kFlag string) (pipeline.RetrievalOptions, 
 	return o, nil
 }
 
-func runRetrieve(c *cli.Context) error {
+func runRetrieve(c *cli.Context) (err error) {
 	input, err := inputArg(c)
 	if err != nil {
 		return err
@@ -169,7 +170,7 @@ func runRetrieve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer closeOut()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
 	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
 	err = withFormatHint(err, input, formatFactReasoner, formatScored)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,10 +54,9 @@ func scoreCommand() *cli.Command {
 	}
 }
 
-func runScore(c *cli.Context) error {
+func runScore(c *cli.Context) (err error) {
 	answer := c.IsSet("response") || c.IsSet("query") || c.IsSet("topic")
 	var input string
-	var err error
 	if answer {
 		input, err = answerInput(c)
 	} else {
@@ -99,11 +99,11 @@ func runScore(c *cli.Context) error {
 	var done jsonl.Done
 	path := c.String("output")
 	if path != "" && path != stdoutPath {
-		f, d, err := p.OpenOutput(path, input, version, shard)
-		if err != nil {
-			return err
+		f, d, openErr := p.OpenOutput(path, input, version, shard)
+		if openErr != nil {
+			return openErr
 		}
-		defer f.Close()
+		defer func() { err = errors.Join(err, closeOutput(f, err)) }()
 		out, done = f, d
 		if len(done) > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "fr score: resuming %s: %d records already scored\n", path, len(done))

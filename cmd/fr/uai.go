@@ -76,7 +76,7 @@ func runUAISolve(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
+	defer func() { err = errors.Join(err, closeOut(err)) }()
 	start := time.Now()
 	res, err := solver.Solve(c.Context, m)
 	if err != nil {

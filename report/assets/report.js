@@ -245,7 +245,8 @@
       });
       var rest = [];
       r.a.forEach(function (a, i) { if (!placed[i]) rest.push(chip(ri, run, x, i)); });
-      if (rest.length) text.appendChild(el('div', { 'class': 'unplaced' }, 'Atoms not placed in the text: ', rest));
+      // A record may give its atoms with an empty response (ConflictBank's).
+      if (rest.length) text.appendChild(el('div', { 'class': 'unplaced' }, r.s.length ? 'Atoms not placed in the text: ' : 'No response text; the record gives its atoms: ', rest));
       col.appendChild(text);
       col.appendChild(network(ri, run, x));
       cols.appendChild(col);
