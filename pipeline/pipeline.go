@@ -11,6 +11,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -459,9 +460,29 @@ func (p *Pipeline) solve(ctx context.Context, a *Assessment) error {
 // abstains reports whether a record is a raw response (no atoms) that
 // declines to answer, when the pipeline atomizes raw responses: it is then
 // not atomized, and scores nothing (Assessment.Abstained). Without an
-// atomizer a record without atoms is invalid, as before the rule existed.
+// atomizer a record without atoms is invalid, as before the rule existed,
+// unless it is the output line of a run that found it abstaining
+// ("abstained": true): an output line is also an input line, and scores
+// again as it did, as its relations are given again.
 func (p *Pipeline) abstains(in *instance.Instance) bool {
-	return len(in.Atoms) == 0 && p.Atomizer != nil && p.Abstention.Abstained(in.Output)
+	if len(in.Atoms) != 0 {
+		return false
+	}
+	if p.Atomizer != nil {
+		return p.Abstention.Abstained(in.Output)
+	}
+	return markedAbstained(in)
+}
+
+// markedAbstained reports a record that says it abstained, as fr score's
+// output line of such a response does.
+func markedAbstained(in *instance.Instance) bool {
+	for _, f := range in.Extra {
+		if f.Name == "abstained" {
+			return bytes.Equal(bytes.TrimSpace(f.Value), []byte("true"))
+		}
+	}
+	return false
 }
 
 // usesGiven reports whether an instance is scored from its own relations.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -304,5 +305,25 @@ func TestScoreAbstention(t *testing.T) {
 	_, _, err = run(t, ctx, "score", "--nli", "given", "--atomizer", "sentences", "--abstention", "perplexity_ai", "-o", out, in)
 	if err == nil || !strings.Contains(err.Error(), "run.abstention") {
 		t.Errorf("resuming with --abstention perplexity_ai: %v", err)
+	}
+	// An output line is also an input line: scored again with the
+	// defaults (no atomizer), the abstaining line abstains again and the
+	// others keep their marginals; only the run's abstention rule, which
+	// a run without an atomizer has none of, is gone.
+	again := filepath.Join(t.TempDir(), "again.jsonl")
+	if _, stderr, err := run(t, ctx, "score", "-o", again, out); err != nil {
+		t.Fatalf("scoring the output again: %v\n%s", err, stderr)
+	}
+	first, second := outputLines(t, out), outputLines(t, again)
+	for i := range first {
+		delete(first[i]["run"].(map[string]any), "abstention")
+		for _, f := range []string{"abstained", "marginals", "factuality_score", "num_atoms"} {
+			if !reflect.DeepEqual(first[i][f], second[i][f]) {
+				t.Errorf("line %d scored again: %s %v, was %v", i+1, f, second[i][f], first[i][f])
+			}
+		}
+		if !reflect.DeepEqual(first[i]["run"], second[i]["run"]) {
+			t.Errorf("line %d scored again: run %v, was %v", i+1, second[i]["run"], first[i]["run"])
+		}
 	}
 }
