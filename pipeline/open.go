@@ -734,11 +734,10 @@ func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 		return fp, fp.Source()
 	}
 	if ro.QueryBuilder {
-		st, err := p.llmStages(o)
+		st, err := p.openQueryBuilder(o)
 		if err != nil {
 			return fmt.Errorf("Retrieval.QueryBuilder: %w", err)
 		}
-		st.queries = querybuild.New(st.client)
 		p.Queries = st.queries
 		p.res.retrieval = append(p.res.retrieval, "queries="+st.queries.Name())
 	}

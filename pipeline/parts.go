@@ -21,6 +21,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/prompts"
+	"github.com/factreasoner/factreasoner-go/querybuild"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -205,6 +206,26 @@ func openLLMBackend(_ context.Context, env *Env) (nli.Classifier, error) {
 		return nil, optionErr("LLMMethod", err)
 	}
 	return st.classifier, nil
+}
+
+// openQueryBuilder opens the LLM stages with the query writer of
+// Retrieval.QueryBuilder, in the prompt set Options.Prompts chooses for the
+// query builder (fr's own by default).
+func (p *Pipeline) openQueryBuilder(o Options) (*llmStages, error) {
+	st, err := p.llmStages(o)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, ok, err := p.stagePrompt(prompts.QueryBuilder, "")
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		st.queries, err = querybuild.NewPrompt(st.client, tmpl)
+	default:
+		st.queries = querybuild.New(st.client)
+	}
+	return st, err
 }
 
 // Atomizer is an entry of the table of atomizers.

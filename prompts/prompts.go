@@ -1,9 +1,9 @@
 // Package prompts holds other systems' prompts, which fr can send in place
 // of its own, as data files beside their sources' licences (README.md):
 // IBM FactReasoner's (Apache-2.0) for the atomizer, the reviser, LLM NLI
-// (v1 and v2), the context summarizer and the verifiers of its VeriScore
-// and FactVerify baselines, and VeriScore's claim extraction (Song et al.,
-// MIT). A prompt is a Template, its text with {{name}} placeholders.
+// (v1 and v2), the context summarizer, the query builder and the verifiers
+// of its VeriScore and FactVerify baselines, and VeriScore's claim
+// extraction (Song et al., MIT). A prompt is a Template, its text with {{name}} placeholders.
 //
 // The LLM stages of fr have their own prompts, measured here to work best
 // (docs/llm.md); a Selection says for which stages FactReasoner's are sent
@@ -86,14 +86,15 @@ func Sets() []string { return []string{Default, FactReasoner} }
 
 // The LLM stages whose prompts a Selection chooses.
 const (
-	Atomizer   = "atomizer"
-	Reviser    = "reviser"
-	NLI        = "nli"
-	Summarizer = "summarizer"
+	Atomizer     = "atomizer"
+	Reviser      = "reviser"
+	NLI          = "nli"
+	Summarizer   = "summarizer"
+	QueryBuilder = "querybuilder"
 )
 
 // Stages are the stages a Selection chooses prompts for.
-func Stages() []string { return []string{Atomizer, Reviser, NLI, Summarizer} }
+func Stages() []string { return []string{Atomizer, Reviser, NLI, Summarizer, QueryBuilder} }
 
 // Selection is the prompt set of each stage that does not use Default.
 type Selection map[string]string

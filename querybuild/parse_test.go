@@ -11,10 +11,18 @@ import (
 // TestParseQueriesCorpus: every answer shape of
 // testdata/llm-answers/querybuilder reads as its want file says, and
 // every unreadable one is refused with the reason given.
-func TestParseQueriesCorpus(t *testing.T) {
-	for _, c := range answercorpus.Load(t, "querybuilder") {
+func TestParseQueriesCorpus(t *testing.T) { testCorpus(t, "querybuilder", ParseQueries) }
+
+// TestParseFencedQueryCorpus: the same for FactReasoner's prompt's one
+// fenced query, testdata/llm-answers/querybuilder-factreasoner.
+func TestParseFencedQueryCorpus(t *testing.T) {
+	testCorpus(t, "querybuilder-factreasoner", parseFenced)
+}
+
+func testCorpus(t *testing.T, stage string, parse func(string) ([]string, error)) {
+	for _, c := range answercorpus.Load(t, stage) {
 		t.Run(c.Name, func(t *testing.T) {
-			got, err := ParseQueries(c.Answer)
+			got, err := parse(c.Answer)
 			if c.Unreadable {
 				if err == nil {
 					t.Fatalf("read %q from an unreadable answer", got)
@@ -50,6 +58,21 @@ func FuzzParseQueries(f *testing.F) {
 			if strings.TrimSpace(q) == "" || strings.Contains(q, "\n") {
 				t.Fatalf("query %q", q)
 			}
+		}
+	})
+}
+
+func FuzzParseFencedQuery(f *testing.F) {
+	for _, c := range answercorpus.Load(f, "querybuilder-factreasoner") {
+		f.Add(c.Answer)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		q, err := ParseFencedQuery(answer)
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(q) != q || q == "" || strings.ContainsAny(q, "\n\t") || strings.Contains(q, "```") {
+			t.Fatalf("query %q", q)
 		}
 	})
 }

@@ -2,7 +2,8 @@
 // the atom and the response it was taken from: FactReasoner's QueryBuilder
 // and SAFE's query step, which search for what a claim needs checked
 // instead of the claim's own words. Every knowledge source is then asked
-// with the queries (retrieve.Queried).
+// with the queries (retrieve.Queried). The LLM sends this package's prompt,
+// or IBM FactReasoner's own (package prompts), which asks for one query.
 package querybuild
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
 	"github.com/factreasoner/factreasoner-go/llm"
+	"github.com/factreasoner/factreasoner-go/prompts"
 )
 
 // MaxQueries is the most queries used for one atom: an answer with more
@@ -25,6 +27,7 @@ const MaxQueries = 3
 // place. It is safe for concurrent use.
 type LLM struct {
 	client *llm.Client
+	prompt *prompts.Template // another system's prompt; nil: this package's
 
 	atoms, queries, reasks, unreadable atomic.Int64
 }
@@ -32,14 +35,35 @@ type LLM struct {
 // New returns a query writer asking client's model.
 func New(client *llm.Client) *LLM { return &LLM{client: client} }
 
-// Name names the writer for a run's identity: "llm:MODEL".
-func (b *LLM) Name() string { return "llm:" + b.client.Model() }
+// NewPrompt returns a query writer that sends another system's prompt, a
+// template of the atom alone ({{statement_text}}, as FactReasoner's, which
+// is not given the response), as one user message, and reads the one
+// query of its answer with ParseFencedQuery.
+func NewPrompt(client *llm.Client, prompt prompts.Template) (*LLM, error) {
+	if _, err := prompt.Fill(map[string]string{"statement_text": ""}); err != nil {
+		return nil, err
+	}
+	return &LLM{client: client, prompt: &prompt}, nil
+}
+
+// Name names the writer for a run's identity: "llm:MODEL", and "(prompt
+// NAME)" after it for another system's prompt.
+func (b *LLM) Name() string {
+	if b.prompt != nil {
+		return "llm:" + b.client.Model() + " (prompt " + b.prompt.Name + ")"
+	}
+	return "llm:" + b.client.Model()
+}
 
 // ReminderPrefix opens the message that asks again for an unreadable
 // answer, as in every LLM stage (atomize.ReminderPrefix).
 const ReminderPrefix = "Your last answer could not be read."
 
 const reminder = ReminderPrefix + " Answer with a JSON array of one to three search queries, as strings, and nothing else."
+
+// fenceReminder asks again, in FactReasoner's terms (its requirement
+// "The output must be wrapped with markdown code fences."), for one query.
+const fenceReminder = ReminderPrefix + " Answer with your one query wrapped between Markdown code fences, and nothing else."
 
 const instructions = `You write search queries that find evidence about a claim taken from a response: passages of an encyclopedia, a document collection or the web that confirm or refute it.
 - Write one to three short queries (at most 12 words each), most useful first.
@@ -64,18 +88,27 @@ func message(response, atom string) string { return "RESPONSE:\n" + response + "
 
 // Queries asks for the search queries of one atom of a response.
 func (b *LLM) Queries(ctx context.Context, atom, response string) ([]string, error) {
-	msgs := []llm.Message{{Role: "system", Content: instructions}}
-	for _, e := range examples {
-		msgs = append(msgs,
-			llm.Message{Role: "user", Content: message(e.response, e.atom)},
-			llm.Message{Role: "assistant", Content: e.queries})
+	parse, rem := ParseQueries, reminder
+	var msgs []llm.Message
+	if b.prompt != nil {
+		// Fill cannot fail: NewPrompt checked the placeholders.
+		text, _ := b.prompt.Fill(map[string]string{"statement_text": atom})
+		msgs = []llm.Message{{Role: "user", Content: text}}
+		parse, rem = parseFenced, fenceReminder
+	} else {
+		msgs = []llm.Message{{Role: "system", Content: instructions}}
+		for _, e := range examples {
+			msgs = append(msgs,
+				llm.Message{Role: "user", Content: message(e.response, e.atom)},
+				llm.Message{Role: "assistant", Content: e.queries})
+		}
+		msgs = append(msgs, llm.Message{Role: "user", Content: message(response, atom)})
 	}
-	msgs = append(msgs, llm.Message{Role: "user", Content: message(response, atom)})
 	resp, err := b.client.Complete(ctx, llm.Request{
 		Messages:  msgs,
 		MaxTokens: 256,
-		Read:      func(r *llm.Response) error { _, err := ParseQueries(r.Content); return err },
-		Reminder:  reminder,
+		Read:      func(r *llm.Response) error { _, err := parse(r.Content); return err },
+		Reminder:  rem,
 		Stage:     "query builder",
 		Item:      fmt.Sprintf("atom %q", llmanswer.Clip(atom, 60)),
 	})
@@ -83,7 +116,7 @@ func (b *LLM) Queries(ctx context.Context, atom, response string) ([]string, err
 		llmanswer.CountUnreadable(err, &b.reasks, &b.unreadable)
 		return nil, err
 	}
-	qs, err := ParseQueries(resp.Content)
+	qs, err := parse(resp.Content)
 	if err != nil { // Read accepted it: cannot happen
 		return nil, err
 	}
@@ -91,6 +124,15 @@ func (b *LLM) Queries(ctx context.Context, atom, response string) ([]string, err
 	b.atoms.Add(1)
 	b.queries.Add(int64(len(qs)))
 	return qs, nil
+}
+
+// parseFenced is ParseFencedQuery's query as a list.
+func parseFenced(answer string) ([]string, error) {
+	q, err := ParseFencedQuery(answer)
+	if err != nil {
+		return nil, err
+	}
+	return []string{q}, nil
 }
 
 // Stats counts a query writer's work.

@@ -69,7 +69,8 @@ func flagDetails() map[string]string {
 		"source-priors": "One entry a line: a web domain (wikipedia.org, which covers its subdomains) or title:TITLE, then the prior in [0, 1]; " +
 			"# starts a comment. The contexts retrieved take the prior of their link's domain, else of their title.",
 		"query-builder": "The LLM writes one to three search queries for each atom from the atom and its response (FactReasoner's QueryBuilder); " +
-			"every source is searched with them instead of the atom's text. An answer without queries is asked again, then fails the record.",
+			"every source is searched with them instead of the atom's text. An answer without queries is asked again, then fails the record. " +
+			"--prompts querybuilder=factreasoner sends FactReasoner's own prompt instead: one query, from the atom alone.",
 		"near-duplicates": "A context whose words are at least this similar (cosine of word counts) to an earlier context's reads as that one: " +
 			"one variable in FR2 and FR3, its id an alias. 0.92 is FactReasoner's fast preset; off (0) merges identical texts only.",
 		"fr3-pairs": "one-way asks each FR3 context pair with the longer text as premise, and the reverse only when that answer is not neutral " +
@@ -99,7 +100,7 @@ func flagDetails() map[string]string {
 			"A request is retried after a rate limit (429), a server error (5xx), a timeout or a network error.",
 		"llm-reask": "The answer is asked again with a reminder of the format; after the last try, the record fails.",
 		"prompts": "default sends fr's own prompts, factreasoner IBM FactReasoner's, as its code has them (prompts/README.md), " +
-			"for the atomizer, the reviser, --nli llm (v1 or v2, as --nli-prompt says) and the summarizer; " +
+			"for the atomizer, the reviser, --nli llm (v1 or v2, as --nli-prompt says), the summarizer and --query-builder (querybuilder); " +
 			"atomizer=factreasoner,nli=factreasoner chooses per stage. The stages a run uses with FactReasoner's prompts are part of its identity (run.prompts).",
 		"first-byte-timeout": "For every HTTP client of the run, each attempt: Wikipedia, search engines and a remote NLI server's checks " +
 			"wait this long for the start of an answer; the LLM endpoint (and --embed-endpoint), whose answer starts only when it is whole, is asked once, " +

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -155,5 +156,83 @@ func TestFactReasonerPrompts(t *testing.T) {
 	if p := line["run"].(map[string]any)["prompts"]; p != "factreasoner" || len(e.sent) != 1 ||
 		e.sent[0].Last() != fill("factreasoner/nli-v1", map[string]string{"premise_text": ctxText, "hypothesis_text": "Marie Curie was a physicist."}) {
 		t.Errorf("run.prompts %v; %d requests", p, len(e.sent))
+	}
+}
+
+// TestFactReasonerQueryBuilder: --query-builder with --prompts
+// querybuilder=factreasoner sends FactReasoner's query builder prompt,
+// filled with the atom alone, as one user message; the one query of each
+// fenced answer is what the knowledge base is searched with; run.prompts
+// and run.retrieval name the prompt, so a run with fr's own query builder
+// does not resume into the output. fr retrieve takes --prompts too.
+func TestFactReasonerQueryBuilder(t *testing.T) {
+	t.Setenv("FACTREASONER_CACHE", t.TempDir())
+	ctx := context.Background()
+	kb := filepath.Join(t.TempDir(), "kb.db")
+	if _, _, err := run(t, ctx, "kb", "build", "-o", kb, writeTemp(t, "manuals.jsonl", manuals)); err != nil {
+		t.Fatal(err)
+	}
+	// The atoms share no word with the manuals; the queries do.
+	queries := map[string]string{
+		"It must be done every 2,000 hours.": `"impeller seal" replacement interval`,
+		"Staff get 25 of them.":              "paid leave days per year",
+	}
+	tmpl, err := prompts.Load("factreasoner/querybuilder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		sent []llmtest.Request
+	)
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		sent = append(sent, r)
+		mu.Unlock()
+		atom := between(r.Last(), "Your task:\n\nSTATEMENT: ", "\n")
+		if q, ok := queries[atom]; ok {
+			return llmtest.Reply{Content: "OUTPUT:\n```\n" + q + "\n```"}
+		}
+		return llmtest.Reply{Status: 400, Body: `{"error": {"message": "unexpected request"}}`}
+	})
+	rec := `{"input": "Rules?", "output": "It must be done every 2,000 hours. Staff get 25 of them.", "atoms": [{"id": "a0", "text": "It must be done every 2,000 hours."}, {"id": "a1", "text": "Staff get 25 of them."}]}` + "\n"
+	in := writeTemp(t, "in.jsonl", rec)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	args := []string{"score", "--nli", "lexical", "--db", kb, "--retrieve-k", "1", "--query-contexts", "0", "--retrieval-cache", "off",
+		"--query-builder", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), "--llm-cache", "off", "-o", out}
+	if _, stderr, err := run(t, ctx, append(args, "--prompts", "querybuilder=factreasoner", in)...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if len(sent) != 2 {
+		t.Fatalf("%d requests, want one per atom", len(sent))
+	}
+	for _, r := range sent {
+		atom := between(r.Last(), "Your task:\n\nSTATEMENT: ", "\n")
+		want, _ := tmpl.Fill(map[string]string{"statement_text": atom})
+		if len(r.Messages) != 1 || r.Messages[0].Role != "user" || r.Messages[0].Content != want {
+			t.Errorf("request for %q: %d messages, not the prompt filled with the atom", atom, len(r.Messages))
+		}
+	}
+	lines := outputLines(t, out)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	b, _ := json.Marshal(lines[0])
+	if got := contextsOf(t, string(b)); fmt.Sprint(got) != "map[a0:[Pump manual] a1:[Leave policy]]" {
+		t.Errorf("contexts %v", got)
+	}
+	runID := lines[0]["run"].(map[string]any)
+	if runID["prompts"] != "factreasoner" || !strings.Contains(runID["retrieval"].(string), "queries=llm:m (prompt factreasoner/querybuilder)") {
+		t.Errorf("run %v", runID)
+	}
+	// fr's own query builder is another run.
+	if _, _, err := run(t, ctx, append(args, in)...); err == nil || !strings.Contains(err.Error(), "holds the results of another run") {
+		t.Errorf("resuming with fr's query builder prompt: %v", err)
+	}
+	sent = nil
+	got, stderr, err := run(t, ctx, "retrieve", "--retrieval-cache", "off", "--llm-cache", "off", "--query-builder", "--prompts", "factreasoner",
+		"--llm-base-url", srv.BaseURL(), "--llm-model", "m", "--db", kb, "-k", "1", "--query-contexts", "0", in)
+	if err != nil || len(sent) != 2 || fmt.Sprint(contextsOf(t, got)) != "map[a0:[Pump manual] a1:[Leave policy]]" {
+		t.Errorf("fr retrieve: %v, %d requests, %s\n%s", err, len(sent), got, stderr)
 	}
 }

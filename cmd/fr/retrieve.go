@@ -186,12 +186,12 @@ func runRetrieve(c *cli.Context) (err error) {
 	return err
 }
 
-// llmEndpointFlags are the flags of the LLM endpoint (llmFlags' --llm-*),
-// for a command whose only LLM stage is the query builder.
+// llmEndpointFlags are the flags of the LLM endpoint (llmFlags' --llm-*)
+// and --prompts, for a command whose only LLM stage is the query builder.
 func llmEndpointFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range llmFlags() {
-		if strings.HasPrefix(f.Names()[0], "llm-") {
+		if strings.HasPrefix(f.Names()[0], "llm-") || f.Names()[0] == "prompts" {
 			out = append(out, f)
 		}
 	}
