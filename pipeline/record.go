@@ -3,7 +3,6 @@ package pipeline
 import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -28,10 +27,7 @@ func ModelName(id nli.Identity) string { return result.ModelName(id) }
 // output line (result.Run): its NLI setting, its solver's identity, K and,
 // with a knowledge source, how it retrieves.
 func (p *Pipeline) RunIdentity() *result.Run {
-	r := &result.Run{NLI: p.nliSetting(), Inference: inference.Identify(p.Solver), K: result.KName(p.K)}
-	if r.Inference == "" {
-		r.Inference = SolverName(p.Solver)
-	}
+	r := &result.Run{NLI: p.nliSetting(), Inference: p.Solver.Identify(), K: result.KName(p.K)}
 	r.Fast = result.FastName(p.NearDuplicates, p.OneWayPairs)
 	r.Prompts = p.PromptsName()
 	if p.Atomizer != nil {

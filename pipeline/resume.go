@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/result"
@@ -178,15 +177,6 @@ func optionsOf(field string) string {
 		return " (Options.Retrieval)"
 	case "run.fast":
 		return " (Options.NearDuplicates, Options.OneWayPairs)"
-	}
-	return ""
-}
-
-// SolverName is the name a solver's results report as Report.Solver
-// ("native", "merlin"), when the solver says it (a Name method); else "".
-func SolverName(s inference.Solver) string {
-	if n, ok := s.(interface{ Name() string }); ok {
-		return n.Name()
 	}
 	return ""
 }

@@ -149,7 +149,7 @@ type Run struct {
 	// line's nli_backend and model_name say which one scored its record.
 	NLI string `json:"nli"`
 	// Inference is the solver's identity with its settings
-	// (inference.Identify): "auto[maxmem=…,approx=cbp[…]]",
+	// (inference.Solver's Identify): "auto[maxmem=…,approx=cbp[…]]",
 	// "bp[damping=0.5,tol=0.001,…]", "merlin[task=MAR,…]".
 	Inference string `json:"inference"`
 	// K is F1@K's setting: "half" (max(⌊n/2⌋, 1) per response) or the
