@@ -20,6 +20,8 @@ import (
 // "nothing." and cannot read its answer for "garbled.".
 type scriptedAtomizer struct{}
 
+func (scriptedAtomizer) Identify() string { return "scripted" }
+
 func (scriptedAtomizer) Atomize(_ context.Context, response string) ([]string, error) {
 	switch response {
 	case "nothing.":

@@ -150,13 +150,14 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 // identity is the identity of this run's line for the record in, scored
 // with version v.
 func (p *Pipeline) identity(v graph.Version, in *instance.Instance) result.Identity {
-	run := p.RunIdentity()
-	id := result.Identity{Version: v.String(), NLI: run.NLI, Inference: run.Inference, K: run.K, Retrieval: run.Retrieval, Fast: run.Fast,
-		Priors: result.PriorsName(&p.Graph), Summarizer: p.summarizerName()}
+	id := result.Identity{Version: v.String(), Priors: result.PriorsName(&p.Graph)}
+	if !p.abstains(in) { // an abstained record's contexts were not summarized
+		id.Summarizer = p.summarizerName()
+	}
 	if !p.usesGiven(in) && p.Classifier != nil {
 		id.PairsPerAtom = PairsPerAtomName(p.PairsPerAtom)
 	}
-	return id
+	return id.WithRun(p.LineRun(p.RunIdentity(), in))
 }
 
 // optionsOf names, for a message, the option that sets an identity's

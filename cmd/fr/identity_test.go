@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // TestOtherSolverSettings is issue 22's case: an output scored by exact
@@ -125,5 +128,86 @@ func TestOneRunManyBackends(t *testing.T) {
 	os.WriteFile(path, []byte(out), 0o644)
 	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, "--force", path); err != nil {
 		t.Errorf("report of the example: %v\n%s", err, errOut)
+	}
+}
+
+// TestOtherAtomizer (issue 30): the atomizer that made a record's atoms is
+// part of its line's identity, and only of the lines of records that came
+// without atoms. A run with another atomizer does not resume into a line
+// it made, nor merge with it; a line whose record brought its atoms takes
+// any; and a run resumes into its own lines (which it did not: the
+// abstention rule, on every line, was missing from what it compared).
+func TestOtherAtomizer(t *testing.T) {
+	ctx := context.Background()
+	raw2 := strings.Replace(rawRecord, "She died in 2015.", "She died in 2011.", 1)
+	input := writeFile(t, "in.jsonl", rawRecord+"\n"+raw2+"\n"+record(3, nil)+"\n")
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: `["Ruth Adair was born in Tulsa."]`}
+	})
+	sentences := []string{"--nli", "lexical", "--atomizer", "sentences"}
+	llmAtoms := []string{"--nli", "lexical", "--atomizer", "llm", "--revise=false", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), "--llm-cache", "off"}
+	score := func(out string, args ...string) error {
+		_, stderr, err := run(t, ctx, append(append([]string{"score", "-o", out}, args...), input)...)
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, stderr)
+		}
+		return nil
+	}
+	// The lines of a full run of each atomizer, one file each.
+	lines := func(args []string) [][]byte {
+		out := filepath.Join(t.TempDir(), "full.jsonl")
+		if err := score(out, args...); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(out)
+		ls := bytes.SplitAfter(data, []byte("\n"))
+		return ls[:len(ls)-1] // after the last newline: nothing
+	}
+	bySentences, byLLM := lines(sentences), lines(llmAtoms)
+	file := func(ls ...[]byte) string {
+		path := filepath.Join(t.TempDir(), "part.jsonl")
+		os.WriteFile(path, bytes.Join(ls, nil), 0o644)
+		return path
+	}
+	got := outputLines(t, file(bySentences...))
+	if r := got[0]["run"].(map[string]any); r["atomizer"] != "sentences" || r["abstention"] != "generic" {
+		t.Errorf("the atomized line's run: %v", r)
+	}
+	if r := got[2]["run"].(map[string]any); r["atomizer"] != nil || r["abstention"] != nil {
+		t.Errorf("the run of the line whose record brought its atoms: %v", r)
+	}
+	for _, tc := range []struct {
+		name string
+		kept []byte
+		args []string
+		want string // "" when the run resumes
+	}{
+		{"the same atomizer", bySentences[0], sentences, ""},
+		{"another atomizer", bySentences[0], llmAtoms, `:1: field "run.atomizer" is "sentences" there but "llm:m" in this run`},
+		{"no atomizer", bySentences[0], []string{"--nli", "lexical"}, `:1: field "run.atomizer" is "sentences" there but "none" in this run`},
+		{"another atomizer, atoms brought", bySentences[2], llmAtoms, ""},
+	} {
+		out := file(tc.kept)
+		err := score(out, tc.args...)
+		got, _ := os.ReadFile(out)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(outputLines(t, out)) != 3:
+			t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(t, out)))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
+		case tc.want != "" && !bytes.Equal(got, tc.kept):
+			t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
+
+	// fr merge: lines atomized by two atomizers are not one run; a line
+	// whose record brought its atoms joins any.
+	if _, _, err := run(t, ctx, "merge", file(bySentences[0]), file(byLLM[1])); err == nil || !strings.Contains(err.Error(), `field "run.atomizer" is "llm:m", but "sentences" at `) {
+		t.Errorf("merge of two atomizers: %v", err)
+	}
+	if _, _, err := run(t, ctx, "merge", file(bySentences[:2]...), file(byLLM[2])); err != nil {
+		t.Errorf("merge with a line of brought atoms: %v", err)
 	}
 }
