@@ -331,6 +331,9 @@ type resources struct {
 	retry     *retry.Policy
 	verifier  string                // FActScore's verifier, by name
 	pages     *retrieve.PageFetcher // fetching pages, when on
+	// retrievalCache is the retrieval cache, when on: it also keeps the
+	// content identities of knowledge bases that record none.
+	retrievalCache *retrieve.Cache
 	// retrieval are the retrieval settings beyond the number of passages
 	// that change what is retrieved (Run.Retrieval), as name=value.
 	retrieval []string
@@ -710,6 +713,7 @@ func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 			return optionErr("Caches.Retrieval", err)
 		}
 		p.onClose(cache.Close)
+		p.res.retrievalCache = cache
 	}
 	var fetcher *retrieve.PageFetcher
 	if ro.Pages.Fetch {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
@@ -296,6 +297,9 @@ func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retri
 		return nil, "", optionErr("Retrieval.DB", err)
 	}
 	env.OnClose(db.Close)
+	if _, err := db.Content(ctx, env.p.res.retrievalCache, contentProgress(env, ro.DB)); err != nil {
+		return nil, "", err
+	}
 	kb := &retrieve.KB{Topic: retrieve.NewBM25Retriever(db), Scope: scope}
 	corpus, err := retrieve.NewCorpus(ctx, db)
 	switch {
@@ -327,6 +331,23 @@ func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retri
 		env.p.res.retrieval = append(env.p.res.retrieval, fmt.Sprintf("kb_ranking=%s:%s/%d", ranking, model, dim))
 	}
 	return kb, kb.Source(), nil
+}
+
+// contentProgress says, on the log, that a knowledge base's content
+// identity is being computed (it records none), and how far it is, every
+// ten seconds.
+func contentProgress(env *Env, path string) func(read, size int64) {
+	var last time.Time
+	return func(read, size int64) {
+		switch {
+		case read == 0:
+			env.Logf("knowledge base %s records no content identity: reading its documents once (%.1f GB file) to compute one; the retrieval cache keeps it", path, float64(size)/1e9)
+			last = time.Now()
+		case time.Since(last) >= 10*time.Second && size > 0:
+			env.Logf("knowledge base %s: %.0f%% read", path, 100*float64(read)/float64(size))
+			last = time.Now()
+		}
+	}
 }
 
 // openVectorSearch opens the dense or hybrid search of a knowledge base,

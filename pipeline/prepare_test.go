@@ -126,6 +126,8 @@ func TestAtomizeFile(t *testing.T) {
 // topicRetriever knows the topic "Paris" only.
 type topicRetriever struct{}
 
+func (topicRetriever) Identify() string { return "topics" }
+
 func (topicRetriever) Retrieve(_ context.Context, topic, atom string, k int) ([]retrieve.Passage, error) {
 	if topic != "Paris" {
 		return nil, retrieve.ErrTopicNotFound

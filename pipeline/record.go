@@ -54,6 +54,13 @@ func (p *Pipeline) RunIdentity() *result.Run {
 			q = 0
 		}
 		r.Retrieval = result.RetrievalName(k, q, p.res.retrieval...)
+		r.Sources = p.Retriever.Identify()
+		if p.Queries != nil {
+			r.Sources += "; queries=" + p.Queries.Identify()
+		}
+		if p.SkipMissingTopics {
+			r.Sources += "; missing_topic=skip"
+		}
 	}
 	return r
 }

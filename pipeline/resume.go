@@ -174,8 +174,10 @@ func optionsOf(field string) string {
 		return " (Options.NLI)"
 	case "run.k":
 		return " (Options.K)"
-	case "run.retrieval":
+	case "run.retrieval", "run.sources":
 		return " (Options.Retrieval)"
+	case "run.atomizer":
+		return " (Options.Atomizer)"
 	case "run.fast":
 		return " (Options.NearDuplicates, Options.OneWayPairs)"
 	}

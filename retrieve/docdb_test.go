@@ -150,6 +150,8 @@ type countingRetriever struct {
 	err   error
 }
 
+func (c *countingRetriever) Identify() string { return "counting" }
+
 func (c *countingRetriever) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
 	c.calls++
 	if c.err != nil {

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +212,106 @@ func TestOtherAtomizer(t *testing.T) {
 	}
 	if _, _, err := run(t, ctx, "merge", file(bySentences[:2]...), file(byLLM[2])); err != nil {
 		t.Errorf("merge with a line of brought atoms: %v", err)
+	}
+}
+
+// TestOtherEvidence (issue 30): the knowledge sources that retrieved a
+// record's contexts are part of its line's identity, a knowledge base by
+// its content: a run resumes into an output of the same knowledge base
+// under another path, and is refused one retrieved from another knowledge
+// base or another source, naming the field (run.sources); fr merge
+// refuses shards of two knowledge bases. A line whose record brought its
+// contexts agrees with any source.
+func TestOtherEvidence(t *testing.T) {
+	ctx := context.Background()
+	build := func(text string) string {
+		kb := filepath.Join(t.TempDir(), "kb.db")
+		doc := writeTemp(t, "Lanny Flaherty.txt", text)
+		if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
+			t.Fatal(err)
+		}
+		return kb
+	}
+	kb1 := build("Lanny Flaherty was an American actor.\n\nHe was born on July 27, 1942.\n")
+	kb2 := build("Lanny Flaherty was an Irish baker.\n\nHe was born in 1950.\n")
+	data, _ := os.ReadFile(kb1)
+	kb1Copy := writeFile(t, "copy.db", string(data))
+	wiki := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("list") == "search" {
+			json.NewEncoder(w).Encode(map[string]any{"query": map[string]any{"search": []any{map[string]any{"title": "Lanny Flaherty"}}}})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"query": map[string]any{"pages": []any{map[string]any{
+			"title": "Lanny Flaherty", "extract": "Lanny Flaherty was an American actor.", "fullurl": "https://en.wikipedia.org/wiki/Lanny_Flaherty"}}}})
+	}))
+	defer wiki.Close()
+	second := strings.Replace(bornRecord, "born on July 27, 1942.\"", "born on July 27, 1942, in Mississippi.\"", 1)
+	input := writeFile(t, "in.jsonl", bornRecord+second+record(3, nil)+"\n")
+	base := []string{"--nli", "lexical", "--retrieval-cache", "off"}
+	withDB := func(kb string) []string { return append(base[:len(base):len(base)], "--db", kb) }
+	score := func(out string, args []string) error {
+		_, stderr, err := run(t, ctx, append(append([]string{"score", "-o", out}, args...), input)...)
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, stderr)
+		}
+		return nil
+	}
+	lines := func(args []string) [][]byte {
+		out := filepath.Join(t.TempDir(), "full.jsonl")
+		if err := score(out, args); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(out)
+		ls := bytes.SplitAfter(data, []byte("\n"))
+		return ls[:len(ls)-1]
+	}
+	file := func(ls ...[]byte) string {
+		path := filepath.Join(t.TempDir(), "part.jsonl")
+		os.WriteFile(path, bytes.Join(ls, nil), 0o644)
+		return path
+	}
+	fromKB1, fromKB2 := lines(withDB(kb1)), lines(withDB(kb2))
+	got := outputLines(t, file(fromKB1...))
+	if r := got[0]["run"].(map[string]any); !strings.HasPrefix(fmt.Sprint(r["sources"]), "db[kb=sha256:") || r["retrieval"] != "top_k=3,query_contexts=3" {
+		t.Errorf("the retrieved line's run: %v", r)
+	}
+	if r := got[2]["run"].(map[string]any); r["sources"] != nil || r["retrieval"] != nil {
+		t.Errorf("the run of the line whose record brought its contexts: %v", r)
+	}
+	wikipedia := append(base[:len(base):len(base)], "--source", "wikipedia", "--wikipedia-endpoint", wiki.URL, "--wikipedia-interval", "0s")
+	for _, tc := range []struct {
+		name string
+		kept []byte
+		args []string
+		want string // "" when the run resumes
+	}{
+		{"the same knowledge base", fromKB1[0], withDB(kb1), ""},
+		{"a copy of it elsewhere", fromKB1[0], withDB(kb1Copy), ""},
+		{"another knowledge base", fromKB1[0], withDB(kb2), `:1: field "run.sources" is "db[kb=sha256:`},
+		{"another source", fromKB1[0], wikipedia, `:1: field "run.sources" is "db[kb=sha256:`},
+		{"another knowledge base, contexts brought", fromKB1[2], withDB(kb2), ""},
+	} {
+		out := file(tc.kept)
+		err := score(out, tc.args)
+		got, _ := os.ReadFile(out)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(outputLines(t, out)) != 3:
+			t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(t, out)))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
+		case tc.want != "" && !bytes.Equal(got, tc.kept):
+			t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
+
+	// fr merge: shards of two knowledge bases are not one run; a line
+	// whose record brought its contexts joins any.
+	if _, _, err := run(t, ctx, "merge", file(fromKB1[0]), file(fromKB2[1])); err == nil || !strings.Contains(err.Error(), `field "run.sources" is "db[kb=sha256:`) {
+		t.Errorf("merge of two knowledge bases: %v", err)
+	}
+	if _, _, err := run(t, ctx, "merge", file(fromKB1[:2]...), file(fromKB2[2])); err != nil {
+		t.Errorf("merge with a line of brought contexts: %v", err)
 	}
 }
