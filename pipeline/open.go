@@ -639,18 +639,17 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	if o.Atomizer == "" {
 		return nil
 	}
-	table := Atomizers()
-	i := slices.IndexFunc(table, func(a Atomizer) bool { return a.Name == o.Atomizer })
-	if i < 0 {
-		return optionErr("Atomizer", fmt.Errorf("unknown atomizer %q (want %s)", o.Atomizer, oneOf(Names(table, func(a Atomizer) string { return a.Name }))))
+	entry, err := atomizerOf(o.Atomizer)
+	if err != nil {
+		return err
 	}
-	a, err := table[i].Open(&Env{Options: o, p: p})
+	a, err := entry.Open(&Env{Options: o, p: p})
 	if err != nil {
 		return err
 	}
 	p.Atomizer = a
 	p.summarizeAtClose(a)
-	if !(o.Revise == ReviseOn || o.Revise == ReviseDefault && table[i].RevisedByDefault) {
+	if !revises(o) {
 		return nil
 	}
 	st, err := p.llmStages(o)
@@ -820,12 +819,11 @@ func (p *Pipeline) openVerifier(o Options) error {
 	if o.FActScore.Verifier == "" {
 		return nil
 	}
-	table := Verifiers()
-	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == o.FActScore.Verifier })
-	if i < 0 {
-		return optionErr("FActScore.Verifier", fmt.Errorf("%q is not %s", o.FActScore.Verifier, oneOf(Names(table, func(v Verifier) string { return v.Name }))))
+	entry, err := verifierOf(o.FActScore.Verifier)
+	if err != nil {
+		return err
 	}
-	v, name, err := table[i].Open(&Env{Options: o, p: p})
+	v, name, err := entry.Open(&Env{Options: o, p: p})
 	if err != nil {
 		return err
 	}
@@ -864,4 +862,24 @@ func defaultOn(setting string) string {
 		return "auto"
 	}
 	return setting
+}
+
+// atomizerOf is the entry of Atomizers of that name.
+func atomizerOf(name string) (Atomizer, error) {
+	table := Atomizers()
+	i := slices.IndexFunc(table, func(a Atomizer) bool { return a.Name == name })
+	if i < 0 {
+		return Atomizer{}, optionErr("Atomizer", fmt.Errorf("unknown atomizer %q (want %s)", name, oneOf(Names(table, func(a Atomizer) string { return a.Name }))))
+	}
+	return table[i], nil
+}
+
+// verifierOf is the entry of Verifiers of that name.
+func verifierOf(name string) (Verifier, error) {
+	table := Verifiers()
+	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == name })
+	if i < 0 {
+		return Verifier{}, optionErr("FActScore.Verifier", fmt.Errorf("%q is not %s", name, oneOf(Names(table, func(v Verifier) string { return v.Name }))))
+	}
+	return table[i], nil
 }

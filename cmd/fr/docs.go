@@ -187,6 +187,8 @@ func unquoteUsage(usage string) (placeholder, text string) {
 // empty for false and for no default.
 func defaultText(f cli.Flag) string {
 	switch f := f.(type) {
+	case envShown:
+		return defaultText(f.StringFlag)
 	case *cli.StringFlag:
 		if f.DefaultText != "" {
 			return f.DefaultText
