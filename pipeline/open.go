@@ -349,8 +349,9 @@ type resources struct {
 	prompts      prompts.Selection
 	promptStages []string
 	// options are the options Open was given, for parts opened later
-	// (OpenBaseline).
+	// (OpenBaseline) and for naming the settings of the run (opened).
 	options Options
+	opened  bool
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -367,7 +368,7 @@ type llmStages struct {
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
-	p.res.options = o
+	p.res.options, p.res.opened = o, true
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}

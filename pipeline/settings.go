@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -169,10 +170,10 @@ type Part struct {
 	Name string
 	// Choice is the option that puts the part in a run, and Value the
 	// value that does (for a setting that switches it on, ""); a part
-	// without a Choice or a When is in every run that has parts of its
-	// kind. Within is the Choice and Value of a part this one is a part
-	// of ("Inference.Engine=native"). When says what puts it in a run
-	// where no one value does ("an atomizer (Atomizer)"). All are for
+	// without a Choice is in every run that has parts of its kind. Within
+	// is the Choice and Value of a part this one is a part of
+	// ("Inference.Engine=native"). When says what puts it in a run where
+	// no one value of Choice does ("an atomizer (Atomizer)"). All are for
 	// messages: which parts a run has follows from In.
 	Choice, Value, Within, When string
 	// Identity is the field of a line's identity (result.Identity) in
@@ -211,33 +212,33 @@ const (
 )
 
 // Parts lists the parts of the given kinds, table by table, in table
-// order.
+// order. The parts' Settings are shared: do not modify them.
 func Parts(kinds ...string) []Part {
 	var out []Part
 	for _, k := range kinds {
-		switch k {
-		case KindScoring:
-			out = append(out, scoringParts()...)
-		case KindNLI:
-			out = append(out, nliParts()...)
-		case KindAtomizer:
-			out = append(out, atomizerParts()...)
-		case KindAbstention:
-			out = append(out, abstentionParts()...)
-		case KindSummarizer:
-			out = append(out, summarizerParts()...)
-		case KindRetrieval:
-			out = append(out, retrievalParts()...)
-		case KindVerifier:
-			out = append(out, verifierParts()...)
-		case KindInference:
-			out = append(out, inferenceParts()...)
-		default:
+		parts, ok := partTables()[k]
+		if !ok {
 			panic("pipeline: no kind of part " + k)
 		}
+		out = append(out, parts...)
 	}
 	return out
 }
+
+// partTables are the parts of every kind, made once: the tables do not
+// change while a program runs.
+var partTables = sync.OnceValue(func() map[string][]Part {
+	return map[string][]Part{
+		KindScoring:    scoringParts(),
+		KindNLI:        nliParts(),
+		KindAtomizer:   atomizerParts(),
+		KindAbstention: abstentionParts(),
+		KindSummarizer: summarizerParts(),
+		KindRetrieval:  retrievalParts(),
+		KindVerifier:   verifierParts(),
+		KindInference:  inferenceParts(),
+	}
+})
 
 // Settings lists the settings of the parts of the given kinds, each once,
 // in the order of the parts.
@@ -253,6 +254,11 @@ func Settings(kinds ...string) []Setting {
 		}
 	}
 	return out
+}
+
+// Kinds are every kind of part.
+func Kinds() []string {
+	return []string{KindScoring, KindAtomizer, KindAbstention, KindSummarizer, KindNLI, KindRetrieval, KindInference, KindVerifier}
 }
 
 // RunParts lists the parts of the given kinds that a run of o has.

@@ -239,7 +239,7 @@ var llmNLISettings = append([]Setting{
 
 // cascadePart is two NLI backends as one (NLIOptions.CascadeBelow).
 func cascadePart() Part {
-	return Part{Kind: KindNLI, Name: "cascade", When: "a cascade FIRST,SECOND (NLI.Backend)", Identity: "run.nli",
+	return Part{Kind: KindNLI, Name: "cascade", Choice: "NLI.Backend", When: "a cascade FIRST,SECOND (NLI.Backend)", Identity: "run.nli",
 		In: func(o Options) bool { return strings.Contains(o.NLI.Backend, ",") },
 		Settings: []Setting{{Path: "NLI.CascadeBelow", Kind: Float, Default: strconv.FormatFloat(cascade.DefaultBelow, 'g', -1, 64), Identifies: true, Group: GroupNLI,
 			Usage: "with a cascade FIRST,SECOND (NLI.Backend): pairs whose FIRST answer is less sure than this go to SECOND"}}}
@@ -266,7 +266,7 @@ func scoringParts() []Part {
 					return err
 				}},
 		}},
-		{Kind: KindScoring, Name: "pruning", When: "an NLI backend that asks a model (NLI.Backend)", Identity: "pairs_per_atom",
+		{Kind: KindScoring, Name: "pruning", Choice: "NLI.Backend", When: "an NLI backend that asks a model (NLI.Backend)", Identity: "pairs_per_atom",
 			In: func(o Options) bool { return o.NLI.Backend != "given" },
 			Settings: []Setting{{Path: "PairsPerAtom", Default: PairsPerAtomName(DefaultPairsPerAtom), Identifies: true, Group: GroupScoring,
 				Usage: "NLI pairs of each atom: its own contexts and its K best-matching others, `own+K` (or K); own or all",
@@ -355,7 +355,7 @@ func atomizerParts() []Part {
 			Settings: append(a.Settings[:len(a.Settings):len(a.Settings)], reviseSetting),
 			In:       func(o Options) bool { return o.Atomizer == a.Name }})
 	}
-	return append(out, Part{Kind: KindAtomizer, Name: "reviser", When: "revised atoms (Revise, by default with the llm atomizer)", Identity: "run.atomizer", Settings: llmStage(),
+	return append(out, Part{Kind: KindAtomizer, Name: "reviser", Choice: "Revise", When: "revised atoms (Revise, by default with the llm atomizer)", Identity: "run.atomizer", Settings: llmStage(),
 		In: revises})
 }
 
@@ -383,7 +383,7 @@ func revises(o Options) bool {
 // abstentionParts are FActScore's abstention rule, which a run that
 // atomizes reads.
 func abstentionParts() []Part {
-	return []Part{{Kind: KindAbstention, Name: "abstention", When: "an atomizer (Atomizer)", Identity: "run.abstention",
+	return []Part{{Kind: KindAbstention, Name: "abstention", Choice: "Atomizer", When: "an atomizer (Atomizer)", Identity: "run.abstention",
 		In: func(o Options) bool { return o.Atomizer != "" },
 		Settings: []Setting{{Path: "Abstention", Default: string(factscore.AbstentionGeneric), Identifies: true, Group: GroupAtoms,
 			Usage: "rule that tells a record without atoms that declines to answer: generic, perplexity_ai or none",
@@ -505,7 +505,7 @@ func retrievalParts() []Part {
 	}
 	anySource := func(o Options) bool { return len(sourcesOf(o)) > 0 }
 	return append(out,
-		Part{Kind: KindRetrieval, Name: "knowledge sources", When: "a knowledge source (Retrieval.Source, Retrieval.DB)", Identity: "run.retrieval", In: anySource,
+		Part{Kind: KindRetrieval, Name: "knowledge sources", Choice: "Retrieval.Source", When: "a knowledge source (Retrieval.Source, Retrieval.DB)", Identity: "run.retrieval", In: anySource,
 			Settings: []Setting{
 				{Path: "Retrieval.TopK", Kind: Int, Default: strconv.Itoa(DefaultTopK), Identifies: true, Group: GroupRetrieval,
 					Usage: "passages retrieved per atom for records without contexts",
@@ -548,7 +548,7 @@ func retrievalParts() []Part {
 			}},
 		Part{Kind: KindRetrieval, Name: "query builder", Choice: "Retrieval.QueryBuilder", Identity: "run.sources", Settings: llmSettings,
 			In: func(o Options) bool { return o.Retrieval.QueryBuilder && anySource(o) }},
-		Part{Kind: KindRetrieval, Name: "pages", When: "fetched pages (Retrieval.Pages.Fetch) of serper or searxng", Identity: "run.sources",
+		Part{Kind: KindRetrieval, Name: "pages", Choice: "Retrieval.Pages.Fetch", When: "fetched pages (Retrieval.Pages.Fetch) of serper or searxng", Identity: "run.sources",
 			In: func(o Options) bool { return o.Retrieval.Pages.Fetch && slices.ContainsFunc(sourcesOf(o), isWeb) },
 			Settings: append([]Setting{
 				{Path: "Retrieval.Pages.Timeout", Kind: Duration, Default: retrieve.DefaultPageTimeout.String(), Identifies: true, Group: GroupWeb,
@@ -558,7 +558,7 @@ func retrievalParts() []Part {
 				{Path: "Retrieval.Pages.AllowPrivate", Kind: Bool, Identifies: true, Group: GroupWeb,
 					Usage: "read pages on loopback and private network addresses (refused by default)"},
 			}, httpSettings...)},
-		Part{Kind: KindRetrieval, Name: "embeddings", When: "dense or hybrid search of a knowledge base (Retrieval.Ranking)", Identity: "run.sources",
+		Part{Kind: KindRetrieval, Name: "embeddings", Choice: "Retrieval.Ranking", When: "dense or hybrid search of a knowledge base (Retrieval.Ranking)", Identity: "run.sources",
 			In: func(o Options) bool {
 				r, err := retrieve.ParseRanking(o.Retrieval.Ranking)
 				return err == nil && r != retrieve.RankBM25 && slices.Contains(sourcesOf(o), "db")

@@ -54,7 +54,7 @@ func flagDetails() map[string]string {
 		"format":   "markdown has 4 decimals and n/a for a missing value; csv has every digit and an empty cell.",
 	}
 	var r runs
-	for _, s := range pipeline.Settings(append(scoringKinds, pipeline.KindVerifier)...) {
+	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
 		if s.Details != "" {
 			details[r.flag(s.Name())] = r.text(s.Details)
 		}

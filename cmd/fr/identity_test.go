@@ -47,7 +47,7 @@ func TestOtherSolverSettings(t *testing.T) {
 		want string // "" when the run resumes
 	}{
 		{"same settings", exact, ""},
-		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]" in this run (--solver, --algorithm and its settings)`},
+		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]" in this run (--solver, --algorithm, --max-memory, --damping, --tolerance, --max-iterations, --error-budget)`},
 		{"exact, other budget", append(exact[:len(exact):len(exact)], "--exact-budget", "3s"), `field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "exact[maxmem=536870912,budget=3s]"`},
 	} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")

@@ -35,7 +35,7 @@ var urlEnv = []string{"OPENAI_BASE_URL", hub.EnvEndpoint}
 func secretFlags() (secrets, urls []string) {
 	var r runs
 	urls = []string{"embed-endpoint"}
-	for _, s := range pipeline.Settings(append(scoringKinds, pipeline.KindVerifier)...) {
+	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
 		switch {
 		case s.Secret:
 			secrets = append(secrets, r.flag(s.Name()))

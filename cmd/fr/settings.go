@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -345,15 +346,8 @@ func (r runs) optionFlag(path string) (string, bool) {
 	if f, ok := otherOptions[path]; ok {
 		return f, true
 	}
-	for _, s := range pipeline.Settings(scoringKinds...) {
-		if s.Name() == path || s.Path == path && s.Switch == "" {
-			return "--" + r.flag(s.Name()), true
-		}
-	}
-	for _, s := range pipeline.Settings(pipeline.KindVerifier) {
-		if s.Name() == path {
-			return "--" + r.flag(s.Name()), true
-		}
+	if s, ok := allSettings()[path]; ok {
+		return "--" + r.flag(s.Name()), true
 	}
 	if f, ok := groupOptions[path]; ok {
 		return f, true
@@ -361,13 +355,22 @@ func (r runs) optionFlag(path string) (string, bool) {
 	return "", false
 }
 
+// allSettings are the settings of every part, by name and, for those that
+// are not switches, by path.
+var allSettings = sync.OnceValue(func() map[string]pipeline.Setting {
+	m := map[string]pipeline.Setting{}
+	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+		m[s.Name()] = s
+	}
+	return m
+})
+
 // groupOptions name options that group settings, as errors name them, by
 // the flags that set them.
 var groupOptions = map[string]string{
 	"NLI":                    "--nli, --nli-model",
 	"NLI.Remote":             "--nli-endpoint, --nli-protocol, --nli-remote-model",
 	"Graph":                  "--use-priors, --atom-prior, --context-prior",
-	"Solver":                 "--solver, --algorithm and its settings",
 	"Retrieval":              "--source, --db",
 	"Retrieval.Pages":        "--fetch-pages",
 	"Retrieval.Serper":       "--serper-endpoint, $SERPER_API_KEY",
