@@ -468,6 +468,32 @@ func (e *NotApplied) Groups() []ChoiceGroup {
 	return out
 }
 
+// OptionPath is the path in Options of an option that the error of one of
+// the pipeline's parts names in its own package's terms
+// ("llmnli.Options.Method" is LLMMethod); false for another.
+func OptionPath(name string) (string, bool) {
+	path, ok := partOptions[name]
+	return path, ok
+}
+
+// partOptions are the options of the parts' packages that Options set.
+var partOptions = map[string]string{
+	"onnxnli.Options.Library":               "NLI.ONNX.Library",
+	"crossenc.EncoderOptions.PositiveLabel": "NLI.PositiveLabel",
+	"remotenli.Options.Model":               "NLI.Remote.Model",
+	"remotenli.Options.MaxLength":           "NLI.ONNX.MaxLength",
+	"remotenli.Options.Endpoint":            "NLI.Remote.Endpoint",
+	"remotenli.Options.Protocol":            "NLI.Remote.Protocol",
+	"llmnli.Options.Method":                 "LLMMethod",
+	"llmnli.Options.Samples":                "LLMSamples",
+	"llmnli.Options.FixedProbability":       "LLMFixedProbability",
+	"summarize.Options.Method":              "SummaryMethod",
+	"summarize.Options.Samples":             "SummarySamples",
+	"summarize.Options.FixedProbability":    "SummaryFixedProbability",
+	"llm.Config.APIKey":                     "LLM.APIKey",
+	"merlin.Solver.Path":                    "Inference.Merlin.Path",
+}
+
 // Conflict is two settings given together that choose one option two
 // ways (Setting.Switch).
 type Conflict struct{ A, B string }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/clidoc"
+	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -88,39 +88,9 @@ func helpTemplate(base string) string {
 }
 
 // examples is the end of a command's description (or all of it): command
-// lines that show its use, each after a "# " line that says what it does.
-func examples(lines ...string) string {
-	var b strings.Builder
-	b.WriteString("\n\nExamples:")
-	for _, l := range lines {
-		b.WriteString("\n  " + l)
-	}
-	return b.String()
-}
-
-// examplesOf are the example command lines of a command's description
-// (examples), without their comments.
-func examplesOf(c *cli.Command) []string {
-	_, ex, ok := cutExamples(c.Description)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Split(ex, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// cutExamples splits a description into its text and its examples.
-func cutExamples(desc string) (text, examples string, ok bool) {
-	if ex, ok := strings.CutPrefix(strings.TrimLeft(desc, "\n"), "Examples:\n"); ok {
-		return "", ex, true
-	}
-	return strings.Cut(desc, "\n\nExamples:\n")
-}
+// lines that show its use, each after a "# " line that says what it does
+// (clidoc.Examples).
+func examples(lines ...string) string { return clidoc.Examples(lines...) }
 
 // helpCommand is fr help (and fr kb help, ...) for the commands of parent
 // (the app's when nil): the help of a command, as its --help shows it, or
@@ -149,7 +119,7 @@ func helpCommand(parent *cli.Command) *cli.Command {
 			for _, name := range c.Args().Slice() {
 				cmd = findCommand(cmds, name)
 				if cmd == nil {
-					return usagef("unknown command %q%s (see %s --help)", name, didYouMean(name, commandNames(cmds)), path)
+					return usagef("unknown command %q%s (see %s --help)", name, suggest.DidYouMean(name, commandNames(cmds)), path)
 				}
 				if cmd.HelpName == "" {
 					cmd.HelpName = path + " " + cmd.Name
@@ -207,80 +177,4 @@ func flagNames(flags []cli.Flag) []string {
 // it; ok is false for other errors.
 func unknownFlag(err error) (flag string, ok bool) {
 	return strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-}
-
-// didYouMean says which of candidates (command names, or flags with
-// their dashes) the mistyped name probably meant: those nearest to it in
-// edit distance, if near enough to be a typo, or else those it begins
-// (--fetch for --fetch-pages); "" when none is. The answer is ready to be
-// appended to a message: `: did you mean "score"?`.
-func didYouMean(name string, candidates []string) string {
-	flag := strings.HasPrefix(name, "-")
-	key := func(s string) string { return strings.TrimLeft(s, "-") }
-	typed := key(name)
-	// A typo changes a few characters: one in a short name, a third of
-	// a longer one, at most three.
-	limit := min(max(1, len([]rune(typed))/3), 3)
-	best, nearest := limit+1, []string(nil)
-	for _, c := range candidates {
-		switch d := editDistance(typed, key(c)); {
-		case d < best:
-			best, nearest = d, []string{c}
-		case d == best && !slices.Contains(nearest, c):
-			nearest = append(nearest, c)
-		}
-	}
-	if len(nearest) == 0 && len(typed) >= 3 {
-		for _, c := range candidates {
-			if strings.HasPrefix(key(c), typed) && !slices.Contains(nearest, c) {
-				nearest = append(nearest, c)
-			}
-		}
-	}
-	if len(nearest) == 0 {
-		return ""
-	}
-	slices.Sort(nearest)
-	if len(nearest) > 3 {
-		nearest = nearest[:3]
-	}
-	quoted := make([]string, len(nearest))
-	for i, n := range nearest {
-		if flag {
-			quoted[i] = n
-		} else {
-			quoted[i] = strconv.Quote(n)
-		}
-	}
-	return ": did you mean " + oneOf(quoted) + "?"
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// the fewest insertions, deletions, substitutions and transpositions of
-// two neighbouring characters that turn one into the other (each
-// character edited once), counted in runes.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	// d[i][j] is the distance between s[:i] and t[:j].
-	d := make([][]int, len(s)+1)
-	for i := range d {
-		d[i] = make([]int, len(t)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(s)][len(t)]
 }

@@ -204,6 +204,9 @@ func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
 // LLM endpoint of a part the run does not have.
 type envShown struct{ *cli.StringFlag }
 
+// Unwrap is the flag as help shows it (clidoc).
+func (f envShown) Unwrap() cli.Flag { return f.StringFlag }
+
 // Apply defines the flag without reading its environment variables.
 func (f envShown) Apply(set *flag.FlagSet) error {
 	plain := *f.StringFlag
@@ -212,25 +215,13 @@ func (f envShown) Apply(set *flag.FlagSet) error {
 }
 
 // given are the command's settings given as flags, by setting name, as
-// text.
+// text: what the flag read, as Go prints it (2m0s, 0.9), which is the
+// setting's form (pipeline.Kind).
 func (r runs) given(c *cli.Context) map[string]string {
 	out := map[string]string{}
 	for _, s := range pipeline.Settings(r.kinds...) {
-		name := r.flag(s.Name())
-		if !c.IsSet(name) {
-			continue
-		}
-		switch s.Kind {
-		case pipeline.Bool:
-			out[s.Name()] = strconv.FormatBool(c.Bool(name))
-		case pipeline.Int:
-			out[s.Name()] = strconv.Itoa(c.Int(name))
-		case pipeline.Float:
-			out[s.Name()] = strconv.FormatFloat(c.Float64(name), 'g', -1, 64)
-		case pipeline.Duration:
-			out[s.Name()] = c.Duration(name).String()
-		default:
-			out[s.Name()] = c.String(name)
+		if name := r.flag(s.Name()); c.IsSet(name) {
+			out[s.Name()] = fmt.Sprint(c.Value(name))
 		}
 	}
 	return out
@@ -339,66 +330,58 @@ func oneOf(names []string) string {
 var parenthesized = regexp.MustCompile(`\([^()]*\)`)
 
 // optionFlag is the flag of an option path ("NLI.Model",
-// "Options.NLI.Model", a setting's name), or of an option of another
-// package an error names ("llmnli.Options.Method"); false for none.
+// "Options.NLI.Model", a setting's name, an option of a part's package as
+// its error names it: pipeline.OptionPath), or the flags of the settings
+// an option groups ("Graph": --use-priors, --atom-prior, --context-prior);
+// false for none.
 func (r runs) optionFlag(path string) (string, bool) {
 	path = strings.TrimPrefix(path, "Options.")
-	if f, ok := otherOptions[path]; ok {
+	if f, ok := commandOptions[path]; ok {
 		return f, true
 	}
-	if s, ok := allSettings()[path]; ok {
+	if p, ok := pipeline.OptionPath(path); ok {
+		path = p
+	}
+	if s, ok := allSettings().byName[path]; ok {
 		return "--" + r.flag(s.Name()), true
 	}
-	if f, ok := groupOptions[path]; ok {
-		return f, true
+	group := allSettings().groups[path]
+	if len(group) == 0 || len(group) > 5 {
+		return "", false
 	}
-	return "", false
+	flags := make([]string, len(group))
+	for i, name := range group {
+		flags[i] = "--" + r.flag(name)
+	}
+	return strings.Join(flags, ", "), true
 }
 
-// allSettings are the settings of every part, by name and, for those that
-// are not switches, by path.
-var allSettings = sync.OnceValue(func() map[string]pipeline.Setting {
-	m := map[string]pipeline.Setting{}
+// allSettings are the settings of every part, by name (and, for those that
+// are not switches, by path), and the names of those each option path
+// groups: "Graph" the settings Graph.*, "Summaries" its two switches.
+var allSettings = sync.OnceValue(func() (all struct {
+	byName map[string]pipeline.Setting
+	groups map[string][]string
+}) {
+	all.byName, all.groups = map[string]pipeline.Setting{}, map[string][]string{}
 	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
-		m[s.Name()] = s
+		all.byName[s.Name()] = s
+		elems := strings.Split(s.Path, ".")
+		for i := 1; i < len(elems); i++ {
+			prefix := strings.Join(elems[:i], ".")
+			all.groups[prefix] = append(all.groups[prefix], s.Name())
+		}
+		if s.Switch != "" {
+			all.groups[s.Path] = append(all.groups[s.Path], s.Name())
+		}
 	}
-	return m
+	return all
 })
 
-// groupOptions name options that group settings, as errors name them, by
-// the flags that set them.
-var groupOptions = map[string]string{
-	"NLI":                    "--nli, --nli-model",
-	"NLI.Remote":             "--nli-endpoint, --nli-protocol, --nli-remote-model",
-	"Graph":                  "--use-priors, --atom-prior, --context-prior",
-	"Retrieval":              "--source, --db",
-	"Retrieval.Pages":        "--fetch-pages",
-	"Retrieval.Serper":       "--serper-endpoint, $SERPER_API_KEY",
-	"Retrieval.Embed":        "--embed-endpoint, --embed-model",
-	"Retrieval.Wikipedia":    "--wikipedia-endpoint",
-	"LLM":                    "--llm-model, --llm-base-url",
-	"Summaries":              "--summarize, --use-summaries",
-	"Inference.NoClamping":   "--clamp-budget",
+// commandOptions are options the library's errors name that commands'
+// own flags set.
+var commandOptions = map[string]string{
 	"FileOptions.OmitInputs": "--output-inputs=false",
-}
-
-// otherOptions are options of other packages, as their errors name them,
-// by the flags that set them.
-var otherOptions = map[string]string{
-	"onnxnli.Options.Library":               "--onnxruntime-lib",
-	"crossenc.EncoderOptions.PositiveLabel": "--nli-positive-label",
-	"remotenli.Options.Model":               "--nli-remote-model",
-	"remotenli.Options.MaxLength":           "--nli-max-length",
-	"remotenli.Options.Endpoint":            "--nli-endpoint",
-	"remotenli.Options.Protocol":            "--nli-protocol",
-	"llmnli.Options.Method":                 "--nli-method",
-	"llmnli.Options.Samples":                "--nli-samples",
-	"llmnli.Options.FixedProbability":       "--nli-fixed-probability",
-	"summarize.Options.Method":              "--summary-method",
-	"summarize.Options.Samples":             "--summary-samples",
-	"summarize.Options.FixedProbability":    "--summary-fixed-probability",
-	"llm.Config.APIKey":                     "--llm-api-key",
-	"hub.PullOptions.ONNX":                  "--onnx-file",
-	"report.Inputs":                         "--input",
-	"merlin.Solver.Path":                    "--merlin-path",
+	"hub.PullOptions.ONNX":   "--onnx-file",
+	"report.Inputs":          "--input",
 }
