@@ -867,20 +867,21 @@ func defaultOn(setting string) string {
 
 // atomizerOf is the entry of Atomizers of that name.
 func atomizerOf(name string) (Atomizer, error) {
-	table := Atomizers()
-	i := slices.IndexFunc(table, func(a Atomizer) bool { return a.Name == name })
-	if i < 0 {
-		return Atomizer{}, optionErr("Atomizer", fmt.Errorf("unknown atomizer %q (want %s)", name, oneOf(Names(table, func(a Atomizer) string { return a.Name }))))
-	}
-	return table[i], nil
+	return entryOf(Atomizers(), func(a Atomizer) string { return a.Name }, name, "Atomizer", "atomizer")
 }
 
 // verifierOf is the entry of Verifiers of that name.
 func verifierOf(name string) (Verifier, error) {
-	table := Verifiers()
-	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == name })
+	return entryOf(Verifiers(), func(v Verifier) string { return v.Name }, name, "FActScore.Verifier", "verifier")
+}
+
+// entryOf is the entry of a table of parts of that name; an unknown name
+// is an OptionError of the option at path that says which there are.
+func entryOf[T any](table []T, nameOf func(T) string, name, path, what string) (T, error) {
+	i := slices.IndexFunc(table, func(e T) bool { return nameOf(e) == name })
 	if i < 0 {
-		return Verifier{}, optionErr("FActScore.Verifier", fmt.Errorf("%q is not %s", name, oneOf(Names(table, func(v Verifier) string { return v.Name }))))
+		var none T
+		return none, optionErr(path, fmt.Errorf("unknown %s %q (want %s)", what, name, oneOf(Names(table, nameOf))))
 	}
 	return table[i], nil
 }

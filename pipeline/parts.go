@@ -288,14 +288,7 @@ func RetrievalSources() []RetrievalSource {
 					Usage: "a record whose topic is no title of the knowledge base: error (as FActScore) or skip",
 					Details: "Also for a record without a topic. error stops the run, as FActScore does; skip warns, and takes " +
 						"contexts from the other sources only, or none.",
-					Set: func(o *Options, text string) error {
-						switch text {
-						case "error", "skip":
-							o.Retrieval.SkipMissingTopics = text == "skip"
-							return nil
-						}
-						return fmt.Errorf("%q is not error or skip", text)
-					}},
+					Set: either("error", "skip", func(o *Options) *bool { return &o.Retrieval.SkipMissingTopics })},
 				{Path: "Retrieval.Scope", Default: "topic", Identifies: true, Group: GroupRetrieval,
 					Usage: "passages searched in the knowledge base: topic (the topic's document, or all without one) or corpus",
 					Details: "topic: a record with a topic is searched in the document of that title (FActScore's retrieval), a record without one in every " +

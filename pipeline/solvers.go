@@ -61,14 +61,7 @@ var (
 		Usage: "exact, auto: CPU time for cutset conditioning where a junction tree does not fit",
 		Details: "CPU time allowed for exact inference by cutset conditioning on a component whose junction tree does not fit, " +
 			"as estimated beforehand; auto spends it on the heaviest branches when all do not fit.",
-		Set: func(o *Options, text string) error {
-			d, err := time.ParseDuration(strings.TrimSpace(text))
-			if err != nil || d <= 0 {
-				return fmt.Errorf("%s is not positive", text)
-			}
-			o.Inference.ExactBudget = d
-			return nil
-		}}
+		Set: positive(func(o *Options) *time.Duration { return &o.Inference.ExactBudget }, time.ParseDuration)}
 	bpSettings = []Setting{maxMemory,
 		{Path: "Inference.Damping", Default: inference.AdaptiveDamping().String(), Identifies: true, Group: GroupInference,
 			Usage: "bp, cbp, auto: damping of the message updates: adaptive, none, or a number in (0, 1)", Details: "adaptive: none at first, raised when BP stalls.",
@@ -78,24 +71,10 @@ var (
 			}},
 		{Path: "Inference.Tolerance", Kind: Float, Default: strconv.FormatFloat(inference.DefaultTolerance, 'g', -1, 64), Identifies: true, Group: GroupInference,
 			Usage: "bp, cbp, auto: stop when no message changes by more than this",
-			Set: func(o *Options, text string) error {
-				v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-				if err != nil || !(v > 0) {
-					return fmt.Errorf("%s is not positive", text)
-				}
-				o.Inference.Tolerance = v
-				return nil
-			}},
+			Set:   positive(func(o *Options) *float64 { return &o.Inference.Tolerance }, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })},
 		{Path: "Inference.MaxIterations", Kind: Int, Default: strconv.Itoa(inference.DefaultMaxIterations), Identifies: true, Group: GroupInference,
 			Usage: "bp, cbp, auto: at most this many sweeps per BP run",
-			Set: func(o *Options, text string) error {
-				n, err := strconv.Atoi(strings.TrimSpace(text))
-				if err != nil || n <= 0 {
-					return fmt.Errorf("%s is not positive", text)
-				}
-				o.Inference.MaxIterations = n
-				return nil
-			}},
+			Set:   positive(func(o *Options) *int { return &o.Inference.MaxIterations }, strconv.Atoi)},
 		{Path: "Inference.ErrorBudget", Default: strconv.FormatFloat(float64(inference.DefaultErrorBudget)/1e6, 'g', -1, 64), Identifies: true, Group: GroupInference,
 			Usage: "bp, cbp, auto: millions of factor lookups per component for the error bars' sampler, or none",
 			Details: "Work allowed for the Gibbs sampler that gives approximate marginals their error bars (the error of each marginal " +

@@ -113,36 +113,45 @@ func cacheDetails(c sqlcache.Kind) string {
 	return "auto is " + c.DefaultFile() + " in the cache directory ($" + cachedir.EnvVar + ", else ~/.cache/factreasoner-go); off keeps nothing."
 }
 
-// method reads an LLM stage's method of measuring probabilities; a fixed
-// probability given before it chose the fixed method, which another
-// method given replaces.
-func method(field func(*Options) *string) func(o *Options, text string) error {
-	return func(o *Options, text string) error {
-		if _, err := llm.ParseMethod(text); err != nil {
-			return err
-		}
-		*field(o) = text
-		return nil
-	}
-}
-
-// fixedProbability reads an LLM stage's fixed probability: given without
-// a method, it chooses the fixed method (as before there were others); 0
-// turns the fixed rule off (the library's negative value).
-func fixedProbability(method func(*Options) *string, p func(*Options) *float64) func(o *Options, text string) error {
-	return func(o *Options, text string) error {
-		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", text)
-		}
-		if v == 0 {
-			v = -1
-		}
-		*p(o) = v
-		if *method(o) == "" {
-			*method(o) = "fixed"
-		}
-		return nil
+// probabilityRule are the three settings of how an LLM stage (the llm
+// backend, the summarizer) measures a probability (llm.Method): the
+// method (Options path prefix + "Method"), the answers the sampling
+// methods sample per item ("Samples") and the fixed method's probability
+// of an answer without log probabilities ("FixedProbability"), which,
+// given without a method, chooses the fixed method (as before there were
+// others), 0 turning it off (the library's negative value).
+func probabilityRule(prefix, group, stage, what, per, docs, valid string, fixed float64, fields func(*Options) (*string, *int, *float64)) []Setting {
+	return []Setting{
+		{Path: prefix + "Method", DefaultText: "auto", Identifies: true, Group: group,
+			Usage: "how " + stage + " measures " + what + ": auto, logprobs, sample or fixed (" + docs + ")",
+			Set: func(o *Options, text string) error {
+				if _, err := llm.ParseMethod(text); err != nil {
+					return err
+				}
+				m, _, _ := fields(o)
+				*m = text
+				return nil
+			}},
+		{Path: prefix + "Samples", Kind: Int, Default: strconv.Itoa(llm.DefaultSamples), Identifies: true, Group: group,
+			Usage: "answers sampled per " + per + " by sample, and auto without log probabilities (" + prefix + "Method)"},
+		{Path: prefix + "FixedProbability", Kind: Float, DefaultText: strconv.FormatFloat(fixed, 'g', -1, 64), Identifies: true, Group: group,
+			Usage:   "the fixed method's " + strings.TrimPrefix(what, "a label's ") + " of an answer without log probabilities, 0: an error (" + prefix + "Method)",
+			Details: "The value must be " + valid + "; 0 makes such an answer an error. Given alone, it chooses the fixed method.",
+			Set: func(o *Options, text string) error {
+				v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+				if err != nil {
+					return fmt.Errorf("%q is not a number", text)
+				}
+				if v == 0 {
+					v = -1
+				}
+				m, _, p := fields(o)
+				*p = v
+				if *m == "" {
+					*m = "fixed"
+				}
+				return nil
+			}},
 	}
 }
 
@@ -155,28 +164,16 @@ var (
 			"pulled into the model store (fr models pull). The remote backend takes the tokenizer, window and labels from it."}
 	nliMaxLength = Setting{Path: "NLI.ONNX.MaxLength", Kind: Int, Identifies: true, Group: GroupNLIRuntime,
 		Usage: "tokens per model input (0: the model's window); longer premises are split into chunks",
-		Set: func(o *Options, text string) error {
-			n, err := nonNegative(text)
-			o.NLI.ONNX.MaxLength, o.NLI.Remote.MaxLength = n, n
-			return err
-		}}
+		Set:   crossEncoders(func(o *Options) (*int, *int) { return &o.NLI.ONNX.MaxLength, &o.NLI.Remote.MaxLength })}
 	nliBatchSize = Setting{Path: "NLI.ONNX.BatchSize", Kind: Int, Default: strconv.Itoa(onnxnli.DefaultBatchSize), Group: GroupNLIRuntime,
 		Usage: "most sequences per ONNX Runtime call (the remote backend: per request)",
-		Set: func(o *Options, text string) error {
-			n, err := nonNegative(text)
-			o.NLI.ONNX.BatchSize, o.NLI.Remote.BatchSize = n, n
-			return err
-		}}
+		Set:   crossEncoders(func(o *Options) (*int, *int) { return &o.NLI.ONNX.BatchSize, &o.NLI.Remote.BatchSize })}
 	// nliBatchTokens's default is the onnx backend's only: the remote
 	// backend's own suits servers, not CPUs.
 	nliBatchTokens = Setting{Path: "NLI.ONNX.BatchTokens", Kind: Int, DefaultText: strconv.Itoa(onnxnli.DefaultBatchTokens), Group: GroupNLIRuntime,
 		Usage:   "most tokens per ONNX Runtime call (the remote backend: per request), padding included",
 		Details: fmt.Sprintf("Padding included; a longer sequence runs alone. With the remote backend it bounds each request, by default %d.", remotenli.DefaultBatchTokens),
-		Set: func(o *Options, text string) error {
-			n, err := nonNegative(text)
-			o.NLI.ONNX.BatchTokens, o.NLI.Remote.BatchTokens = n, n
-			return err
-		}}
+		Set:     crossEncoders(func(o *Options) (*int, *int) { return &o.NLI.ONNX.BatchTokens, &o.NLI.Remote.BatchTokens })}
 	nliPositiveLabel = Setting{Path: "NLI.PositiveLabel", Identifies: true, Group: GroupNLI,
 		Usage: "label of a 2-label grounding classifier that means supported (MiniCheck's exports: LABEL_1)"}
 	nliUnsupported = Setting{Path: "NLI.Unsupported", Default: "neutral", Identifies: true, Group: GroupNLI,
@@ -184,6 +181,18 @@ var (
 	nliCache = Setting{Path: "Caches.NLI", Default: "off", Group: GroupNLI,
 		Usage: "NLI answers reused by later runs: an SQLite `FILE`, auto or off", Details: cacheDetails(sqlcache.NLI)}
 )
+
+// crossEncoders reads a whole number of 0 or more into an option of the
+// onnx backend and the same of the remote backend: one setting bounds the
+// runs of the cross-encoder wherever it runs.
+func crossEncoders(fields func(*Options) (onnx, remote *int)) func(o *Options, text string) error {
+	return func(o *Options, text string) error {
+		n, err := nonNegative(text)
+		a, b := fields(o)
+		*a, *b = n, n
+		return err
+	}
+}
 
 // nonNegative reads a whole number of 0 or more.
 func nonNegative(text string) (int, error) {
@@ -225,17 +234,10 @@ var llmNLISettings = append([]Setting{
 	{Path: "LLMPrompt", Default: "v1", Identifies: true, Group: GroupNLI,
 		Usage:   "prompt of the llm backend: v1 (bare label) or v2 (reasoning, then [label])",
 		Details: "v1 asks for the bare label, its probability taken from the label's tokens; v2 asks for reasoning, then [label], the probability taken from the label's tokens."},
-	{Path: "LLMMethod", DefaultText: "auto", Identifies: true, Group: GroupNLI,
-		Usage: "how the llm backend measures a label's probability: auto, logprobs, sample or fixed (docs/nli.md)",
-		Set:   method(func(o *Options) *string { return &o.LLMMethod })},
-	{Path: "LLMSamples", Kind: Int, Default: strconv.Itoa(llm.DefaultSamples), Identifies: true, Group: GroupNLI,
-		Usage: "answers sampled per pair by the auto (without log probabilities) and sample methods (LLMMethod)"},
-	{Path: "LLMFixedProbability", Kind: Float, DefaultText: strconv.FormatFloat(llmnli.DefaultFixedProbability, 'g', -1, 64), Identifies: true, Group: GroupNLI,
-		Usage:   "the fixed method's probability of an answer without log probabilities, 0: an error (LLMMethod)",
-		Details: "The value must be above 0.5 and below 1; 0 makes such an answer an error. Given alone, it chooses the fixed method.",
-		Set:     fixedProbability(func(o *Options) *string { return &o.LLMMethod }, func(o *Options) *float64 { return &o.LLMFixedProbability })},
 	nliCache,
-}, llmStage()...)
+}, append(probabilityRule("LLM", GroupNLI, "the llm backend", "a label's probability", "pair", "docs/nli.md", "above 0.5 and below 1",
+	llmnli.DefaultFixedProbability, func(o *Options) (*string, *int, *float64) { return &o.LLMMethod, &o.LLMSamples, &o.LLMFixedProbability }),
+	llmStage()...)...)
 
 // cascadePart is two NLI backends as one (NLIOptions.CascadeBelow).
 func cascadePart() Part {
@@ -294,14 +296,7 @@ func scoringParts() []Part {
 				Usage: "FR3's context pairs: both (asked both ways, as FactReasoner) or one-way",
 				Details: "one-way asks each FR3 context pair with the longer text as premise, and the reverse only when that answer is not neutral " +
 					"(docs/retrieval.md, Fast mode); both asks every pair both ways, as FactReasoner does.",
-				Set: func(o *Options, text string) error {
-					switch text {
-					case "both", "one-way":
-						o.OneWayPairs = text == "one-way"
-						return nil
-					}
-					return fmt.Errorf("%q is not both or one-way", text)
-				}},
+				Set: either("both", "one-way", func(o *Options) *bool { return &o.OneWayPairs })},
 		}},
 	}
 }
@@ -413,17 +408,10 @@ func summarizerParts() []Part {
 		}},
 		{Kind: KindSummarizer, Name: "llm summarizer", Choice: "Summaries", Value: SummariesLLM, Identity: "summarizer",
 			In: func(o Options) bool { return o.Summaries == SummariesLLM },
-			Settings: append([]Setting{
-				{Path: "SummaryMethod", DefaultText: "auto", Identifies: true, Group: GroupSummaries,
-					Usage: "how the summarizer measures p_summary: auto, logprobs, sample or fixed (docs/llm.md)",
-					Set:   method(func(o *Options) *string { return &o.SummaryMethod })},
-				{Path: "SummarySamples", Kind: Int, Default: strconv.Itoa(llm.DefaultSamples), Identifies: true, Group: GroupSummaries,
-					Usage: "answers sampled per summary by the auto and sample methods (SummaryMethod)"},
-				{Path: "SummaryFixedProbability", Kind: Float, DefaultText: strconv.FormatFloat(summarizer.DefaultFixedProbability, 'g', -1, 64), Identifies: true, Group: GroupSummaries,
-					Usage:   "the fixed method's p_summary of an answer without log probabilities, 0: an error (SummaryMethod)",
-					Details: "The value must be above 0 and at most 1; 0 makes such an answer an error. Given alone, it chooses the fixed method.",
-					Set:     fixedProbability(func(o *Options) *string { return &o.SummaryMethod }, func(o *Options) *float64 { return &o.SummaryFixedProbability })},
-			}, llmStage()...)},
+			Settings: append(probabilityRule("Summary", GroupSummaries, "the summarizer", "p_summary", "summary", "docs/llm.md", "above 0 and at most 1",
+				summarizer.DefaultFixedProbability, func(o *Options) (*string, *int, *float64) {
+					return &o.SummaryMethod, &o.SummarySamples, &o.SummaryFixedProbability
+				}), llmStage()...)},
 	}
 }
 
@@ -552,9 +540,9 @@ func retrievalParts() []Part {
 			In: func(o Options) bool { return o.Retrieval.Pages.Fetch && slices.ContainsFunc(sourcesOf(o), isWeb) },
 			Settings: append([]Setting{
 				{Path: "Retrieval.Pages.Timeout", Kind: Duration, Default: retrieve.DefaultPageTimeout.String(), Identifies: true, Group: GroupWeb,
-					Usage: "time limit of one page fetched", Set: positiveDuration(func(o *Options) *time.Duration { return &o.Retrieval.Pages.Timeout })},
+					Usage: "time limit of one page fetched", Set: positive(func(o *Options) *time.Duration { return &o.Retrieval.Pages.Timeout }, time.ParseDuration)},
 				{Path: "Retrieval.Pages.Budget", Kind: Duration, Default: retrieve.DefaultFetchBudget.String(), Identifies: true, Group: GroupWeb,
-					Usage: "time limit of all the pages of one search", Set: positiveDuration(func(o *Options) *time.Duration { return &o.Retrieval.Pages.Budget })},
+					Usage: "time limit of all the pages of one search", Set: positive(func(o *Options) *time.Duration { return &o.Retrieval.Pages.Budget }, time.ParseDuration)},
 				{Path: "Retrieval.Pages.AllowPrivate", Kind: Bool, Identifies: true, Group: GroupWeb,
 					Usage: "read pages on loopback and private network addresses (refused by default)"},
 			}, httpSettings...)},
@@ -585,18 +573,6 @@ func sourcesOf(o Options) []string {
 // isWeb reports whether the source of that name gives web pages.
 func isWeb(name string) bool {
 	return slices.ContainsFunc(RetrievalSources(), func(s RetrievalSource) bool { return s.Name == name && s.Web })
-}
-
-// positiveDuration reads a duration above 0 into the field.
-func positiveDuration(field func(*Options) *time.Duration) func(o *Options, text string) error {
-	return func(o *Options, text string) error {
-		d, err := time.ParseDuration(strings.TrimSpace(text))
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%q: want a duration above 0", text)
-		}
-		*field(o) = d
-		return nil
-	}
 }
 
 // inferenceNative is the engine of package inference's algorithms.
@@ -681,4 +657,27 @@ func checkChoices(o Options, kinds []string) error {
 		}
 	}
 	return nil
+}
+
+// either reads a setting of two words into a bool: true for the second.
+func either(off, on string, field func(*Options) *bool) func(o *Options, text string) error {
+	return func(o *Options, text string) error {
+		if text != off && text != on {
+			return fmt.Errorf("%q is not %s or %s", text, off, on)
+		}
+		*field(o) = text == on
+		return nil
+	}
+}
+
+// positive reads a number above 0 of a setting's kind into the field.
+func positive[T int | float64 | time.Duration](field func(*Options) *T, parse func(string) (T, error)) func(o *Options, text string) error {
+	return func(o *Options, text string) error {
+		v, err := parse(strings.TrimSpace(text))
+		if err != nil || !(v > 0) {
+			return fmt.Errorf("%s is not positive", text)
+		}
+		*field(o) = v
+		return nil
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,6 +135,69 @@ func TestOneRunManyBackends(t *testing.T) {
 	}
 }
 
+// resumeRig scores one input file into outputs that hold some of its lines,
+// for the tests of what resumes into what.
+type resumeRig struct {
+	t     *testing.T
+	input string
+}
+
+// score runs fr score -o out with args on the rig's input.
+func (r resumeRig) score(out string, args []string) error {
+	_, stderr, err := run(r.t, context.Background(), append(append([]string{"score", "-o", out}, args...), r.input)...)
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, stderr)
+	}
+	return nil
+}
+
+// lines are the lines of a whole run with args, each with its newline.
+func (r resumeRig) lines(args []string) [][]byte {
+	out := filepath.Join(r.t.TempDir(), "full.jsonl")
+	if err := r.score(out, args); err != nil {
+		r.t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out)
+	ls := bytes.SplitAfter(data, []byte("\n"))
+	return ls[:len(ls)-1] // after the last newline: nothing
+}
+
+// file writes lines into a new file.
+func (r resumeRig) file(ls ...[]byte) string {
+	path := filepath.Join(r.t.TempDir(), "part.jsonl")
+	os.WriteFile(path, bytes.Join(ls, nil), 0o644)
+	return path
+}
+
+// resumeCase is an output holding one line (kept) and a run resumed into
+// it (args): want is what its error says, "" when it resumes.
+type resumeCase struct {
+	name string
+	kept []byte
+	args []string
+	want string
+}
+
+// check resumes each case: a refused one names the field and leaves the
+// file as it was; one that resumes completes the output to total lines.
+func (r resumeRig) check(total int, cases []resumeCase) {
+	for _, tc := range cases {
+		out := r.file(tc.kept)
+		err := r.score(out, tc.args)
+		got, _ := os.ReadFile(out)
+		switch {
+		case tc.want == "" && err != nil:
+			r.t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(outputLines(r.t, out)) != total:
+			r.t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(r.t, out)))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			r.t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
+		case tc.want != "" && !bytes.Equal(got, tc.kept):
+			r.t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
+}
+
 // TestOtherAtomizer (issue 30): the atomizer that made a record's atoms is
 // part of its line's identity, and only of the lines of records that came
 // without atoms. A run with another atomizer does not resume into a line
@@ -149,29 +213,9 @@ func TestOtherAtomizer(t *testing.T) {
 	})
 	sentences := []string{"--nli", "lexical", "--atomizer", "sentences"}
 	llmAtoms := []string{"--nli", "lexical", "--atomizer", "llm", "--revise=false", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), "--llm-cache", "off"}
-	score := func(out string, args ...string) error {
-		_, stderr, err := run(t, ctx, append(append([]string{"score", "-o", out}, args...), input)...)
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, stderr)
-		}
-		return nil
-	}
-	// The lines of a full run of each atomizer, one file each.
-	lines := func(args []string) [][]byte {
-		out := filepath.Join(t.TempDir(), "full.jsonl")
-		if err := score(out, args...); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(out)
-		ls := bytes.SplitAfter(data, []byte("\n"))
-		return ls[:len(ls)-1] // after the last newline: nothing
-	}
-	bySentences, byLLM := lines(sentences), lines(llmAtoms)
-	file := func(ls ...[]byte) string {
-		path := filepath.Join(t.TempDir(), "part.jsonl")
-		os.WriteFile(path, bytes.Join(ls, nil), 0o644)
-		return path
-	}
+	rig := resumeRig{t, input}
+	bySentences, byLLM := rig.lines(sentences), rig.lines(llmAtoms)
+	file := rig.file
 	got := outputLines(t, file(bySentences...))
 	if r := got[0]["run"].(map[string]any); r["atomizer"] != "sentences" || r["abstention"] != "generic" {
 		t.Errorf("the atomized line's run: %v", r)
@@ -179,31 +223,12 @@ func TestOtherAtomizer(t *testing.T) {
 	if r := got[2]["run"].(map[string]any); r["atomizer"] != nil || r["abstention"] != nil {
 		t.Errorf("the run of the line whose record brought its atoms: %v", r)
 	}
-	for _, tc := range []struct {
-		name string
-		kept []byte
-		args []string
-		want string // "" when the run resumes
-	}{
+	rig.check(3, []resumeCase{
 		{"the same atomizer", bySentences[0], sentences, ""},
 		{"another atomizer", bySentences[0], llmAtoms, `:1: field "run.atomizer" is "sentences" there but "llm:m" in this run`},
 		{"no atomizer", bySentences[0], []string{"--nli", "lexical"}, `:1: field "run.atomizer" is "sentences" there but "none" in this run`},
 		{"another atomizer, atoms brought", bySentences[2], llmAtoms, ""},
-	} {
-		out := file(tc.kept)
-		err := score(out, tc.args...)
-		got, _ := os.ReadFile(out)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.want == "" && len(outputLines(t, out)) != 3:
-			t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(t, out)))
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
-		case tc.want != "" && !bytes.Equal(got, tc.kept):
-			t.Errorf("%s: the refused file was changed", tc.name)
-		}
-	}
+	})
 
 	// fr merge: lines atomized by two atomizers are not one run; a line
 	// whose record brought its atoms joins any.
@@ -249,28 +274,9 @@ func TestOtherEvidence(t *testing.T) {
 	input := writeFile(t, "in.jsonl", bornRecord+second+record(3, nil)+"\n")
 	base := []string{"--nli", "lexical", "--retrieval-cache", "off"}
 	withDB := func(kb string) []string { return append(base[:len(base):len(base)], "--db", kb) }
-	score := func(out string, args []string) error {
-		_, stderr, err := run(t, ctx, append(append([]string{"score", "-o", out}, args...), input)...)
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, stderr)
-		}
-		return nil
-	}
-	lines := func(args []string) [][]byte {
-		out := filepath.Join(t.TempDir(), "full.jsonl")
-		if err := score(out, args); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(out)
-		ls := bytes.SplitAfter(data, []byte("\n"))
-		return ls[:len(ls)-1]
-	}
-	file := func(ls ...[]byte) string {
-		path := filepath.Join(t.TempDir(), "part.jsonl")
-		os.WriteFile(path, bytes.Join(ls, nil), 0o644)
-		return path
-	}
-	fromKB1, fromKB2 := lines(withDB(kb1)), lines(withDB(kb2))
+	rig := resumeRig{t, input}
+	file := rig.file
+	fromKB1, fromKB2 := rig.lines(withDB(kb1)), rig.lines(withDB(kb2))
 	got := outputLines(t, file(fromKB1...))
 	if r := got[0]["run"].(map[string]any); !strings.HasPrefix(fmt.Sprint(r["sources"]), "db[kb=sha256:") || r["retrieval"] != "top_k=3,query_contexts=3" {
 		t.Errorf("the retrieved line's run: %v", r)
@@ -279,32 +285,22 @@ func TestOtherEvidence(t *testing.T) {
 		t.Errorf("the run of the line whose record brought its contexts: %v", r)
 	}
 	wikipedia := append(base[:len(base):len(base)], "--source", "wikipedia", "--wikipedia-endpoint", wiki.URL, "--wikipedia-interval", "0s")
-	for _, tc := range []struct {
-		name string
-		kept []byte
-		args []string
-		want string // "" when the run resumes
-	}{
+	if !bytes.Contains(fromKB1[2], []byte(`"run":{`)) || !bytes.Contains(fromKB1[2], []byte(`"k":"half"`)) {
+		t.Fatalf("the line of brought contexts has no run to edit: %s", fromKB1[2])
+	}
+	rig.check(3, []resumeCase{
 		{"the same knowledge base", fromKB1[0], withDB(kb1), ""},
 		{"a copy of it elsewhere", fromKB1[0], withDB(kb1Copy), ""},
 		{"another knowledge base", fromKB1[0], withDB(kb2), `:1: field "run.sources" is "db[kb=sha256:`},
 		{"another source", fromKB1[0], wikipedia, `:1: field "run.sources" is "db[kb=sha256:`},
 		{"another knowledge base, contexts brought", fromKB1[2], withDB(kb2), ""},
-	} {
-		out := file(tc.kept)
-		err := score(out, tc.args)
-		got, _ := os.ReadFile(out)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.want == "" && len(outputLines(t, out)) != 3:
-			t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(t, out)))
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
-		case tc.want != "" && !bytes.Equal(got, tc.kept):
-			t.Errorf("%s: the refused file was changed", tc.name)
-		}
-	}
+		// Lines written before run.sources: a retrieved line without it
+		// agrees with any knowledge base (it cannot say which it had);
+		// one that brought its contexts, with run.retrieval on it as the
+		// earlier writer put it on every line, with any too.
+		{"an earlier line, retrieved", regexp.MustCompile(`,"sources":"[^"]*"`).ReplaceAll(fromKB1[0], nil), withDB(kb2), ""},
+		{"an earlier line, contexts brought", bytes.Replace(fromKB1[2], []byte(`"k":"half"`), []byte(`"k":"half","retrieval":"top_k=3,query_contexts=3"`), 1), withDB(kb2), ""},
+	})
 
 	// fr merge: shards of two knowledge bases are not one run; a line
 	// whose record brought its contexts joins any.
