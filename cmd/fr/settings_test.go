@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,5 +186,35 @@ func TestFlagsOfPartsNotInRun(t *testing.T) {
 	}
 	if walked < 200 {
 		t.Errorf("%d flags walked: the walk lost its way", walked)
+	}
+}
+
+// TestPartFlagsWhereNoPartRuns: where a command runs no part (fr compare
+// of recorded outputs, fr factscore --gold), a flag of a part is refused,
+// saying why; K, which fr compare reads for runs that do not record it,
+// is not.
+func TestPartFlagsWhereNoPartRuns(t *testing.T) {
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if _, _, err := run(t, ctx, "score", "-o", out, exampleFile); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // "" when accepted
+	}{
+		{[]string{"compare", "--nli", "lexical", out, out}, "--nli applies to scoring an INPUT file"},
+		{[]string{"compare", "--damping", "0.5", out}, "--damping applies to scoring an INPUT file"},
+		{[]string{"compare", "--k", "3", out, out}, ""},
+		{[]string{"factscore", "--gold", "--db", "kb.db", exampleFile}, "--db does not apply to --gold"},
+		{[]string{"factscore", "--gold", exampleFile}, ""},
+	} {
+		_, _, err := run(t, ctx, tc.args...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || exitStatus(err) != exitUsage):
+			t.Errorf("%v: %v, want a usage error with %q", tc.args, err, tc.want)
+		}
 	}
 }
