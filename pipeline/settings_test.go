@@ -281,7 +281,7 @@ func TestSettingsIdentity(t *testing.T) {
 		defer p.Close()
 		return fmt.Sprintf("%+v", p.identity(graph.FR2, raw)), nil
 	}
-	covered := 0
+	covered, identifying := 0, 0
 	for _, s := range Settings(scoringKinds...) {
 		readers := slices.DeleteFunc(Parts(scoringKinds...), func(p Part) bool { return !p.reads(s.Name()) })
 		// A reader that names itself in the identity, where one does.
@@ -323,10 +323,14 @@ func TestSettingsIdentity(t *testing.T) {
 			t.Errorf("%s does not enter the identity, but %v and %v differ:\n%s\n%s", s.Name(), base, changed, a, b)
 		}
 		covered++
+		if s.Identifies {
+			identifying++
+		}
 	}
 	if covered < 75 {
 		t.Errorf("%d settings compared", covered)
 	}
+	t.Logf("%d settings compared, %d of them in the identity", covered, identifying)
 }
 
 // TestGivenOptions: settings given as text set the options they name; a

@@ -153,7 +153,7 @@ func TestFlagsOfPartsNotInRun(t *testing.T) {
 	ctx := context.Background()
 	cmds := settingCommands(t)
 	least := map[string]string{"NLI.Backend": "given"}
-	walked := 0
+	walked, always := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(cmds)) {
 		r := runsOf(name)
 		prefix := []string{name}
@@ -173,6 +173,7 @@ func TestFlagsOfPartsNotInRun(t *testing.T) {
 				}) {
 					t.Errorf("fr %s --%s: no run leaves its parts out, and no part of every run reads it", name, r.flag(s.Name()))
 				}
+				always++
 				continue
 			}
 			args := append(append(prefix, flagsOf(r, v)...), cmds[name]...)
@@ -187,6 +188,7 @@ func TestFlagsOfPartsNotInRun(t *testing.T) {
 	if walked < 200 {
 		t.Errorf("%d flags walked: the walk lost its way", walked)
 	}
+	t.Logf("%d flags refused where their parts are not in the run, %d read by a part of every run", walked, always)
 }
 
 // TestPartFlagsWhereNoPartRuns: where a command runs no part (fr compare
