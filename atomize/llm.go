@@ -27,6 +27,9 @@ type LLM struct {
 // NewLLM returns an atomizer asking client's model.
 func NewLLM(client *llm.Client) *LLM { return &LLM{client: client} }
 
+// Identify says what the atomizer is: its model and prompt.
+func (a *LLM) Identify() string { return identify(a.client.Model(), a.prompt) }
+
 // NewLLMPrompt returns an atomizer that sends another system's prompt, a
 // template of the response ({{response}}, as FactReasoner's), as one user
 // message, and reads the answer as NewLLM's does.
@@ -144,6 +147,9 @@ type LLMReviser struct {
 
 // NewLLMReviser returns a reviser asking client's model.
 func NewLLMReviser(client *llm.Client) *LLMReviser { return &LLMReviser{client: client} }
+
+// Identify says what the reviser is: its model and prompt.
+func (r *LLMReviser) Identify() string { return identify(r.client.Model(), r.prompt) }
 
 // NewLLMReviserPrompt returns a reviser that sends another system's
 // prompt, a template of the atom and the response ({{atomic_unit}},

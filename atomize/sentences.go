@@ -27,6 +27,9 @@ import (
 // are removed and markdown headings dropped.
 type Sentences struct{}
 
+// Identify says what the atomizer is: "sentences".
+func (Sentences) Identify() string { return "sentences" }
+
 // Atomize splits response into sentences.
 func (Sentences) Atomize(_ context.Context, response string) ([]string, error) {
 	return SplitSentences(response), nil

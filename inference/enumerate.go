@@ -15,6 +15,12 @@ type Enumeration struct {
 	MaxStates int
 }
 
+// NameEnumeration names Enumeration in reports and identities.
+const NameEnumeration = "enumeration"
+
+// defaultMaxStates is Enumeration's bound when MaxStates is 0.
+const defaultMaxStates = 1 << 22
+
 // Solve implements Solver.
 func (e Enumeration) Solve(ctx context.Context, m *Model) (*Result, error) {
 	if err := m.Validate(); err != nil {
@@ -22,9 +28,9 @@ func (e Enumeration) Solve(ctx context.Context, m *Model) (*Result, error) {
 	}
 	limit := e.MaxStates
 	if limit <= 0 {
-		limit = 1 << 22
+		limit = defaultMaxStates
 	}
-	res := &Result{Marginals: make([][]float64, len(m.Cards)), Report: Report{Solver: "native", Method: "enumeration", Converged: true}}
+	res := &Result{Marginals: make([][]float64, len(m.Cards)), Report: Report{Solver: "native", Method: NameEnumeration, Converged: true}}
 	for _, comp := range Components(m) {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -5,19 +5,21 @@ import (
 	"strconv"
 )
 
-// Identify says what a solver is, with every setting that can change its
-// marginals, in one string, as libDAI's identify() does:
+// A solver's Identify says what it is, with every setting that can change
+// its marginals, in one string, as libDAI's identify() does:
 // "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912]". Two solvers
 // of the same identity give the same results on the same model; output
 // lines record it so that a resumed run or a merge refuses results of
 // another solver. Settings left zero are shown as the defaults they take,
-// so the zero value and the defaults given explicitly identify alike. A
-// solver that does not say (it has no Identify method) identifies as "".
-func Identify(s Solver) string {
-	if i, ok := s.(interface{ Identify() string }); ok {
-		return i.Identify()
+// so the zero value and the defaults given explicitly identify alike.
+
+// Identify says what the solver is: NameEnumeration and its bound.
+func (e Enumeration) Identify() string {
+	limit := e.MaxStates
+	if limit <= 0 {
+		limit = defaultMaxStates
 	}
-	return ""
+	return fmt.Sprintf("%s[maxstates=%d]", NameEnumeration, limit)
 }
 
 // Identify says what the solver is: NameJunctionTree and its bounds.
@@ -61,10 +63,6 @@ func (a Auto) Identify() string {
 	if approx == nil {
 		approx = ConditionedBP{}
 	}
-	id := Identify(approx)
-	if id == "" {
-		id = "?"
-	}
 	e := a.Exact.withDefaults()
-	return fmt.Sprintf("%s[maxmem=%d,budget=%v,approx=%s]", NameAuto, e.MaxBytes, e.Budget, id)
+	return fmt.Sprintf("%s[maxmem=%d,budget=%v,approx=%s]", NameAuto, e.MaxBytes, e.Budget, approx.Identify())
 }

@@ -22,19 +22,20 @@ func TestIdentify(t *testing.T) {
 		{inference.LoopyBP{}, "bp[damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]"},
 		{inference.JunctionTree{}, "exact[maxmem=536870912,budget=2s]"},
 		{inference.ConditionedBP{Budget: 7}, "cbp[budget=7,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]"},
+		{inference.Enumeration{}, "enumeration[maxstates=4194304]"},
 		{inference.Auto{}, "auto[maxmem=536870912,budget=2s,approx=cbp[budget=scaled,damping=adaptive,tol=1e-09,maxiter=1000,maxmem=536870912,errbudget=300000000]]"},
 	} {
-		if got := inference.Identify(tc.s); got != tc.want {
+		if got := tc.s.Identify(); got != tc.want {
 			t.Errorf("%T: %s, want %s", tc.s, got, tc.want)
 		}
 	}
 	zero, _ := inference.New(inference.NameJunctionTree, inference.Options{})
 	explicit, _ := inference.New(inference.NameJunctionTree, inference.Options{MaxBytes: inference.DefaultMaxBytes, ExactBudget: inference.DefaultExactBudget})
-	if inference.Identify(zero) != inference.Identify(explicit) {
-		t.Errorf("defaults identify otherwise: %s, %s", inference.Identify(zero), inference.Identify(explicit))
+	if zero.Identify() != explicit.Identify() {
+		t.Errorf("defaults identify otherwise: %s, %s", zero.Identify(), explicit.Identify())
 	}
 	other, _ := inference.New(inference.NameLoopyBP, inference.Options{BP: inference.LoopyBP{Damping: inference.FixedDamping(0.5), Tolerance: 1e-4}})
-	if inference.Identify(other) == inference.Identify(bp) {
+	if other.Identify() == bp.Identify() {
 		t.Error("another tolerance identifies alike")
 	}
 }

@@ -28,9 +28,14 @@ type Factor struct {
 	Table []float64
 }
 
-// Solver computes the marginals of a model.
+// Solver computes the marginals of a model, and says what it is with
+// every setting that can change them (Identify: "bp[damping=0.5,…]", as
+// libDAI's identify()). Output lines record the identity, so that a
+// resumed run or a merge refuses results of another solver: a solver that
+// cannot say what it is cannot be one.
 type Solver interface {
 	Solve(ctx context.Context, m *Model) (*Result, error)
+	Identify() string
 }
 
 // Result holds the marginals of every variable and what the solver did.

@@ -69,6 +69,9 @@ type Builder struct {
 	embedModel string
 	embedDim   int
 	vectors    int
+	// Content, when set before Finish, is recorded as the content
+	// identity of the documents indexed (the Content function reads it).
+	Content string
 	// Progress, when set, is told during Finish how many terms are written
 	// of how many.
 	Progress func(done, total int)
@@ -285,7 +288,11 @@ func (b *Builder) Finish(ctx context.Context) (Stats, error) {
 		{"k1", strconv.FormatFloat(b.k1, 'g', -1, 64)},
 		{"b", strconv.FormatFloat(b.b, 'g', -1, 64)},
 		{"lengths", lengths},
+		{"content", b.Content},
 	} {
+		if kv.key == "content" && b.Content == "" {
+			continue
+		}
 		if _, err := b.tx.ExecContext(ctx, `INSERT INTO kb_index (key, value) VALUES (?, ?)`, kv.key, kv.value); err != nil {
 			return b.stats, fmt.Errorf("index: %w", err)
 		}

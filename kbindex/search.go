@@ -46,6 +46,22 @@ type Hit struct {
 	Score   float64 // BM25
 }
 
+// Content returns the content identity of the documents the index of the
+// knowledge base db was built from, as the builder recorded it
+// (Builder.Content); "" when db has no index or its index records none.
+func Content(ctx context.Context, db *sql.DB) (string, error) {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kb_index'`).Scan(&n); err != nil || n == 0 {
+		return "", err
+	}
+	var v []byte
+	err := db.QueryRowContext(ctx, `SELECT value FROM kb_index WHERE key = 'content'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return string(v), err
+}
+
 // Open reads the index of the knowledge base db (its settings and the
 // passages' lengths: 4 bytes a passage). A database without one gives an
 // error wrapping ErrNoIndex.

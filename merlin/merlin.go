@@ -144,7 +144,7 @@ func (s Solver) binary() (string, error) {
 // Name is the solver's name in reports: "merlin".
 func (s Solver) Name() string { return "merlin" }
 
-// Identify says what the solver is, as inference.Identify: merlin and the
+// Identify says what the solver is (inference.Solver): merlin and the
 // options it runs with, defaults merged in ("merlin[task=MAR,algorithm=wmb,ibound=6]").
 // The binary's path and the time limit are not part of it: they change
 // where and whether merlin runs, not its marginals.

@@ -177,31 +177,17 @@ func indexOutput(path string, file int) ([]mergeLine, error) {
 	}
 }
 
-// sameRuns refuses lines written by different runs (result.Compare).
-// A setting that a line does not depend on ("") matches any, so each line
-// is compared with the first line and with the first that has each such
-// setting.
+// sameRuns refuses lines written by different runs (result.Agreement:
+// a setting that a line does not depend on, "", matches any, so each line
+// is compared with the first line that names each setting).
 func sameRuns(paths []string, lines []mergeLine) error {
-	var first, firstNLI, firstPairs *mergeLine
+	var runs result.Agreement
 	for i := range lines {
 		l := &lines[i]
-		if first == nil {
-			first = l
-		}
-		if firstNLI == nil && l.run.NLI != "" {
-			firstNLI = l
-		}
-		if firstPairs == nil && l.run.PairsPerAtom != "" {
-			firstPairs = l
-		}
-		for _, o := range []*mergeLine{first, firstNLI, firstPairs} {
-			if o == nil {
-				continue
-			}
-			if d := result.Compare(o.run, l.run); d != nil {
-				return fmt.Errorf("%s:%d: field %q is %s, but %s at %s:%d: outputs of different runs cannot be merged",
-					paths[l.file], l.at, d.Field, strconv.Quote(d.B), strconv.Quote(d.A), paths[o.file], o.at)
-			}
+		if d, at := runs.Add(l.run); d != nil {
+			o := lines[at]
+			return fmt.Errorf("%s:%d: field %q is %s, but %s at %s:%d: outputs of different runs cannot be merged",
+				paths[l.file], l.at, d.Field, strconv.Quote(d.B), strconv.Quote(d.A), paths[o.file], o.at)
 		}
 	}
 	return nil

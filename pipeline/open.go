@@ -331,6 +331,9 @@ type resources struct {
 	retry     *retry.Policy
 	verifier  string                // FActScore's verifier, by name
 	pages     *retrieve.PageFetcher // fetching pages, when on
+	// retrievalCache is the retrieval cache, when on: it also keeps the
+	// content identities of knowledge bases that record none.
+	retrievalCache *retrieve.Cache
 	// retrieval are the retrieval settings beyond the number of passages
 	// that change what is retrieved (Run.Retrieval), as name=value.
 	retrieval []string
@@ -346,8 +349,9 @@ type resources struct {
 	prompts      prompts.Selection
 	promptStages []string
 	// options are the options Open was given, for parts opened later
-	// (OpenBaseline).
+	// (OpenBaseline) and for naming the settings of the run (opened).
 	options Options
+	opened  bool
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -364,7 +368,7 @@ type llmStages struct {
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
-	p.res.options = o
+	p.res.options, p.res.opened = o, true
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}
@@ -636,18 +640,17 @@ func (p *Pipeline) openAtomizer(o Options) error {
 	if o.Atomizer == "" {
 		return nil
 	}
-	table := Atomizers()
-	i := slices.IndexFunc(table, func(a Atomizer) bool { return a.Name == o.Atomizer })
-	if i < 0 {
-		return optionErr("Atomizer", fmt.Errorf("unknown atomizer %q (want %s)", o.Atomizer, oneOf(Names(table, func(a Atomizer) string { return a.Name }))))
+	entry, err := atomizerOf(o.Atomizer)
+	if err != nil {
+		return err
 	}
-	a, err := table[i].Open(&Env{Options: o, p: p})
+	a, err := entry.Open(&Env{Options: o, p: p})
 	if err != nil {
 		return err
 	}
 	p.Atomizer = a
 	p.summarizeAtClose(a)
-	if !(o.Revise == ReviseOn || o.Revise == ReviseDefault && table[i].RevisedByDefault) {
+	if !revises(o) {
 		return nil
 	}
 	st, err := p.llmStages(o)
@@ -710,6 +713,7 @@ func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 			return optionErr("Caches.Retrieval", err)
 		}
 		p.onClose(cache.Close)
+		p.res.retrievalCache = cache
 	}
 	var fetcher *retrieve.PageFetcher
 	if ro.Pages.Fetch {
@@ -815,12 +819,11 @@ func (p *Pipeline) openVerifier(o Options) error {
 	if o.FActScore.Verifier == "" {
 		return nil
 	}
-	table := Verifiers()
-	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == o.FActScore.Verifier })
-	if i < 0 {
-		return optionErr("FActScore.Verifier", fmt.Errorf("%q is not %s", o.FActScore.Verifier, oneOf(Names(table, func(v Verifier) string { return v.Name }))))
+	entry, err := verifierOf(o.FActScore.Verifier)
+	if err != nil {
+		return err
 	}
-	v, name, err := table[i].Open(&Env{Options: o, p: p})
+	v, name, err := entry.Open(&Env{Options: o, p: p})
 	if err != nil {
 		return err
 	}
@@ -859,4 +862,25 @@ func defaultOn(setting string) string {
 		return "auto"
 	}
 	return setting
+}
+
+// atomizerOf is the entry of Atomizers of that name.
+func atomizerOf(name string) (Atomizer, error) {
+	return entryOf(Atomizers(), func(a Atomizer) string { return a.Name }, name, "Atomizer", "atomizer")
+}
+
+// verifierOf is the entry of Verifiers of that name.
+func verifierOf(name string) (Verifier, error) {
+	return entryOf(Verifiers(), func(v Verifier) string { return v.Name }, name, "FActScore.Verifier", "verifier")
+}
+
+// entryOf is the entry of a table of parts of that name; an unknown name
+// is an OptionError of the option at path that says which there are.
+func entryOf[T any](table []T, nameOf func(T) string, name, path, what string) (T, error) {
+	i := slices.IndexFunc(table, func(e T) bool { return nameOf(e) == name })
+	if i < 0 {
+		var none T
+		return none, optionErr(path, fmt.Errorf("unknown %s %q (want %s)", what, name, oneOf(Names(table, nameOf))))
+	}
+	return table[i], nil
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
@@ -92,18 +94,21 @@ type NLIBackend struct {
 	// that is an io.Closer is closed at Close; one that is a RunSummarizer
 	// says what it did there.
 	Open func(ctx context.Context, env *Env) (nli.Classifier, error)
+	// Settings are the options it reads (Setting).
+	Settings []Setting
 }
 
 // NLIBackends is the table of the built-in NLI backends.
 func NLIBackends() []NLIBackend {
 	return []NLIBackend{
-		{Name: "auto", Given: GivenWhenPresent, Open: openAuto,
+		{Name: "auto", Given: GivenWhenPresent, Open: openAuto, Settings: onnxSettings,
 			Description: "a record's own relations when it has some; onnx for the others when a model is available (NLI.Model, or the default model pulled), else an error"},
 		{Name: "given", Given: GivenAlways, Description: "the records' own relations only; every other pair is neutral"},
-		{Name: "onnx", Open: openONNXBackend, Description: "an MNLI cross-encoder run in this process by ONNX Runtime (NLI.Model)"},
-		{Name: "remote", Open: openRemoteBackend, Description: "the cross-encoder of the model (NLI.Model) run by an inference server (NLI.Remote)"},
-		{Name: "llm", Open: openLLMBackend, Description: "an LLM at an OpenAI-compatible endpoint (LLM)"},
-		{Name: "lexical", Open: func(context.Context, *Env) (nli.Classifier, error) { return lexical.New(), nil },
+		{Name: "onnx", Open: openONNXBackend, Settings: onnxSettings, Description: "an MNLI cross-encoder run in this process by ONNX Runtime (NLI.Model)"},
+		{Name: "remote", Open: openRemoteBackend, Settings: remoteSettings,
+			Description: "the cross-encoder of the model (NLI.Model) run by an inference server (NLI.Remote.Endpoint)"},
+		{Name: "llm", Open: openLLMBackend, Settings: llmNLISettings, Description: "an LLM at an OpenAI-compatible endpoint (LLM.Model)"},
+		{Name: "lexical", Open: func(context.Context, *Env) (nli.Classifier, error) { return lexical.New(), nil }, Settings: []Setting{nliCache},
 			Description: "word coverage with number and negation checks: for trying the tool, not for results"},
 	}
 }
@@ -235,12 +240,14 @@ type Atomizer struct {
 	// RevisedByDefault says whether ReviseDefault revises its atoms.
 	RevisedByDefault bool
 	Open             func(env *Env) (atomize.Atomizer, error)
+	// Settings are the options it reads (Setting).
+	Settings []Setting
 }
 
 // Atomizers is the table of the atomizers.
 func Atomizers() []Atomizer {
 	return []Atomizer{
-		{Name: "llm", RevisedByDefault: true, Description: "FactReasoner's atomizer prompt to the LLM endpoint (LLM)",
+		{Name: "llm", RevisedByDefault: true, Description: "FactReasoner's atomizer prompt to the LLM endpoint (LLM.Model)", Settings: llmStage(),
 			Open: func(env *Env) (atomize.Atomizer, error) {
 				st, err := env.p.llmStages(env.Options)
 				if err != nil {
@@ -259,7 +266,7 @@ func Atomizers() []Atomizer {
 			}},
 		{Name: "sentences", Description: "one atom per sentence of the response, without a model",
 			Open: func(*Env) (atomize.Atomizer, error) { return atomize.Sentences{}, nil }},
-		{Name: "veriscore", Description: "VeriScore's claim extraction by the LLM (LLM), sentence by sentence: verifiable claims only",
+		{Name: "veriscore", Description: "VeriScore's claim extraction by the LLM (LLM.Model), sentence by sentence: verifiable claims only", Settings: llmSettings,
 			Open: func(env *Env) (atomize.Atomizer, error) {
 				st, err := env.p.llmStages(env.Options)
 				if err != nil {
@@ -287,15 +294,53 @@ type RetrievalSource struct {
 	// Web says whether the source's results are web pages, whose text
 	// RetrievalOptions.Pages fetches.
 	Web bool
+	// Settings are the options it reads (Setting).
+	Settings []Setting
 }
 
 // RetrievalSources is the table of the knowledge sources.
 func RetrievalSources() []RetrievalSource {
 	return []RetrievalSource{
-		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB): BM25 over the topic's passages, or a search of every passage (Retrieval.Scope, Retrieval.Ranking)", Open: openDB},
-		{Name: "wikipedia", Description: "the MediaWiki API of Wikipedia (Retrieval.Wikipedia)", Open: openWikipedia},
-		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper)", Open: openSerper},
-		{Name: "searxng", Web: true, Description: "a SearXNG instance's results (Retrieval.SearXNG.URL)", Open: openSearXNG},
+		{Name: "db", Description: "a knowledge base in FActScore's SQLite format (Retrieval.DB): BM25 over the topic's passages, or a search of every passage (Retrieval.Scope, Retrieval.Ranking)", Open: openDB,
+			Settings: []Setting{
+				{Path: "Retrieval.DB", Identifies: true, Group: GroupRetrieval,
+					Usage: "knowledge base `KB.db` in FActScore's SQLite format (fr kb build makes one)"},
+				{Path: "Retrieval.SkipMissingTopics", Default: "error", Identifies: true, Group: GroupRetrieval,
+					Usage: "a record whose topic is no title of the knowledge base: error (as FActScore) or skip",
+					Details: "Also for a record without a topic. error stops the run, as FActScore does; skip warns, and takes " +
+						"contexts from the other sources only, or none.",
+					Set: either("error", "skip", func(o *Options) *bool { return &o.Retrieval.SkipMissingTopics })},
+				{Path: "Retrieval.Scope", Default: "topic", Identifies: true, Group: GroupRetrieval,
+					Usage: "passages searched in the knowledge base: topic (the topic's document, or all without one) or corpus",
+					Details: "topic: a record with a topic is searched in the document of that title (FActScore's retrieval), a record without one in every " +
+						"passage of the knowledge base (its index; fr kb build writes one). corpus: every record in every passage, its query topic + atom."},
+				{Path: "Retrieval.Ranking", Default: "bm25", Identifies: true, Group: GroupRetrieval,
+					Usage: "ranking of a search of every passage of the knowledge base: bm25, dense or hybrid",
+					Details: "How a search of every passage ranks them: bm25 (the index's words), dense (the cosine similarity of the query's vector, " +
+						"embedded at Retrieval.Embed.BaseURL, to the passages' vectors) or hybrid (the two fused by reciprocal rank). dense and hybrid need a " +
+						"knowledge base built with an embedding model (fr kb build --embed-model); the key is read from $OPENAI_API_KEY."},
+			}},
+		{Name: "wikipedia", Description: "the MediaWiki API of Wikipedia (Retrieval.Wikipedia.Endpoint)", Open: openWikipedia,
+			Settings: append([]Setting{queryMode,
+				{Path: "Retrieval.Wikipedia.Endpoint", Default: retrieve.DefaultWikipediaEndpoint, URL: true, Identifies: true, Group: GroupWeb,
+					Usage: "MediaWiki api.php URL of the wikipedia source"},
+				{Path: "Retrieval.Wikipedia.UserAgent", DefaultText: "factreasoner-go/VERSION (project URL)", Group: GroupWeb,
+					Usage: "User-Agent for Wikipedia, with your contact as Wikimedia asks", Details: "factreasoner-go/VERSION is added after it."},
+				{Path: "Retrieval.Wikipedia.MinInterval", Kind: Duration, Default: retrieve.DefaultMinInterval.String(), Group: GroupWeb,
+					Usage: "least time between two Wikipedia requests"},
+			}, httpSettings...)},
+		{Name: "serper", Web: true, Description: "Google results through the Serper API (Retrieval.Serper.Endpoint)", Open: openSerper,
+			Settings: append([]Setting{queryMode,
+				{Path: "Retrieval.Serper.Endpoint", Default: retrieve.DefaultSerperEndpoint, URL: true, Identifies: true, Group: GroupWeb,
+					Usage: "Serper search URL of the serper source (the key is read from $" + retrieve.SerperKeyEnv + ")"},
+				fetchPages,
+			}, httpSettings...)},
+		{Name: "searxng", Web: true, Description: "a SearXNG instance's results (Retrieval.SearXNG.URL)", Open: openSearXNG,
+			Settings: append([]Setting{queryMode,
+				{Path: "Retrieval.SearXNG.URL", URL: true, Identifies: true, Group: GroupWeb,
+					Usage: "SearXNG instance of the searxng source, as `http://localhost:8888`", Details: "The instance's settings.yml must list json under search.formats."},
+				fetchPages,
+			}, httpSettings...)},
 	}
 }
 
@@ -317,6 +362,9 @@ func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retri
 		return nil, "", optionErr("Retrieval.DB", err)
 	}
 	env.OnClose(db.Close)
+	if _, err := db.Content(ctx, env.p.res.retrievalCache, contentProgress(env, ro.DB)); err != nil {
+		return nil, "", err
+	}
 	kb := &retrieve.KB{Topic: retrieve.NewBM25Retriever(db), Scope: scope}
 	corpus, err := retrieve.NewCorpus(ctx, db)
 	switch {
@@ -348,6 +396,23 @@ func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retri
 		env.p.res.retrieval = append(env.p.res.retrieval, fmt.Sprintf("kb_ranking=%s:%s/%d", ranking, model, dim))
 	}
 	return kb, kb.Source(), nil
+}
+
+// contentProgress says, on the log, that a knowledge base's content
+// identity is being computed (it records none), and how far it is, every
+// ten seconds.
+func contentProgress(env *Env, path string) func(read, size int64) {
+	var last time.Time
+	return func(read, size int64) {
+		switch {
+		case read == 0:
+			env.Logf("knowledge base %s records no content identity: reading its documents once (%.1f GB file) to compute one; the retrieval cache keeps it", path, float64(size)/1e9)
+			last = time.Now()
+		case time.Since(last) >= 10*time.Second && size > 0:
+			env.Logf("knowledge base %s: %.0f%% read", path, 100*float64(read)/float64(size))
+			last = time.Now()
+		}
+	}
 }
 
 // openVectorSearch opens the dense or hybrid search of a knowledge base,
@@ -468,12 +533,14 @@ type Verifier struct {
 	// Open opens the verifier and returns its name for reports; a nil
 	// verifier is the NLI verifier (Pipeline.Verifier).
 	Open func(env *Env) (v factscore.Verifier, name string, err error)
+	// Settings are the options it reads (Setting).
+	Settings []Setting
 }
 
 // Verifiers is the table of FActScore's verifiers.
 func Verifiers() []Verifier {
 	return []Verifier{
-		{Name: "llm", Description: "FActScore's prompt to the LLM endpoint (LLM)", Open: func(env *Env) (factscore.Verifier, string, error) {
+		{Name: "llm", Description: "FActScore's prompt to the LLM endpoint (LLM.Model)", Settings: llmSettings, Open: func(env *Env) (factscore.Verifier, string, error) {
 			st, err := env.p.llmStages(env.Options)
 			if err != nil {
 				return nil, "", err
@@ -482,26 +549,29 @@ func Verifiers() []Verifier {
 			env.p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm factscore verifier: %s\n", v.Stats()) })
 			return v, v.Name(), nil
 		}},
-		{Name: "veriscore", Description: "FactReasoner's VeriScore prompt to the LLM endpoint (LLM): [Supported], [Contradicted] or [Unverifiable]",
+		{Name: "veriscore", Description: "FactReasoner's VeriScore prompt to the LLM endpoint (LLM.Model): [Supported], [Contradicted] or [Unverifiable]", Settings: llmSettings,
 			Open: func(env *Env) (factscore.Verifier, string, error) {
 				return openLabelVerifier(env, veriscore.NewVerifier)
 			}},
-		{Name: "factverify", Description: "FactReasoner's FactVerify prompt to the LLM endpoint (LLM): ###Supported###, ###Contradicted### or ###Inconclusive###",
+		{Name: "factverify", Description: "FactReasoner's FactVerify prompt to the LLM endpoint (LLM.Model): ###Supported###, ###Contradicted### or ###Inconclusive###", Settings: llmSettings,
 			Open: func(env *Env) (factscore.Verifier, string, error) {
 				return openLabelVerifier(env, factverify.NewVerifier)
 			}},
-		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above the threshold (FActScore.Threshold)", Open: func(env *Env) (factscore.Verifier, string, error) {
-			th := env.Options.FActScore.Threshold
-			if th < 0 || th >= 1 {
-				return nil, "", optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
-			}
-			env.p.Threshold = th
-			backend := env.Options.NLI.Backend
-			if backend == "" {
-				backend = "auto"
-			}
-			return nil, "nli:" + backend, nil
-		}},
+		{Name: "nli", Description: "the NLI backend: an atom is supported iff some passage entails it with probability above the threshold (FActScore.Threshold)",
+			Settings: []Setting{{Path: "FActScore.Threshold", Kind: Float, Default: strconv.FormatFloat(factscore.DefaultThreshold, 'g', -1, 64), Group: GroupFActScore,
+				Usage: "nli verifier: entailment probability a context must exceed"}},
+			Open: func(env *Env) (factscore.Verifier, string, error) {
+				th := env.Options.FActScore.Threshold
+				if th < 0 || th >= 1 {
+					return nil, "", optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", th))
+				}
+				env.p.Threshold = th
+				backend := env.Options.NLI.Backend
+				if backend == "" {
+					backend = "auto"
+				}
+				return nil, "nli:" + backend, nil
+			}},
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 // "nothing." and cannot read its answer for "garbled.".
 type scriptedAtomizer struct{}
 
+func (scriptedAtomizer) Identify() string { return "scripted" }
+
 func (scriptedAtomizer) Atomize(_ context.Context, response string) ([]string, error) {
 	switch response {
 	case "nothing.":
@@ -123,6 +125,8 @@ func TestAtomizeFile(t *testing.T) {
 
 // topicRetriever knows the topic "Paris" only.
 type topicRetriever struct{}
+
+func (topicRetriever) Identify() string { return "topics" }
 
 func (topicRetriever) Retrieve(_ context.Context, topic, atom string, k int) ([]retrieve.Passage, error) {
 	if topic != "Paris" {

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/inference"
+	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
@@ -26,15 +26,17 @@ func ModelName(id nli.Identity) string { return result.ModelName(id) }
 
 // RunIdentity is what the pipeline records as its run's settings on every
 // output line (result.Run): its NLI setting, its solver's identity, K and,
-// with a knowledge source, how it retrieves.
+// with an atomizer or a knowledge source, how it atomizes and retrieves.
+// A line records the last two only where they acted (LineRun).
 func (p *Pipeline) RunIdentity() *result.Run {
-	r := &result.Run{NLI: p.nliSetting(), Inference: inference.Identify(p.Solver), K: result.KName(p.K)}
-	if r.Inference == "" {
-		r.Inference = SolverName(p.Solver)
-	}
+	r := &result.Run{NLI: p.nliSetting(), Inference: p.Solver.Identify(), K: result.KName(p.K)}
 	r.Fast = result.FastName(p.NearDuplicates, p.OneWayPairs)
 	r.Prompts = p.PromptsName()
 	if p.Atomizer != nil {
+		r.Atomizer = p.Atomizer.Identify()
+		if p.Reviser != nil {
+			r.Atomizer += "; revised by " + p.Reviser.Identify()
+		}
 		r.Abstention = string(p.Abstention)
 		if r.Abstention == "" {
 			r.Abstention = string(factscore.AbstentionNone)
@@ -52,8 +54,42 @@ func (p *Pipeline) RunIdentity() *result.Run {
 			q = 0
 		}
 		r.Retrieval = result.RetrievalName(k, q, p.res.retrieval...)
+		r.Sources = p.Retriever.Identify()
+		if p.Queries != nil {
+			r.Sources += "; queries=" + p.Queries.Identify()
+		}
+		if p.SkipMissingTopics {
+			r.Sources += "; missing_topic=skip"
+		}
 	}
 	return r
+}
+
+// LineRun is the run's settings (RunIdentity) as the output line of the
+// record in says them: the stages that fill in what a record lacks are
+// named only where they acted. A record that brought its atoms was not
+// atomized, and the abstention rule did not read it; one that brought its
+// contexts (or abstained) was not retrieved for. A stage that would act
+// on the record but the run lacks is "none": such a record cannot be
+// scored, and the line of a run that could is not this run's.
+func (p *Pipeline) LineRun(run *result.Run, in *instance.Instance) *result.Run {
+	r := *run
+	switch {
+	case len(in.Atoms) > 0:
+		r.Atomizer, r.Abstention = "", ""
+	case r.Atomizer == "":
+		r.Atomizer = "none"
+	}
+	switch {
+	case len(in.Contexts) > 0 || p.abstains(in):
+		r.Retrieval, r.Sources = "", ""
+	case r.Retrieval == "":
+		r.Retrieval = "none"
+	}
+	if p.abstains(in) {
+		r.Atomizer = ""
+	}
+	return &r
 }
 
 // nliSetting names the run's NLI setting (result.Run.NLI).

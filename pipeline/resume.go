@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/graph"
-	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/result"
@@ -123,7 +122,7 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		if l.Run == nil && strings.HasPrefix(d.Field, "run.") {
 			what = "this run (the line was written before the run's settings were recorded)"
 		}
-		return fmt.Errorf("field %q is %s there but %s in %s%s", d.Field, strconv.Quote(d.A), strconv.Quote(d.B), what, optionsOf(d.Field))
+		return fmt.Errorf("field %q is %s there but %s in %s%s", d.Field, strconv.Quote(d.A), strconv.Quote(d.B), what, p.optionsOf(d.Field))
 	}
 	// The backend that scores this record: given, or the classifier.
 	id := p.NLIIdentity(in)
@@ -165,44 +164,49 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 // identity is the identity of this run's line for the record in, scored
 // with version v.
 func (p *Pipeline) identity(v graph.Version, in *instance.Instance) result.Identity {
-	run := p.RunIdentity()
-	id := result.Identity{Version: v.String(), NLI: run.NLI, Inference: run.Inference, K: run.K, Retrieval: run.Retrieval, Fast: run.Fast,
-		Priors: result.PriorsName(&p.Graph), Summarizer: p.summarizerName()}
+	id := result.Identity{Version: v.String(), Priors: result.PriorsName(&p.Graph)}
+	if !p.abstains(in) { // an abstained record's contexts were not summarized
+		id.Summarizer = p.summarizerName()
+	}
 	if !p.usesGiven(in) && p.Classifier != nil {
 		id.PairsPerAtom = PairsPerAtomName(p.PairsPerAtom)
 	}
-	return id
+	return id.WithRun(p.LineRun(p.RunIdentity(), in))
 }
 
-// optionsOf names, for a message, the option that sets an identity's
-// field.
-func optionsOf(field string) string {
-	switch field {
-	case "priors":
-		return " (Options.Graph)"
-	case "pairs_per_atom":
-		return " (Options.PairsPerAtom)"
-	case "run.inference":
-		return " (Options.Solver)"
-	case "run.nli":
-		return " (Options.NLI)"
-	case "run.k":
-		return " (Options.K)"
-	case "run.retrieval":
-		return " (Options.Retrieval)"
-	case "run.fast":
-		return " (Options.NearDuplicates, Options.OneWayPairs)"
+// optionsOf names, for a message, the settings of this run that enter an
+// identity's field (Setting.Identifies, through the parts that name
+// themselves there: Part.Identity), with the options that choose those
+// parts: " (Inference.Algorithm, Inference.ExactBudget, …)". A pipeline
+// not made by Open has no settings to name.
+func (p *Pipeline) optionsOf(field string) string {
+	if !p.res.opened {
+		return ""
 	}
-	return ""
-}
-
-// SolverName is the name a solver's results report as Report.Solver
-// ("native", "merlin"), when the solver says it (a Name method); else "".
-func SolverName(s inference.Solver) string {
-	if n, ok := s.(interface{ Name() string }); ok {
-		return n.Name()
+	var paths []string
+	add := func(path string) {
+		if path != "" && !slices.Contains(paths, path) {
+			paths = append(paths, path)
+		}
 	}
-	return ""
+	for _, part := range RunParts(p.res.options, Kinds()...) {
+		if part.Identity != field {
+			continue
+		}
+		if part.When == "" { // chosen by a value of Choice
+			add(part.Choice)
+			add(strings.Split(part.Within, "=")[0])
+		}
+		for _, s := range part.Settings {
+			if s.Identifies {
+				add(s.Name())
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(paths, ", ") + ")"
 }
 
 // shortQuote quotes s for an error message, on one line and cut to 60

@@ -333,7 +333,7 @@ func (p *Pipeline) ScoreFile(ctx context.Context, input string, v graph.Version,
 			return scored{err: err}, nil
 		}
 		rec := as[0].Record()
-		rec.Run = run
+		rec.Run = p.LineRun(run, in)
 		if o.OmitInputs {
 			rec = rec.WithoutInputs()
 		}

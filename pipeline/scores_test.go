@@ -186,6 +186,8 @@ func (wordVerifier) Verify(_ context.Context, _ string, claims []factscore.Claim
 // oneRetriever returns one passage for any atom.
 type oneRetriever struct{}
 
+func (oneRetriever) Identify() string { return "one" }
+
 func (oneRetriever) Retrieve(context.Context, string, string, int) ([]retrieve.Passage, error) {
 	return []retrieve.Passage{{Title: "T", Text: "text"}}, nil
 }

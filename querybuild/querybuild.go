@@ -55,6 +55,9 @@ func (b *LLM) Name() string {
 	return "llm:" + b.client.Model()
 }
 
+// Identify says what writes the queries (retrieve.QueryWriter): Name.
+func (b *LLM) Identify() string { return b.Name() }
+
 // ReminderPrefix opens the message that asks again for an unreadable
 // answer, as in every LLM stage (atomize.ReminderPrefix).
 const ReminderPrefix = "Your last answer could not be read."

@@ -42,6 +42,8 @@ type Run struct {
 	// and PTrue is empty; its entropy measure, undecided atoms, Brier score
 	// and calibration do not exist.
 	Decided bool
+
+	runs result.Agreement // of the lines read so far
 }
 
 // Result is what a run says about one response.
@@ -165,22 +167,15 @@ func (r *Run) Result(line int) (*Result, bool) {
 }
 
 func (r *Run) setIdentity(o *result.Line) error {
-	id := o.Identity()
-	if len(r.Results) == 0 {
-		r.Version, r.NLI, r.Backend, r.Model, r.Solver, r.Identity = o.Version, o.RunNLI(), o.NLIBackend, o.ModelName, o.Solver.Solver, id
-		return nil
-	}
-	if d := result.Compare(r.Identity, id); d != nil {
+	if d, _ := r.runs.Add(o.Identity()); d != nil {
 		return fmt.Errorf("%s: %q, but %q on the lines before", d.Field, d.B, d.A)
+	}
+	r.Identity = r.runs.Identity()
+	if len(r.Results) == 0 {
+		r.Version, r.NLI, r.Backend, r.Model, r.Solver = o.Version, o.RunNLI(), o.NLIBackend, o.ModelName, o.Solver.Solver
 	}
 	if r.NLI == "" { // lines before were scored from their relations
 		r.NLI = o.RunNLI()
-	}
-	if r.Identity.NLI == "" {
-		r.Identity.NLI = id.NLI
-	}
-	if r.Identity.PairsPerAtom == "" {
-		r.Identity.PairsPerAtom = id.PairsPerAtom
 	}
 	return nil
 }

@@ -14,9 +14,11 @@ import (
 // Identity is everything that makes the lines of two runs comparable: two
 // lines whose identities differ were computed by different methods, and
 // must not be resumed into, merged with or reported as one run. Each field
-// is a name for messages; "" stands for a setting the line's result does
+// is a name for messages. "" stands for a setting the line's result does
 // not depend on (a record scored from its own relations asked no NLI
-// model, and pruned nothing), which matches any.
+// model and pruned nothing; a record that brought its contexts was not
+// retrieved for), or that lines written before it was recorded do not
+// name: where Compare says so, it matches any.
 type Identity struct {
 	Version string // FR1, FR2, FR3
 	// NLI is the run's NLI setting (Run.NLI); for lines written before it
@@ -32,10 +34,12 @@ type Identity struct {
 	PairsPerAtom string
 	Priors       string // PriorsName
 	K            string // Run.K; "" for lines written before it was recorded
-	Retrieval    string // Run.Retrieval
+	Retrieval    string // Run.Retrieval; "" for a record that brought its contexts
+	Sources      string // Run.Sources; "" for a record that brought its contexts
 	Fast         string // Run.Fast
 	Summarizer   string // where NLI's premises came from; "" for the contexts' text
-	Abstention   string // Run.Abstention; "" for a run without an atomizer
+	Atomizer     string // Run.Atomizer; "" for a record that brought its atoms
+	Abstention   string // Run.Abstention; "" for a record that brought its atoms
 	Prompts      string // Run.Prompts; "" for this project's own
 }
 
@@ -54,10 +58,17 @@ func (l *Line) Identity() Identity {
 		}
 		id.NLI = l.NLIName()
 	}
-	if r := l.Run; r != nil {
-		id.NLI, id.Inference, id.K, id.Retrieval, id.Fast = r.NLI, r.Inference, r.K, r.Retrieval, r.Fast
-		id.Abstention, id.Prompts = r.Abstention, r.Prompts
+	if l.Run != nil {
+		id = id.WithRun(l.Run)
 	}
+	return id
+}
+
+// WithRun is the identity with the run's settings, as a line that records
+// r says them.
+func (id Identity) WithRun(r *Run) Identity {
+	id.NLI, id.Inference, id.K, id.Retrieval, id.Sources, id.Fast = r.NLI, r.Inference, r.K, r.Retrieval, r.Sources, r.Fast
+	id.Atomizer, id.Abstention, id.Prompts = r.Atomizer, r.Abstention, r.Prompts
 	return id
 }
 
@@ -110,34 +121,93 @@ type Difference struct {
 	A, B  string
 }
 
+// identityField is one field of an Identity: its JSON path in an output
+// line, and whether "" matches any value.
+type identityField struct {
+	path string
+	get  func(*Identity) *string
+	any  bool
+}
+
+// identityFields are the fields of an Identity in the order Compare
+// checks them.
+var identityFields = []identityField{
+	{"version", func(i *Identity) *string { return &i.Version }, false},
+	{"run.nli", func(i *Identity) *string { return &i.NLI }, true},
+	{"run.inference", func(i *Identity) *string { return &i.Inference }, false},
+	{"pairs_per_atom", func(i *Identity) *string { return &i.PairsPerAtom }, true},
+	{"priors", func(i *Identity) *string { return &i.Priors }, false},
+	{"run.k", func(i *Identity) *string { return &i.K }, false},
+	{"run.retrieval", func(i *Identity) *string { return &i.Retrieval }, true},
+	{"run.sources", func(i *Identity) *string { return &i.Sources }, true},
+	{"run.fast", func(i *Identity) *string { return &i.Fast }, false},
+	{"summarizer", func(i *Identity) *string { return &i.Summarizer }, false},
+	{"run.atomizer", func(i *Identity) *string { return &i.Atomizer }, true},
+	{"run.abstention", func(i *Identity) *string { return &i.Abstention }, true},
+	{"run.prompts", func(i *Identity) *string { return &i.Prompts }, false},
+}
+
+// IdentityFields are the JSON paths of the fields of an Identity, in the
+// order Compare checks them.
+func IdentityFields() []string {
+	out := make([]string, len(identityFields))
+	for i, f := range identityFields {
+		out[i] = f.path
+	}
+	return out
+}
+
 // Compare returns the first setting in which two identities differ, or
 // nil when they are of one run. A setting that one of them does not depend
-// on ("") matches any.
+// on ("", where the field allows it) matches any.
 func Compare(a, b Identity) *Difference {
-	for _, f := range []struct {
-		field string
-		a, b  string
-		any   bool // "" matches any
-	}{
-		{"version", a.Version, b.Version, false},
-		{"run.nli", a.NLI, b.NLI, true},
-		{"run.inference", a.Inference, b.Inference, false},
-		{"pairs_per_atom", a.PairsPerAtom, b.PairsPerAtom, true},
-		{"priors", a.Priors, b.Priors, false},
-		{"run.k", a.K, b.K, false},
-		{"run.retrieval", a.Retrieval, b.Retrieval, false},
-		{"run.fast", a.Fast, b.Fast, false},
-		{"summarizer", a.Summarizer, b.Summarizer, false},
-		{"run.abstention", a.Abstention, b.Abstention, false},
-		{"run.prompts", a.Prompts, b.Prompts, false},
-	} {
-		if f.a == f.b || f.any && (f.a == "" || f.b == "") {
+	for _, f := range identityFields {
+		x, y := *f.get(&a), *f.get(&b)
+		if x == y || f.any && (x == "" || y == "") {
 			continue
 		}
-		return &Difference{Field: f.field, A: f.a, B: f.b}
+		return &Difference{Field: f.path, A: x, B: y}
 	}
 	return nil
 }
+
+// Agreement checks that lines are of one run, one line at a time: each
+// line's identity is compared with what the lines before it say of each
+// setting (the first line that names a setting, for a setting "" matches).
+// Merge, compare and report check files with it.
+type Agreement struct {
+	id   Identity
+	from []int // from[i]: the line that set identityFields[i]
+	n    int
+}
+
+// Add compares the identity of the next line with the lines before. On a
+// difference it returns it, and the index (from 0, in the order Add was
+// called) of the line that set the other value; the line is then not
+// added.
+func (g *Agreement) Add(id Identity) (*Difference, int) {
+	defer func() { g.n++ }()
+	if g.from == nil {
+		g.id, g.from = id, make([]int, len(identityFields))
+		return nil, 0
+	}
+	if d := Compare(g.id, id); d != nil {
+		for i, f := range identityFields {
+			if f.path == d.Field {
+				return d, g.from[i]
+			}
+		}
+	}
+	for i, f := range identityFields {
+		if p := f.get(&g.id); *p == "" && *f.get(&id) != "" {
+			*p, g.from[i] = *f.get(&id), g.n
+		}
+	}
+	return nil, 0
+}
+
+// Identity is what the lines added so far say of each setting.
+func (g *Agreement) Identity() Identity { return g.id }
 
 // KName is Run.K for a setting of K: "half", or its number.
 func KName(k score.K) string {

@@ -140,7 +140,11 @@ type Line struct {
 }
 
 // Run is what a scoring run was asked to do, beyond what each line says
-// of its own record: the same on every line of the run.
+// of its own record. The stages that fill in what a record lacks (atoms,
+// contexts) are named only on the lines of the records they acted on
+// (Retrieval, Sources, Atomizer, Abstention): a record's own atoms and
+// contexts do not depend on them. The other fields are the same on every
+// line of the run.
 type Run struct {
 	// NLI is the run's NLI setting: "given" (the records' own relations
 	// only), a classifier (Identity.String: "onnx:MODEL", "llm:MODEL",
@@ -149,25 +153,42 @@ type Run struct {
 	// line's nli_backend and model_name say which one scored its record.
 	NLI string `json:"nli"`
 	// Inference is the solver's identity with its settings
-	// (inference.Identify): "auto[maxmem=…,approx=cbp[…]]",
+	// (inference.Solver's Identify): "auto[maxmem=…,approx=cbp[…]]",
 	// "bp[damping=0.5,tol=0.001,…]", "merlin[task=MAR,…]".
 	Inference string `json:"inference"`
 	// K is F1@K's setting: "half" (max(⌊n/2⌋, 1) per response) or the
 	// number (given, or the median of the input's atom counts).
 	K string `json:"k"`
-	// Retrieval is how records without contexts got theirs, when the run
-	// had a knowledge source: "top_k=3,query_contexts=3" (passages per
-	// atom and for the question); absent when it had none.
+	// Retrieval is how the record's contexts were retrieved, on the line
+	// of a record that came without any: "top_k=3,query_contexts=3"
+	// (passages per atom and for the question), with the settings that
+	// change what is retrieved after them; absent on the line of a record
+	// that brought its contexts (lines written before this rule have it
+	// on every line of a run that had a knowledge source).
 	Retrieval string `json:"retrieval,omitempty"`
+	// Sources are the knowledge sources the record's contexts were
+	// retrieved from, each with every setting that changes what it finds
+	// (retrieve.Retriever's Identify: a knowledge base by its content,
+	// a web source by its endpoint's host, its query; fetched pages and
+	// their limits), on the line of a record that came without contexts;
+	// absent otherwise.
+	Sources string `json:"sources,omitempty"`
 	// Fast is the fast mode's settings, when on: "near_duplicates=0.92"
 	// (contexts at least that similar read as one, graph.NearDuplicates),
 	// "fr3_pairs=one-way" (FR3's context pairs asked one way first);
 	// absent when off (every pair both ways, identical texts merged).
 	Fast string `json:"fast,omitempty"`
-	// Abstention is FActScore's rule that told a record without atoms
-	// that declined to answer (generic, perplexity_ai or none), when the
-	// run atomized such records; absent when it had no atomizer (a record
-	// without atoms was then invalid).
+	// Atomizer is how the record's atoms were made, on the line of a
+	// record that came without any: the atomizer's identity
+	// (atomize.Atomizer's Identify: "sentences", "llm:MODEL"), and the
+	// reviser's after "; revised by " when one rewrote them; absent on
+	// the line of a record that brought its atoms.
+	Atomizer string `json:"atomizer,omitempty"`
+	// Abstention is FActScore's rule that told whether the record, which
+	// came without atoms, declined to answer (generic, perplexity_ai or
+	// none); absent on the line of a record that brought its atoms
+	// (lines written before this rule have it on every line of a run
+	// that had an atomizer).
 	Abstention string `json:"abstention,omitempty"`
 	// Prompts names the prompt sets of the run's LLM stages where they
 	// are not this project's own (prompts.Selection.Name):

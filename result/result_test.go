@@ -104,6 +104,8 @@ func TestCompare(t *testing.T) {
 		{"pruning", func(b *result.Identity) { b.PairsPerAtom = "all" }, "pairs_per_atom"},
 		{"a record from its relations", func(b *result.Identity) { b.PairsPerAtom = "" }, ""},
 		{"summaries", func(b *result.Identity) { b.Summarizer = "given" }, "summarizer"},
+		{"sources", func(b *result.Identity) { b.Sources = "db[kb=sha256:1]" }, ""},
+		{"atomizer", func(b *result.Identity) { b.Atomizer = "sentences" }, ""},
 	} {
 		b := a
 		tc.edit(&b)
@@ -113,6 +115,43 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: differ in %+v", tc.name, d)
 		case tc.field != "" && (d == nil || d.Field != tc.field):
 			t.Errorf("%s: %+v, want field %s", tc.name, d, tc.field)
+		}
+	}
+}
+
+// TestAgreement: lines are of one run when each agrees with what the
+// lines before say of each setting: a line that does not depend on a
+// setting ("") takes any, and the first line that names it sets it for
+// the lines after; a difference names the line that set the other value.
+func TestAgreement(t *testing.T) {
+	base := result.Identity{Version: "FR2", Inference: "exact", Priors: "p", K: "half"}
+	with := func(edit func(*result.Identity)) result.Identity { id := base; edit(&id); return id }
+	kb1 := func(id *result.Identity) { id.Retrieval, id.Sources = "top_k=3", "db[kb=1]" }
+	kb2 := func(id *result.Identity) { id.Retrieval, id.Sources = "top_k=3", "db[kb=2]" }
+	for _, tc := range []struct {
+		name  string
+		lines []result.Identity
+		field string // of the difference, "" for none
+		at    int    // the line it is with
+	}{
+		{"one run", []result.Identity{base, with(kb1), base, with(kb1)}, "", 0},
+		{"two knowledge bases", []result.Identity{base, with(kb1), base, with(kb2)}, "run.sources", 1},
+		{"a line without the setting between", []result.Identity{with(kb1), base, with(kb2)}, "run.sources", 0},
+		{"another solver", []result.Identity{base, with(kb1), with(func(id *result.Identity) { id.Inference = "bp" })}, "run.inference", 0},
+	} {
+		var g result.Agreement
+		var d *result.Difference
+		at := 0
+		for _, id := range tc.lines {
+			if d, at = g.Add(id); d != nil {
+				break
+			}
+		}
+		switch {
+		case tc.field == "" && d != nil:
+			t.Errorf("%s: %+v", tc.name, d)
+		case tc.field != "" && (d == nil || d.Field != tc.field || at != tc.at):
+			t.Errorf("%s: %+v with line %d, want %s with line %d", tc.name, d, at, tc.field, tc.at)
 		}
 	}
 }

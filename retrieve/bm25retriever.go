@@ -37,6 +37,10 @@ func NewBM25Retriever(db *DocDB) *BM25Retriever {
 	return &BM25Retriever{db: db, indexes: make(map[string]*topicIndex)}
 }
 
+// Identify says what the retriever is: the knowledge base's topic lookup,
+// by its content (DocDB.Content).
+func (r *BM25Retriever) Identify() string { return "db[kb=" + r.db.contentName() + ",scope=topic]" }
+
 // Source names the knowledge base for caches (see DocDB.Fingerprint).
 func (r *BM25Retriever) Source() string { return "bm25:" + r.db.Fingerprint() }
 

@@ -45,6 +45,9 @@ type BuildStats struct {
 	Index kbindex.Stats
 	// Embedded counts the passages embedded (BuildOptions.Embedder).
 	Embedded int
+	// Content is the knowledge base's content identity, recorded in it
+	// (DocDB.Content).
+	Content string
 }
 
 // Builder writes a knowledge base in FActScore's format. Documents with the
@@ -65,6 +68,7 @@ type Builder struct {
 	index     *kbindex.Builder
 	embedder  Embedder
 	pending   []pendingPassage // passages not yet embedded
+	content   *contentHash     // of the documents written
 	// Progress, when set, is called during Finish with the number of
 	// documents split so far and the total; IndexProgress with the words
 	// of the corpus-wide index written so far and their number.
@@ -221,6 +225,7 @@ func (b *Builder) Finish(ctx context.Context) (BuildStats, error) {
 
 func (b *Builder) finish(ctx context.Context) error {
 	total := len(b.titles)
+	b.content = newContentHash()
 	rows, err := b.tx.QueryContext(ctx, `SELECT t.id, p.piece FROM staging_titles t JOIN staging_pieces p ON p.doc = t.id ORDER BY t.id, p.rowid`)
 	if err != nil {
 		return err
@@ -252,10 +257,13 @@ func (b *Builder) finish(ctx context.Context) error {
 				return fmt.Errorf("document %q holds the passage separator %s", title, Separator)
 			}
 		}
-		res, err := b.tx.ExecContext(ctx, `INSERT INTO documents (title, text) VALUES (?, ?)`, title, strings.Join(passages, Separator))
+		text := strings.Join(passages, Separator)
+		res, err := b.tx.ExecContext(ctx, `INSERT INTO documents (title, text) VALUES (?, ?)`, title, text)
 		if err != nil {
 			return err
 		}
+		// Rows are written in rowid order: the order Content reads them.
+		b.content.add(sql.NullString{String: title, Valid: true}, sql.NullString{String: text, Valid: true})
 		doc, err := res.LastInsertId()
 		if err != nil {
 			return err
@@ -308,6 +316,8 @@ func (b *Builder) finish(ctx context.Context) error {
 		return err
 	}
 	b.index.Progress = b.IndexProgress
+	b.stats.Content = b.content.id()
+	b.index.Content = b.stats.Content
 	if b.stats.Index, err = b.index.Finish(ctx); err != nil {
 		return err
 	}

@@ -257,10 +257,11 @@ func TestBuilder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The index: 3 passages, 10 distinct words each in one passage.
+	// The index: 3 passages, 10 distinct words each in one passage. The
+	// content identity recorded is TestContent's.
 	want := BuildStats{Documents: 2, Passages: 3, Pieces: 5, DuplicatePieces: 1, RepeatedTitles: 1, EmptyDocuments: 1,
-		Index: kbindex.Stats{Passages: 3, Terms: 10, Postings: 10, Blocks: 10}}
-	if stats != want {
+		Index: kbindex.Stats{Passages: 3, Terms: 10, Postings: 10, Blocks: 10}, Content: stats.Content}
+	if stats != want || !strings.HasPrefix(stats.Content, "sha256:") {
 		t.Errorf("stats %+v, want %+v", stats, want)
 	}
 	db, err := OpenDocDB(path)

@@ -50,6 +50,10 @@ type cached struct {
 	next   Retriever
 }
 
+// Identify is the cached source's: the cache changes how results are
+// found, not which.
+func (c *cached) Identify() string { return c.next.Identify() }
+
 func (c *cached) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
 	key := sqlcache.Key(c.source, strconv.Itoa(k), topic, atom)
 	data, ok, err := c.cache.store.Get(ctx, key)

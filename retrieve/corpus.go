@@ -80,6 +80,12 @@ func (c *Corpus) EmbedModel() (model string, dim int, ok bool) { return c.idx.Em
 // Len is the number of passages indexed.
 func (c *Corpus) Len() int { return c.idx.Len() }
 
+// Identify says what the search is: BM25 over every passage of the
+// knowledge base, by its content.
+func (c *Corpus) Identify() string {
+	return "db[kb=" + c.db.contentName() + ",scope=corpus,ranking=bm25]"
+}
+
 // Source names the search for caches.
 func (c *Corpus) Source() string { return "corpus-bm25:" + c.db.Fingerprint() }
 
@@ -174,6 +180,23 @@ func (r *KB) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage
 	return r.Corpus.Retrieve(ctx, topic, atom, k)
 }
 
+// Identify says what the source is: the knowledge base by its content,
+// the scope, and the ranking of its corpus-wide search ("none" without an
+// index: records without a topic then fail).
+func (r *KB) Identify() string {
+	ranking := "none"
+	switch c := r.Corpus.(type) {
+	case nil:
+	case *Corpus:
+		ranking = "bm25"
+	case *VectorSearch:
+		ranking = c.rankingName()
+	default:
+		ranking = c.Identify()
+	}
+	return fmt.Sprintf("db[kb=%s,scope=%s,corpus=%s]", r.Topic.db.contentName(), r.Scope, ranking)
+}
+
 // Source names the source's settings for caches: the knowledge base, the
 // scope and the corpus-wide search.
 func (r *KB) Source() string {
@@ -256,6 +279,17 @@ func NewVectorSearch(ctx context.Context, c *Corpus, r Ranking, e Embedder, mode
 		return nil, fmt.Errorf("knowledge base %s: %w", c.db.Path(), err)
 	}
 	return &VectorSearch{corpus: c, vectors: vs, embed: e, ranking: r}, nil
+}
+
+// Identify says what the search is: every passage of the knowledge base,
+// by its content, ranked as it ranks them.
+func (s *VectorSearch) Identify() string {
+	return "db[kb=" + s.corpus.db.contentName() + ",scope=corpus,ranking=" + s.rankingName() + "]"
+}
+
+// rankingName is the ranking with the vectors' model: "dense:MODEL/DIM".
+func (s *VectorSearch) rankingName() string {
+	return fmt.Sprintf("%s:%s/%d", s.ranking, s.vectors.Model(), s.vectors.Dim())
 }
 
 // Source names the search for caches: the knowledge base, the ranking and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3"
 
@@ -34,6 +35,9 @@ type DocDB struct {
 	db    *sql.DB
 	path  string
 	stamp string
+
+	mu      sync.Mutex
+	content string // Content's answer, once given
 }
 
 // OpenDocDB opens a knowledge base read-only. It fails when the file does

@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"errors"
 	"github.com/factreasoner/factreasoner-go/bm25"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,21 +23,11 @@ import (
 // with RoBERTa's special tokens left in.
 func writeFActScoreDB(t *testing.T, docs map[string][]string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kb.db")
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
+	var rows [][2]string
+	for _, title := range slices.Sorted(maps.Keys(docs)) {
+		rows = append(rows, [2]string{title, strings.Join(docs[title], Separator)})
 	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE documents (title PRIMARY KEY, text)`); err != nil {
-		t.Fatal(err)
-	}
-	for title, ps := range docs {
-		if _, err := db.Exec(`INSERT INTO documents VALUES (?, ?)`, title, strings.Join(ps, Separator)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return path
+	return factScoreDB(t, rows)
 }
 
 var testKB = map[string][]string{
@@ -149,6 +141,8 @@ type countingRetriever struct {
 	ps    []Passage
 	err   error
 }
+
+func (c *countingRetriever) Identify() string { return "counting" }
 
 func (c *countingRetriever) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
 	c.calls++

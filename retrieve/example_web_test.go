@@ -27,6 +27,8 @@ func ExampleExcerpt() {
 // staticSource answers every query with the same passages.
 type staticSource []retrieve.Passage
 
+func (s staticSource) Identify() string { return "static" }
+
 func (s staticSource) Retrieve(_ context.Context, _, _ string, k int) ([]retrieve.Passage, error) {
 	return s[:min(k, len(s))], nil
 }

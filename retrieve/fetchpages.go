@@ -27,6 +27,21 @@ type FetchPages struct {
 	Workers int
 }
 
+// Identify says what the source is: the search's identity, then the
+// pages' settings and limits (a page that takes longer than the time
+// limits is left out, so they change what is found).
+func (fp *FetchPages) Identify() string {
+	budget := fp.Budget
+	if budget <= 0 {
+		budget = DefaultFetchBudget
+	}
+	timeout := fp.Fetcher.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPageTimeout
+	}
+	return fmt.Sprintf("%s+%s,timeout=%v,budget=%v", fp.Search.Identify(), fp.Fetcher.Settings(), timeout, budget)
+}
+
 // Source names the search source and the fetcher's settings for caches;
 // Search must have a Source method (as Serper and SearXNG do).
 func (fp *FetchPages) Source() string {

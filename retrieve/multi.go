@@ -42,6 +42,24 @@ type Multi struct {
 	warned map[string]bool
 }
 
+// Identify says what the sources are: each one's identity, in order,
+// with the number of passages asked of it where it has its own, and the
+// rule for a source that lacks the topic when there are several.
+func (m *Multi) Identify() string {
+	parts := make([]string, 0, len(m.Sources)+1)
+	for _, s := range m.Sources {
+		id := s.Retriever.Identify()
+		if s.K > 0 {
+			id += fmt.Sprintf(" k=%d", s.K)
+		}
+		parts = append(parts, id)
+	}
+	if m.SkipMissingTopics && len(m.Sources) > 1 {
+		parts = append(parts, "missing_topic=next_source")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // maxWarned bounds the topics a Multi remembers having warned about.
 const maxWarned = 4096
 

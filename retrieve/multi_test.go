@@ -19,6 +19,8 @@ type listSource struct {
 	asked    []int
 }
 
+func (l *listSource) Identify() string { return "list" }
+
 func (l *listSource) Retrieve(_ context.Context, _, _ string, k int) ([]Passage, error) {
 	l.asked = append(l.asked, k)
 	if l.err != nil {

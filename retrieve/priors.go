@@ -131,6 +131,11 @@ type WithPriors struct {
 	Priors *SourcePriors
 }
 
+// Identify says what the source is: Next's identity and the priors' table.
+func (w *WithPriors) Identify() string {
+	return w.Next.Identify() + "; source_priors=" + w.Priors.Name()
+}
+
 // Retrieve implements Retriever.
 func (w *WithPriors) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {
 	ps, err := w.Next.Retrieve(ctx, topic, atom, k)

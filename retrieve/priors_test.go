@@ -72,6 +72,8 @@ func TestSourcePriorsErrors(t *testing.T) {
 // fixed is a retriever that returns its passages.
 type fixed []Passage
 
+func (f fixed) Identify() string { return "fixed" }
+
 func (f fixed) Retrieve(_ context.Context, _, _ string, k int) ([]Passage, error) {
 	return append([]Passage(nil), f[:min(k, len(f))]...), nil
 }

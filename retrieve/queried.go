@@ -9,6 +9,9 @@ import (
 // (querybuild.LLM: FactReasoner's QueryBuilder, SAFE's query step).
 type QueryWriter interface {
 	Queries(ctx context.Context, atom, response string) ([]string, error)
+	// Identify says what writes the queries ("llm:MODEL"), as a
+	// Retriever's Identify does.
+	Identify() string
 }
 
 // Queried retrieves for the queries a QueryWriter writes instead of the
@@ -23,6 +26,10 @@ type Queried struct {
 	Writer   QueryWriter
 	Response string // the response the atoms were taken from
 }
+
+// Identify says what the source is: Next's identity, searched with the
+// queries of the writer.
+func (q *Queried) Identify() string { return q.Next.Identify() + "; queries=" + q.Writer.Identify() }
 
 // Retrieve implements Retriever.
 func (q *Queried) Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error) {

@@ -14,7 +14,10 @@
 // into a record as contexts.
 package retrieve
 
-import "context"
+import (
+	"context"
+	"net/url"
+)
 
 // Passage is one retrieved piece of evidence.
 type Passage struct {
@@ -38,6 +41,26 @@ type Passage struct {
 // Retriever returns up to k passages for an atom about a topic, best first.
 // The atom is the claim's text; each source forms its own search query from
 // it (FActScore's knowledge base: topic + " " + atom; Wikipedia: the atom).
+//
+// Identify says what the retriever is, with every setting that changes
+// what it finds, as libDAI's identify() says what a solver is: a knowledge
+// base by its content (not its path), a web source by its kind and its
+// endpoint's host, its query; "wikipedia[host=en.wikipedia.org,…]". A run's
+// output lines record it (result.Run.Sources), so that a resumed run or a
+// merge refuses lines retrieved from other evidence. Unlike the Source
+// names of the retrieval cache, an identity says nothing of where a file
+// is or when it was written, and nothing secret.
 type Retriever interface {
 	Retrieve(ctx context.Context, topic, atom string, k int) ([]Passage, error)
+	Identify() string
+}
+
+// hostOf is the host (and port) of an endpoint URL, for identities: the
+// path, query and credentials are left out.
+func hostOf(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "?"
+	}
+	return u.Host
 }

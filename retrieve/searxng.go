@@ -56,6 +56,12 @@ func NewSearXNG(base string) (*SearXNG, error) {
 	return &SearXNG{Endpoint: u.String(), Client: &http.Client{Timeout: 60 * time.Second}}, nil
 }
 
+// Identify says what the source is: a SearXNG instance by its host, and
+// the query.
+func (s *SearXNG) Identify() string {
+	return fmt.Sprintf("searxng[host=%s,query=%s]", hostOf(s.Endpoint), s.Query)
+}
+
 // Source names the source and its settings for caches.
 func (s *SearXNG) Source() string {
 	return fmt.Sprintf("searxng:%s:query=%s", s.Endpoint, s.Query)

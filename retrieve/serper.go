@@ -80,6 +80,12 @@ func NewSerper(endpoint, apiKey string) (*Serper, error) {
 	}, nil
 }
 
+// Identify says what the source is: the Serper API at its endpoint's
+// host, and the query.
+func (s *Serper) Identify() string {
+	return fmt.Sprintf("serper[host=%s,query=%s]", hostOf(s.Endpoint), s.Query)
+}
+
 // Source names the source and its settings for caches.
 func (s *Serper) Source() string {
 	return fmt.Sprintf("serper:%s:query=%s", s.Endpoint, s.Query)

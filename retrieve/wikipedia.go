@@ -98,6 +98,12 @@ func NewWikipedia(endpoint string) *Wikipedia {
 	}
 }
 
+// Identify says what the source is: Wikipedia's API at its endpoint's
+// host, how much of a page a passage keeps, and the query.
+func (w *Wikipedia) Identify() string {
+	return fmt.Sprintf("wikipedia[host=%s,chars=%d,query=%s]", hostOf(w.Endpoint), w.MaxChars, w.Query)
+}
+
 // Source names the source for caches.
 func (w *Wikipedia) Source() string {
 	name := fmt.Sprintf("wikipedia:%s:%d", w.Endpoint, w.MaxChars)

@@ -70,6 +70,9 @@ func NewClaimExtractor(client *llm.Client) (*ClaimExtractor, error) {
 	return e, nil
 }
 
+// Identify says what the extraction is: "veriscore:MODEL".
+func (e *ClaimExtractor) Identify() string { return "veriscore:" + e.client.Model() }
+
 // Atomize implements atomize.Atomizer: the claims of a response that
 // answers no question.
 func (e *ClaimExtractor) Atomize(ctx context.Context, response string) ([]string, error) {

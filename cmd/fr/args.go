@@ -14,6 +14,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
+	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
@@ -62,7 +63,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		if c.Command != nil && c.Command.Name != "" {
 			flags = c.Command.Flags
 		}
-		return usagef("%v%s (see %s --help)", err, didYouMean(flag, flagNames(flags)), helpName(c))
+		return usagef("%v%s (see %s --help)", err, suggest.DidYouMean(flag, flagNames(flags)), helpName(c))
 	}
 	return usagef("%v (see %s --help)", err, helpName(c))
 }

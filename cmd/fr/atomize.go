@@ -14,16 +14,7 @@ func atomizeCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records on stderr and go on"},
 	}
-	flags = append(flags, outputFlags()...)
-	for _, f := range llmFlags() {
-		switch f.Names()[0] {
-		case "nli-prompt", "abstention":
-			continue
-		case "atomizer":
-			f = &cli.StringFlag{Name: "atomizer", Value: "llm", Category: catAtoms, Usage: "how responses are split into atoms: " + atomizerUsage()}
-		}
-		flags = append(flags, f)
-	}
+	flags = append(append(flags, outputFlags()...), runsOf("atomize").flags()...)
 	return &cli.Command{
 		Name:      "atomize",
 		Usage:     "split the responses of records without atoms into atoms",
@@ -50,7 +41,11 @@ func runAtomize(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	p, err := pipeline.Open(c.Context, llmOptions(c))
+	o, err := runsOf("atomize").options(c)
+	if err != nil {
+		return err
+	}
+	p, err := pipeline.Open(c.Context, o)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func compareCommand() *cli.Command {
 			&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catRun, Usage: "factscore row: entailment probability a context must exceed to support an atom"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Category: catIO, Usage: "table format: markdown, json or csv"},
 			&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
-		}, append(outputFlags(), pipelineFlags()...)...),
+		}, append(outputFlags(), runsOf("compare").flags()...)...),
 		Action: runCompare,
 	}
 }
@@ -92,6 +92,14 @@ func runCompare(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut(err)) }()
 	if recorded || c.NArg() > 1 {
+		// Nothing runs but the measures: every setting of a part is
+		// refused, but K.
+		r := runsOf("compare")
+		for _, s := range pipeline.Settings(r.kinds...) {
+			if f := r.flag(s.Name()); c.IsSet(f) && s.Path != "K" {
+				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
+			}
+		}
 		for _, f := range []string{"versions", "threshold"} {
 			if c.IsSet(f) {
 				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
@@ -116,6 +124,7 @@ func runCompare(c *cli.Context) (err error) {
 	var (
 		versions  []graph.Version
 		baselines []string
+		verifiers []pipeline.Part // of the baselines, which read their settings
 	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
 		switch b := strings.ToLower(strings.TrimSpace(s)); b {
@@ -126,6 +135,9 @@ func runCompare(c *cli.Context) (err error) {
 				}
 			}
 			baselines = append(baselines, b)
+			if b != pipeline.BaselineFActScore {
+				verifiers = append(verifiers, pipeline.VerifierPart(b))
+			}
 			continue
 		}
 		v, err := graph.ParseVersion(s)
@@ -134,7 +146,7 @@ func runCompare(c *cli.Context) (err error) {
 		}
 		versions = append(versions, v)
 	}
-	p, err := openPipeline(c, input)
+	p, err := openPipeline(c, input, verifiers...)
 	if err != nil {
 		return err
 	}

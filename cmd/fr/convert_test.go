@@ -143,7 +143,7 @@ func TestLabeledFormatErrors(t *testing.T) {
 		t.Errorf("convert of invalid records: stdout\n%s\nstderr\n%s", out, stderr)
 	}
 	// What convert writes, fr score reads.
-	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--retrieval-cache", "off", "--source", "none", writeFile(t, "conv.jsonl", strings.ReplaceAll(out, `"atoms"`, `"contexts": [{"id": "c0", "text": "F."}], "atoms"`))); err != nil {
+	if _, _, err := run(t, ctx, "score", "--nli", "lexical", "--source", "none", writeFile(t, "conv.jsonl", strings.ReplaceAll(out, `"atoms"`, `"contexts": [{"id": "c0", "text": "F."}], "atoms"`))); err != nil {
 		t.Errorf("fr score on convert's output: %v", err)
 	}
 	typeErr := writeFile(t, "type.jsonl", strings.Replace(good, `"is-relevant": true`, `"is-relevant": "yes"`, 1)+"\n")

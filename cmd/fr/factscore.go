@@ -45,45 +45,35 @@ func factscoreCommand() *cli.Command {
 				"# Verify each atom with an LLM against passages of a knowledge base, as FActScore does.",
 				"fr factscore --db enwiki.db --llm-model MODEL -o fs.jsonl responses.jsonl",
 			),
-		verifier: "llm", gamma: factscore.DefaultGamma, gold: true,
+		gamma: factscore.DefaultGamma, gold: true,
 	})
 }
 
 // assessorSpec is what sets fr factscore, fr veriscore and fr factverify
-// apart: one pipeline (Pipeline.FActScoreFile) with other defaults and
-// another summary.
+// apart: one pipeline (Pipeline.FActScoreFile) with other defaults (the
+// verifier's and the atomizer's: runsOf) and another summary.
 type assessorSpec struct {
 	name, usage, description string
-	verifier, atomizer       string // the defaults of --verifier and --atomizer
-	gamma                    int    // of --gamma
+	gamma                    int    // the default of --gamma
 	gold                     bool   // offers --gold
 	assessor                 string // the summary's assessor; "" for FActScore
 }
 
 func assessorCommand(a assessorSpec) *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "verifier", Value: a.verifier, Category: catFActScore, Usage: "how each atom is checked: " + tableNames(pipeline.Verifiers(), func(v pipeline.Verifier) string { return v.Name })},
 		&cli.IntFlag{Name: "gamma", Value: a.gamma, Category: catFActScore, Usage: "length-penalty γ (0: none)"},
 		&cli.BoolFlag{Name: "skip-invalid", Category: catIO, Usage: "report invalid records and failed records on stderr, count them and go on"},
-		&cli.IntFlag{Name: "k", Value: 5, Category: catRetrieval, Usage: "passages retrieved per atom (FActScore: 5)"},
-		&cli.Float64Flag{Name: "threshold", Value: factscore.DefaultThreshold, Category: catFActScore, Usage: "nli verifier: entailment probability a context must exceed"},
 	}
 	if a.gold {
-		flags[1] = &cli.IntFlag{Name: "gamma", Value: a.gamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"}
+		flags[0] = &cli.IntFlag{Name: "gamma", Value: a.gamma, DefaultText: "10, or 0 with --gold", Category: catFActScore, Usage: "length-penalty γ (0: none)"}
 		flags = append(flags, &cli.BoolFlag{Name: "gold", Category: catFActScore, Usage: "score the human labels instead of verifying"})
-	}
-	for _, f := range append(outputFlags(), append(nliFlags(), retrieverFlags()...)...) {
-		if f.Names()[0] == "atomizer" && a.atomizer != "" {
-			f = &cli.StringFlag{Name: "atomizer", Value: a.atomizer, Category: catAtoms, Usage: "how records without atoms get them: " + atomizerUsage()}
-		}
-		flags = append(flags, f)
 	}
 	return &cli.Command{
 		Name:        a.name,
 		Usage:       a.usage,
 		ArgsUsage:   "INPUT",
 		Description: a.description,
-		Flags:       flags,
+		Flags:       append(append(flags, outputFlags()...), runsOf(a.name).flags()...),
 		Action:      func(c *cli.Context) error { return runAssessor(c, a) },
 	}
 }
@@ -101,15 +91,18 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	if gold && !c.IsSet("gamma") {
 		gamma = 0 // human scores carry no length penalty
 	}
-	o := nliOptions(c)
+	r := runsOf(a.name)
+	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // --gold: nothing to open
 	if !gold {
-		if o.Retrieval, err = retrievalOptions(c, "k"); err != nil {
+		if o, err = r.options(c); err != nil {
 			return err
 		}
-		o.Caches.Retrieval = c.String("retrieval-cache")
-		o.FActScore = pipeline.FActScoreOptions{Verifier: c.String("verifier"), Threshold: c.Float64("threshold")}
-	} else {
-		o = pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // nothing to open
+	} else if given := r.given(c); len(given) > 0 {
+		for _, s := range pipeline.Settings(r.kinds...) {
+			if _, ok := given[s.Name()]; ok {
+				return usagef("--%s does not apply to --gold, which scores the human labels and runs no part", r.flag(s.Name()))
+			}
+		}
 	}
 	p, err := pipeline.Open(c.Context, o)
 	if err != nil {
@@ -176,7 +169,7 @@ func veriscoreCommand() *cli.Command {
 				"# Records that carry their atoms and contexts: only the verification asks the model.",
 				"fr veriscore --llm-model MODEL -o vs.jsonl atoms-and-contexts.jsonl",
 			),
-		verifier: pipeline.BaselineVeriScore, atomizer: "veriscore", assessor: pipeline.BaselineVeriScore,
+		assessor: pipeline.BaselineVeriScore,
 	})
 }
 
@@ -199,6 +192,6 @@ func factverifyCommand() *cli.Command {
 				"# Raw responses with Google results through Serper, as FactReasoner's baseline.",
 				"fr factverify --llm-model MODEL --source serper -o fv.jsonl responses.jsonl",
 			),
-		verifier: pipeline.BaselineFactVerify, atomizer: "llm", assessor: pipeline.BaselineFactVerify,
+		assessor: pipeline.BaselineFactVerify,
 	})
 }

@@ -280,8 +280,13 @@ func TestScoreAbstention(t *testing.T) {
 	if last["abstained"] != true || last["num_atoms"] != 0.0 || len(last["marginals"].([]any)) != 0 || last["atoms"] != nil {
 		t.Errorf("the abstaining line: abstained %v, %v atoms, marginals %v, atoms %v", last["abstained"], last["num_atoms"], last["marginals"], last["atoms"])
 	}
+	// The rule is recorded where it acted: on the line of the record that
+	// came without atoms, not on those that brought theirs.
+	if r := last["run"].(map[string]any); r["abstention"] != "generic" || r["atomizer"] != nil {
+		t.Errorf("the abstaining line's run: %v", r)
+	}
 	for _, l := range lines[:3] {
-		if l["abstained"] != nil || l["run"].(map[string]any)["abstention"] != "generic" {
+		if r := l["run"].(map[string]any); l["abstained"] != nil || r["abstention"] != nil || r["atomizer"] != nil {
 			t.Errorf("line %v: abstained %v, run %v", l["line"], l["abstained"], l["run"])
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/clidoc"
 	"github.com/factreasoner/factreasoner-go/internal/natural"
 )
 
@@ -90,7 +91,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		if len(c.Subcommands) > 0 {
 			continue // its help lists its commands, whose help has examples
 		}
-		examples := examplesOf(c)
+		examples := clidoc.ExampleLines(c)
 		if len(examples) == 0 || !strings.Contains(help, "Examples:\n") {
 			t.Errorf("fr help %s: no examples", path)
 		}
@@ -170,24 +171,6 @@ func TestDidYouMean(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"", "abc", 3}, {"score", "score", 0}, {"scor", "score", 1}, {"kitten", "sitting", 3},
-		{"modle", "model", 1}, {"ab", "ba", 1}, {"ca", "abc", 3}, {"γ", "y", 1},
-	}
-	for _, tc := range tests {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-		if got := editDistance(tc.b, tc.a); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
-		}
-	}
-}
-
 // TestCLIDoc: docs/cli.md is what fr docs writes, so that it cannot drift
 // from the commands.
 func TestCLIDoc(t *testing.T) {
@@ -214,7 +197,7 @@ func TestCLIDoc(t *testing.T) {
 func TestExamplesRun(t *testing.T) {
 	ran := 0
 	for path, c := range documented(t) {
-		for _, ex := range examplesOf(c) {
+		for _, ex := range clidoc.ExampleLines(c) {
 			if !strings.Contains(ex, "testdata/") {
 				continue
 			}

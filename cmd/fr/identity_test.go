@@ -3,10 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 
 // TestOtherSolverSettings is issue 22's case: an output scored by exact
@@ -41,7 +48,7 @@ func TestOtherSolverSettings(t *testing.T) {
 		want string // "" when the run resumes
 	}{
 		{"same settings", exact, ""},
-		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]" in this run (--solver, --algorithm and its settings)`},
+		{"damped BP", bp, `:1: field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "bp[damping=0.5,tol=0.001,maxiter=1000,maxmem=536870912,errbudget=300000000]" in this run (--solver, --algorithm, --max-memory, --damping, --tolerance, --max-iterations, --error-budget)`},
 		{"exact, other budget", append(exact[:len(exact):len(exact)], "--exact-budget", "3s"), `field "run.inference" is "exact[maxmem=536870912,budget=2s]" there but "exact[maxmem=536870912,budget=3s]"`},
 	} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
@@ -125,5 +132,182 @@ func TestOneRunManyBackends(t *testing.T) {
 	os.WriteFile(path, []byte(out), 0o644)
 	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, "--force", path); err != nil {
 		t.Errorf("report of the example: %v\n%s", err, errOut)
+	}
+}
+
+// resumeRig scores one input file into outputs that hold some of its lines,
+// for the tests of what resumes into what.
+type resumeRig struct {
+	t     *testing.T
+	input string
+}
+
+// score runs fr score -o out with args on the rig's input.
+func (r resumeRig) score(out string, args []string) error {
+	_, stderr, err := run(r.t, context.Background(), append(append([]string{"score", "-o", out}, args...), r.input)...)
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, stderr)
+	}
+	return nil
+}
+
+// lines are the lines of a whole run with args, each with its newline.
+func (r resumeRig) lines(args []string) [][]byte {
+	out := filepath.Join(r.t.TempDir(), "full.jsonl")
+	if err := r.score(out, args); err != nil {
+		r.t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out)
+	ls := bytes.SplitAfter(data, []byte("\n"))
+	return ls[:len(ls)-1] // after the last newline: nothing
+}
+
+// file writes lines into a new file.
+func (r resumeRig) file(ls ...[]byte) string {
+	path := filepath.Join(r.t.TempDir(), "part.jsonl")
+	os.WriteFile(path, bytes.Join(ls, nil), 0o644)
+	return path
+}
+
+// resumeCase is an output holding one line (kept) and a run resumed into
+// it (args): want is what its error says, "" when it resumes.
+type resumeCase struct {
+	name string
+	kept []byte
+	args []string
+	want string
+}
+
+// check resumes each case: a refused one names the field and leaves the
+// file as it was; one that resumes completes the output to total lines.
+func (r resumeRig) check(total int, cases []resumeCase) {
+	for _, tc := range cases {
+		out := r.file(tc.kept)
+		err := r.score(out, tc.args)
+		got, _ := os.ReadFile(out)
+		switch {
+		case tc.want == "" && err != nil:
+			r.t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(outputLines(r.t, out)) != total:
+			r.t.Errorf("%s: %d lines after resuming", tc.name, len(outputLines(r.t, out)))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			r.t.Errorf("%s: error %v\nwant it to contain %s", tc.name, err, tc.want)
+		case tc.want != "" && !bytes.Equal(got, tc.kept):
+			r.t.Errorf("%s: the refused file was changed", tc.name)
+		}
+	}
+}
+
+// TestOtherAtomizer (issue 30): the atomizer that made a record's atoms is
+// part of its line's identity, and only of the lines of records that came
+// without atoms. A run with another atomizer does not resume into a line
+// it made, nor merge with it; a line whose record brought its atoms takes
+// any; and a run resumes into its own lines (which it did not: the
+// abstention rule, on every line, was missing from what it compared).
+func TestOtherAtomizer(t *testing.T) {
+	ctx := context.Background()
+	raw2 := strings.Replace(rawRecord, "She died in 2015.", "She died in 2011.", 1)
+	input := writeFile(t, "in.jsonl", rawRecord+"\n"+raw2+"\n"+record(3, nil)+"\n")
+	srv := llmtest.New(t, func(_ int, r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: `["Ruth Adair was born in Tulsa."]`}
+	})
+	sentences := []string{"--nli", "lexical", "--atomizer", "sentences"}
+	llmAtoms := []string{"--nli", "lexical", "--atomizer", "llm", "--revise=false", "--llm-model", "m", "--llm-base-url", srv.BaseURL(), "--llm-cache", "off"}
+	rig := resumeRig{t, input}
+	bySentences, byLLM := rig.lines(sentences), rig.lines(llmAtoms)
+	file := rig.file
+	got := outputLines(t, file(bySentences...))
+	if r := got[0]["run"].(map[string]any); r["atomizer"] != "sentences" || r["abstention"] != "generic" {
+		t.Errorf("the atomized line's run: %v", r)
+	}
+	if r := got[2]["run"].(map[string]any); r["atomizer"] != nil || r["abstention"] != nil {
+		t.Errorf("the run of the line whose record brought its atoms: %v", r)
+	}
+	rig.check(3, []resumeCase{
+		{"the same atomizer", bySentences[0], sentences, ""},
+		{"another atomizer", bySentences[0], llmAtoms, `:1: field "run.atomizer" is "sentences" there but "llm:m" in this run`},
+		{"no atomizer", bySentences[0], []string{"--nli", "lexical"}, `:1: field "run.atomizer" is "sentences" there but "none" in this run`},
+		{"another atomizer, atoms brought", bySentences[2], llmAtoms, ""},
+	})
+
+	// fr merge: lines atomized by two atomizers are not one run; a line
+	// whose record brought its atoms joins any.
+	if _, _, err := run(t, ctx, "merge", file(bySentences[0]), file(byLLM[1])); err == nil || !strings.Contains(err.Error(), `field "run.atomizer" is "llm:m", but "sentences" at `) {
+		t.Errorf("merge of two atomizers: %v", err)
+	}
+	if _, _, err := run(t, ctx, "merge", file(bySentences[:2]...), file(byLLM[2])); err != nil {
+		t.Errorf("merge with a line of brought atoms: %v", err)
+	}
+}
+
+// TestOtherEvidence (issue 30): the knowledge sources that retrieved a
+// record's contexts are part of its line's identity, a knowledge base by
+// its content: a run resumes into an output of the same knowledge base
+// under another path, and is refused one retrieved from another knowledge
+// base or another source, naming the field (run.sources); fr merge
+// refuses shards of two knowledge bases. A line whose record brought its
+// contexts agrees with any source.
+func TestOtherEvidence(t *testing.T) {
+	ctx := context.Background()
+	build := func(text string) string {
+		kb := filepath.Join(t.TempDir(), "kb.db")
+		doc := writeTemp(t, "Lanny Flaherty.txt", text)
+		if _, _, err := run(t, ctx, "kb", "build", "-o", kb, doc); err != nil {
+			t.Fatal(err)
+		}
+		return kb
+	}
+	kb1 := build("Lanny Flaherty was an American actor.\n\nHe was born on July 27, 1942.\n")
+	kb2 := build("Lanny Flaherty was an Irish baker.\n\nHe was born in 1950.\n")
+	data, _ := os.ReadFile(kb1)
+	kb1Copy := writeFile(t, "copy.db", string(data))
+	wiki := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("list") == "search" {
+			json.NewEncoder(w).Encode(map[string]any{"query": map[string]any{"search": []any{map[string]any{"title": "Lanny Flaherty"}}}})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"query": map[string]any{"pages": []any{map[string]any{
+			"title": "Lanny Flaherty", "extract": "Lanny Flaherty was an American actor.", "fullurl": "https://en.wikipedia.org/wiki/Lanny_Flaherty"}}}})
+	}))
+	defer wiki.Close()
+	second := strings.Replace(bornRecord, "born on July 27, 1942.\"", "born on July 27, 1942, in Mississippi.\"", 1)
+	input := writeFile(t, "in.jsonl", bornRecord+second+record(3, nil)+"\n")
+	base := []string{"--nli", "lexical", "--retrieval-cache", "off"}
+	withDB := func(kb string) []string { return append(base[:len(base):len(base)], "--db", kb) }
+	rig := resumeRig{t, input}
+	file := rig.file
+	fromKB1, fromKB2 := rig.lines(withDB(kb1)), rig.lines(withDB(kb2))
+	got := outputLines(t, file(fromKB1...))
+	if r := got[0]["run"].(map[string]any); !strings.HasPrefix(fmt.Sprint(r["sources"]), "db[kb=sha256:") || r["retrieval"] != "top_k=3,query_contexts=3" {
+		t.Errorf("the retrieved line's run: %v", r)
+	}
+	if r := got[2]["run"].(map[string]any); r["sources"] != nil || r["retrieval"] != nil {
+		t.Errorf("the run of the line whose record brought its contexts: %v", r)
+	}
+	wikipedia := append(base[:len(base):len(base)], "--source", "wikipedia", "--wikipedia-endpoint", wiki.URL, "--wikipedia-interval", "0s")
+	if !bytes.Contains(fromKB1[2], []byte(`"run":{`)) || !bytes.Contains(fromKB1[2], []byte(`"k":"half"`)) {
+		t.Fatalf("the line of brought contexts has no run to edit: %s", fromKB1[2])
+	}
+	rig.check(3, []resumeCase{
+		{"the same knowledge base", fromKB1[0], withDB(kb1), ""},
+		{"a copy of it elsewhere", fromKB1[0], withDB(kb1Copy), ""},
+		{"another knowledge base", fromKB1[0], withDB(kb2), `:1: field "run.sources" is "db[kb=sha256:`},
+		{"another source", fromKB1[0], wikipedia, `:1: field "run.sources" is "db[kb=sha256:`},
+		{"another knowledge base, contexts brought", fromKB1[2], withDB(kb2), ""},
+		// Lines written before run.sources: a retrieved line without it
+		// agrees with any knowledge base (it cannot say which it had);
+		// one that brought its contexts, with run.retrieval on it as the
+		// earlier writer put it on every line, with any too.
+		{"an earlier line, retrieved", regexp.MustCompile(`,"sources":"[^"]*"`).ReplaceAll(fromKB1[0], nil), withDB(kb2), ""},
+		{"an earlier line, contexts brought", bytes.Replace(fromKB1[2], []byte(`"k":"half"`), []byte(`"k":"half","retrieval":"top_k=3,query_contexts=3"`), 1), withDB(kb2), ""},
+	})
+
+	// fr merge: shards of two knowledge bases are not one run; a line
+	// whose record brought its contexts joins any.
+	if _, _, err := run(t, ctx, "merge", file(fromKB1[0]), file(fromKB2[1])); err == nil || !strings.Contains(err.Error(), `field "run.sources" is "db[kb=sha256:`) {
+		t.Errorf("merge of two knowledge bases: %v", err)
+	}
+	if _, _, err := run(t, ctx, "merge", file(fromKB1[:2]...), file(fromKB2[2])); err != nil {
+		t.Errorf("merge with a line of brought contexts: %v", err)
 	}
 }

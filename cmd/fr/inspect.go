@@ -36,7 +36,7 @@ func inspectCommand() *cli.Command {
 			&cli.StringFlag{Name: "dot", Category: catIO, Usage: "write the network of the last record inspected as Graphviz DOT to this `FILE`"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catIO, Usage: "output `FILE` (default stdout); an existing FILE is replaced only with --force"},
 			&cli.BoolFlag{Name: "force", Category: catIO, Usage: "replace an existing -o FILE or --dot FILE"},
-		}, pipelineFlags()...),
+		}, runsOf("inspect").flags()...),
 		Action: runInspect,
 	}
 }

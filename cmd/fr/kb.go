@@ -150,3 +150,19 @@ func runKBBuild(c *cli.Context) error {
 		out, st.Documents, st.Passages, st.Pieces, st.DuplicatePieces, st.RepeatedTitles, st.EmptyDocuments, st.Index.Terms, embedded, time.Since(start).Seconds())
 	return nil
 }
+
+// firstByteFlag is --first-byte-timeout, in the given category.
+func firstByteFlag(category string) cli.Flag {
+	return &cli.DurationFlag{Name: "first-byte-timeout", Value: retry.DefaultFirstByte, Category: category,
+		Usage: "time a server may take to start answering (0: no limit); one that says nothing is not asked again"}
+}
+
+// retryPolicy is the retry policy of --retries and --first-byte-timeout,
+// which every HTTP client of the run shares.
+func retryPolicy(c *cli.Context) *retry.Policy {
+	p := &retry.Policy{Retries: c.Int("retries"), FirstByte: c.Duration("first-byte-timeout")}
+	if p.FirstByte == 0 {
+		p.FirstByte = -1 // no limit
+	}
+	return p
+}

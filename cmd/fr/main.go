@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
 )
 
@@ -156,7 +157,7 @@ func unknownCommand(help func(*cli.Context) error) cli.ActionFunc {
 			if c.Command != nil && len(c.Command.Subcommands) > 0 {
 				cmds = c.Command.Subcommands
 			}
-			return usagef("unknown command %q%s (see %s --help)", name, didYouMean(name, commandNames(cmds)), helpName(c))
+			return usagef("unknown command %q%s (see %s --help)", name, suggest.DidYouMean(name, commandNames(cmds)), helpName(c))
 		}
 		return help(c)
 	}

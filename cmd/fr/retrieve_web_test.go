@@ -166,7 +166,7 @@ func TestRetrieveWebErrors(t *testing.T) {
 		{"--source wikipedia --k-per-source serper=2", "serper is not one of the sources"},
 		{"--source wikipedia --k-per-source wikipedia=0", "--k-per-source"},
 		{"--source wikipedia --web-query title", "--web-query"},
-		{"--source wikipedia --db kb.db", "list no db"},
+		{"--source wikipedia --db kb.db", "--db applies to --source db, not to this run (--source wikipedia)"},
 	} {
 		_, _, err := run(t, ctx, append(append([]string{"retrieve"}, strings.Fields(tt.args)...), in)...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,7 +195,7 @@ func TestScoreJobsParts(t *testing.T) {
 	}
 	input := writeFile(t, "in.jsonl", b.String())
 	backends := [][]string{
-		{"--nli", "llm", "--llm-base-url", srv.BaseURL(), "--llm-model", "judge"},
+		{"--nli", "llm", "--llm-base-url", srv.BaseURL(), "--llm-model", "judge", "--llm-cache", "LLMCACHE"},
 		{"--nli", "lexical"},
 	}
 	if _, err := os.Stat(filepath.Join(tinyRoberta, "model.onnx")); err == nil {
@@ -208,8 +209,10 @@ func TestScoreJobsParts(t *testing.T) {
 			sub := filepath.Join(dir, jobs)
 			os.Mkdir(sub, 0o755)
 			args := append(append([]string{"score", "--version", "3", "--jobs", jobs, "--atomizer", "sentences", "--db", kb,
-				"--cache", filepath.Join(sub, "nli.sqlite"), "--llm-cache", filepath.Join(sub, "llm.sqlite"),
-				"--retrieval-cache", filepath.Join(sub, "retrieval.sqlite")}, backend...), input)
+				"--cache", filepath.Join(sub, "nli.sqlite"), "--retrieval-cache", filepath.Join(sub, "retrieval.sqlite")}, backend...), input)
+			if i := slices.Index(args, "LLMCACHE"); i >= 0 { // the LLM's cache, where there is an LLM
+				args[i] = filepath.Join(sub, "llm.sqlite")
+			}
 			out, stderr, err := run(t, ctx, args...)
 			if err != nil {
 				t.Fatalf("%s --jobs %s: %v\n%s", backend[1], jobs, err, stderr)

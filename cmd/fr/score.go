@@ -49,7 +49,7 @@ func scoreCommand() *cli.Command {
 			&cli.StringFlag{Name: "response", Category: catIO, Usage: "score this one answer (`TEXT`) instead of an INPUT file"},
 			&cli.StringFlag{Name: "query", Category: catIO, Usage: "with --response: the question it answers"},
 			&cli.StringFlag{Name: "topic", Category: catIO, Usage: "with --response: its topic (what a knowledge base is searched under)"},
-		}, pipelineFlags()...),
+		}, runsOf("score").flags()...),
 		Action: runScore,
 	}
 }

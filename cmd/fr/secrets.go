@@ -11,6 +11,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -28,11 +29,22 @@ var secretEnv = []string{"OPENAI_API_KEY", retrieve.SerperKeyEnv, hub.EnvToken, 
 // carry credentials.
 var urlEnv = []string{"OPENAI_BASE_URL", hub.EnvEndpoint}
 
-// secretFlags hold secrets; urlFlags hold endpoint URLs.
-var (
-	secretFlags = []string{"llm-api-key"}
-	urlFlags    = []string{"llm-base-url", "embed-endpoint", "nli-endpoint", "searxng-url", "serper-endpoint", "wikipedia-endpoint"}
-)
+// secretFlags are the flags that hold secrets, urlFlags those that hold
+// endpoint URLs: the settings that say so (pipeline.Setting's Secret and
+// URL), and fr kb build's embeddings endpoint.
+func secretFlags() (secrets, urls []string) {
+	var r runs
+	urls = []string{"embed-endpoint"}
+	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+		switch {
+		case s.Secret:
+			secrets = append(secrets, r.flag(s.Name()))
+		case s.URL:
+			urls = append(urls, r.flag(s.Name()))
+		}
+	}
+	return secrets, urls
+}
 
 // newRedactor returns a redactor that knows the secrets of the
 // environment and of the token file.
@@ -52,10 +64,11 @@ func newRedactor() *redact.Redactor {
 
 // addFlagSecrets makes r know the secrets given as flags of c's command.
 func addFlagSecrets(c *cli.Context, r *redact.Redactor) {
-	for _, name := range secretFlags {
+	secrets, urls := secretFlags()
+	for _, name := range secrets {
 		r.Add(c.String(name))
 	}
-	for _, name := range urlFlags {
+	for _, name := range urls {
 		r.Add(redact.Secrets(c.String(name))...)
 	}
 }

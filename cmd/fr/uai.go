@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 
@@ -34,7 +35,7 @@ func uaiCommand() *cli.Command {
 				),
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "evidence", Category: catIO, Usage: "evidence file (merlin's \"N v1 x1 …\" or the older one-sample layout)"},
-			}, append(outputFlags(), solverFlags()...)...),
+			}, append(outputFlags(), runsOf("solve").flags()...)...),
 			Action: runUAISolve,
 		}},
 	}
@@ -47,9 +48,13 @@ func runUAISolve(c *cli.Context) (err error) {
 	if c.NArg() != 1 {
 		return usagef("uai solve: want exactly one MODEL file, got %d arguments (see fr uai solve --help)", c.NArg())
 	}
-	solver, err := newSolver(c)
+	o, err := runsOf("solve").options(c)
 	if err != nil {
-		return asUsage(err)
+		return err
+	}
+	solver, err := pipeline.OpenSolver(o.Inference)
+	if err != nil {
+		return err
 	}
 	path, err := inputPath(c, c.Args().First())
 	if err != nil {

@@ -1,0 +1,387 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/factreasoner/factreasoner-go/pipeline"
+)
+
+// The settings of the library's parts (pipeline.Setting) are fr's flags:
+// each command that runs parts of some kinds has a flag for every setting
+// of those parts, named after the setting's path (flagName), with its
+// default, help and category; the flags given make the run's Options
+// (pipeline.Given), and a flag given for a part that is not in the run is
+// refused, naming what it applies to. The library's errors name options
+// by path; fr names them by their flags (withFlagNames).
+
+// runs says what a command runs: the kinds of parts, and the command's
+// own names and defaults for some settings, by setting name.
+type runs struct {
+	kinds    []string
+	names    map[string]string
+	defaults map[string]string
+}
+
+// scoring is what fr score, compare and inspect run.
+var scoringKinds = []string{pipeline.KindScoring, pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindSummarizer,
+	pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindInference}
+
+// runsOf is what the command of that name runs; nothing for a command
+// that runs no part.
+func runsOf(command string) runs {
+	k := map[string]string{"Retrieval.TopK": "k"} // passages per atom: --k where no F1@K's K is
+	switch command {
+	case "score", "compare", "inspect":
+		return runs{kinds: scoringKinds}
+	case "factscore", "veriscore", "factverify":
+		defaults := map[string]string{"Retrieval.TopK": "5", "FActScore.Verifier": "llm"}
+		switch command {
+		case "veriscore":
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineVeriScore, "veriscore"
+		case "factverify":
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineFactVerify, "llm"
+		}
+		return runs{kinds: []string{pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindVerifier},
+			names: k, defaults: defaults}
+	case "atomize":
+		return runs{kinds: []string{pipeline.KindAtomizer}, defaults: map[string]string{"Atomizer": "llm"}}
+	case "retrieve":
+		return runs{kinds: []string{pipeline.KindRetrieval}, names: k}
+	case "solve": // fr uai solve
+		return runs{kinds: []string{pipeline.KindInference}}
+	}
+	return runs{}
+}
+
+// flagRenames are the flags whose names are not their settings' paths
+// (flagName): the names fr had before its flags were made from the
+// settings, kept.
+var flagRenames = map[string]string{
+	"NLI.Backend":                     "nli",
+	"Caches.NLI":                      "cache",
+	"NLI.ONNX.Library":                "onnxruntime-lib",
+	"NLI.Remote.Model":                "nli-remote-model",
+	"LLM.Reasks":                      "llm-reask",
+	"Retry.FirstByte":                 "first-byte-timeout",
+	"LLMPrompt":                       "nli-prompt",
+	"LLMMethod":                       "nli-method",
+	"LLMSamples":                      "nli-samples",
+	"LLMFixedProbability":             "nli-fixed-probability",
+	"OneWayPairs":                     "fr3-pairs",
+	"Summaries=llm":                   "summarize",
+	"Summaries=given":                 "use-summaries",
+	"Inference.Engine":                "solver",
+	"Inference.MaxBytes":              "max-memory",
+	"Retrieval.TopK":                  "retrieve-k",
+	"Retrieval.SkipMissingTopics":     "missing-topic",
+	"Retrieval.Scope":                 "kb-scope",
+	"Retrieval.Ranking":               "retrieval",
+	"Retrieval.Query":                 "web-query",
+	"Retrieval.Wikipedia.MinInterval": "wikipedia-interval",
+	"Retrieval.SearXNG.URL":           "searxng-url",
+	"Retrieval.Pages.Fetch":           "fetch-pages",
+	"Retrieval.Pages.Timeout":         "page-timeout",
+	"Retrieval.Pages.Budget":          "fetch-budget",
+	"Retrieval.Pages.AllowPrivate":    "fetch-private",
+	"Retrieval.Embed.BaseURL":         "embed-endpoint",
+}
+
+// flagAliases are other names of some flags.
+var flagAliases = map[string][]string{"Retry.Retries": {"llm-retries"}}
+
+// flagName is the flag of the setting of that name (pipeline.Setting's
+// Name): its path in kebab case, the first element left out where it only
+// groups (Graph, Inference, Retrieval, FActScore, Retry), a prefix nli- or
+// llm- for those of NLI and LLM, and a cache's kind before -cache; or its
+// name in flagRenames.
+func flagName(setting string) string {
+	if n, ok := flagRenames[setting]; ok {
+		return n
+	}
+	elems := strings.Split(setting, ".")
+	switch elems[0] {
+	case "Graph", "Inference", "Retrieval", "FActScore", "Retry":
+		elems = elems[1:]
+	case "NLI":
+		elems = append([]string{"nli"}, elems[len(elems)-1])
+	case "Caches":
+		elems = []string{elems[1], "cache"}
+	}
+	words := make([]string, len(elems))
+	for i, e := range elems {
+		words[i] = kebab(e)
+	}
+	return strings.Join(words, "-")
+}
+
+// kebab writes a Go name in kebab case: "KPerSource" is k-per-source,
+// "BaseURL" base-url.
+func kebab(name string) string {
+	r := []rune(name)
+	var b strings.Builder
+	for i, c := range r {
+		if i > 0 && unicode.IsUpper(c) && (unicode.IsLower(r[i-1]) || i+1 < len(r) && unicode.IsLower(r[i+1])) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	return b.String()
+}
+
+// flag is the command's name for the setting of that name.
+func (r runs) flag(setting string) string {
+	if n, ok := r.names[setting]; ok {
+		return n
+	}
+	return flagName(setting)
+}
+
+// flags are the command's flags of its settings.
+func (r runs) flags() []cli.Flag {
+	var out []cli.Flag
+	for _, s := range pipeline.Settings(r.kinds...) {
+		out = append(out, r.settingFlag(s))
+	}
+	return out
+}
+
+// settingFlag is the flag of a setting.
+func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
+	name, def := r.flag(s.Name()), s.Default
+	if d, ok := r.defaults[s.Name()]; ok {
+		def = d
+	}
+	usage, defText, cat, aliases := r.text(s.Usage), r.text(s.DefaultText), s.Group, flagAliases[s.Name()]
+	if f, ok := r.optionFlag(s.DefaultText); ok {
+		defText = f // the default is another setting's value
+	}
+	number := func(parse func(string) error) {
+		if def != "" {
+			if err := parse(def); err != nil {
+				panic(fmt.Sprintf("the default of %s: %v", s.Name(), err))
+			}
+		}
+	}
+	switch s.Kind {
+	case pipeline.Bool:
+		return &cli.BoolFlag{Name: name, Aliases: aliases, Value: def == "true", DefaultText: defText, Category: cat, Usage: usage}
+	case pipeline.Int:
+		f := &cli.IntFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
+		number(func(d string) (err error) { f.Value, err = strconv.Atoi(d); return })
+		return f
+	case pipeline.Float:
+		f := &cli.Float64Flag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
+		number(func(d string) (err error) { f.Value, err = strconv.ParseFloat(d, 64); return })
+		return f
+	case pipeline.Duration:
+		f := &cli.DurationFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
+		number(func(d string) (err error) { f.Value, err = time.ParseDuration(d); return })
+		return f
+	}
+	f := &cli.StringFlag{Name: name, Aliases: aliases, Value: def, DefaultText: defText, Category: cat, Usage: usage}
+	if len(s.Env) > 0 {
+		f.EnvVars = s.Env
+		return envShown{f}
+	}
+	return f
+}
+
+// envShown is a flag whose environment variables its help names but which
+// the library reads (pipeline.Setting.Env), so that a value from the
+// environment is not a flag given: the environment of a run may set the
+// LLM endpoint of a part the run does not have.
+type envShown struct{ *cli.StringFlag }
+
+// Unwrap is the flag as help shows it (clidoc).
+func (f envShown) Unwrap() cli.Flag { return f.StringFlag }
+
+// Apply defines the flag without reading its environment variables.
+func (f envShown) Apply(set *flag.FlagSet) error {
+	plain := *f.StringFlag
+	plain.EnvVars = nil
+	return plain.Apply(set)
+}
+
+// given are the command's settings given as flags, by setting name, as
+// text: what the flag read, as Go prints it (2m0s, 0.9), which is the
+// setting's form (pipeline.Kind).
+func (r runs) given(c *cli.Context) map[string]string {
+	out := map[string]string{}
+	for _, s := range pipeline.Settings(r.kinds...) {
+		if name := r.flag(s.Name()); c.IsSet(name) {
+			out[s.Name()] = fmt.Sprint(c.Value(name))
+		}
+	}
+	return out
+}
+
+// options are the run's Options from the command's flags (parts beyond
+// those they choose in also), with the secrets fr knows and its log.
+func (r runs) options(c *cli.Context, also ...pipeline.Part) (pipeline.Options, error) {
+	o, err := pipeline.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
+	if err != nil {
+		return o, r.named(err)
+	}
+	o.LLM.Secrets = knownSecrets(c)
+	o.Log = &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}
+	return o, nil
+}
+
+// named is err with the settings it names as the command's flags: a
+// setting that does not apply, two flags that choose one option, and
+// every option path (withFlagNames).
+func (r runs) named(err error) error {
+	var na *pipeline.NotApplied
+	var cf *pipeline.Conflict
+	switch {
+	case errors.As(err, &na):
+		var ways, have []string
+		for _, g := range na.Groups() {
+			if g.When != "" {
+				ways = append(ways, r.text(g.When))
+				continue
+			}
+			way, within := r.choice(g.Choice, g.Values...), ""
+			if g.Within != "" {
+				option, value, _ := strings.Cut(g.Within, "=")
+				within = r.choice(option, value)
+				way += " (of " + within + ")"
+			}
+			ways = append(ways, way)
+			// What the run has instead: the part this one is within, or
+			// the value of the option that chooses it.
+			if option, value, _ := strings.Cut(g.Within, "="); g.Within != "" && na.Run[option] != value {
+				have = append(have, r.choice(option, na.Run[option]))
+			} else if len(g.Values) > 0 && g.Values[0] != "" && r.hasFlag(g.Choice) {
+				have = append(have, r.choice(g.Choice, na.Run[g.Choice]))
+			}
+		}
+		msg := fmt.Sprintf("--%s applies to %s, not to this run", r.flag(na.Setting), strings.Join(ways, "; "))
+		if len(have) > 0 {
+			msg += " (" + strings.Join(have, ", ") + ")"
+		}
+		return usagef("%s", msg)
+	case errors.As(err, &cf):
+		return usagef("--%s and --%s: give one", r.flag(cf.A), r.flag(cf.B))
+	}
+	return r.withFlagNames(err)
+}
+
+// hasFlag reports whether the setting of that name is a flag of the
+// command (Summaries is two: --summarize and --use-summaries).
+func (r runs) hasFlag(setting string) bool {
+	return slices.ContainsFunc(pipeline.Settings(r.kinds...), func(s pipeline.Setting) bool { return s.Name() == setting })
+}
+
+// choice says how a run gets the parts that values of an option choose:
+// "--nli onnx, remote or auto", "--fetch-pages" (a switch, value ""),
+// "--summarize" (the switch to that value).
+func (r runs) choice(option string, values ...string) string {
+	if len(values) == 0 || len(values) == 1 && values[0] == "" {
+		return "--" + r.flag(option)
+	}
+	if len(values) == 1 {
+		if f, ok := r.optionFlag(option + "=" + values[0]); ok {
+			return f
+		}
+	}
+	return "--" + r.flag(option) + " " + oneOf(values)
+}
+
+// text is a setting's text with the settings it names in parentheses,
+// "(NLI.Model)", named by their flags.
+func (r runs) text(s string) string {
+	return parenthesized.ReplaceAllStringFunc(s, func(group string) string {
+		items := strings.Split(group[1:len(group)-1], ", ")
+		for i, item := range items {
+			// An option alone, or the first word of an item.
+			first, rest, _ := strings.Cut(item, " ")
+			if f, ok := r.optionFlag(item); ok {
+				items[i] = f
+			} else if f, ok := r.optionFlag(first); ok {
+				items[i] = f + " " + rest
+			}
+		}
+		return "(" + strings.Join(items, ", ") + ")"
+	})
+}
+
+// oneOf writes names as "a, b or c".
+func oneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// parenthesized matches a parenthesized group without parentheses inside.
+var parenthesized = regexp.MustCompile(`\([^()]*\)`)
+
+// optionFlag is the flag of an option path ("NLI.Model",
+// "Options.NLI.Model", a setting's name, an option of a part's package as
+// its error names it: pipeline.OptionPath), or the flags of the settings
+// an option groups ("Graph": --use-priors, --atom-prior, --context-prior);
+// false for none.
+func (r runs) optionFlag(path string) (string, bool) {
+	path = strings.TrimPrefix(path, "Options.")
+	if f, ok := commandOptions[path]; ok {
+		return f, true
+	}
+	if p, ok := pipeline.OptionPath(path); ok {
+		path = p
+	}
+	if s, ok := allSettings().byName[path]; ok {
+		return "--" + r.flag(s.Name()), true
+	}
+	group := allSettings().groups[path]
+	if len(group) == 0 || len(group) > 5 {
+		return "", false
+	}
+	flags := make([]string, len(group))
+	for i, name := range group {
+		flags[i] = "--" + r.flag(name)
+	}
+	return strings.Join(flags, ", "), true
+}
+
+// allSettings are the settings of every part, by name (and, for those that
+// are not switches, by path), and the names of those each option path
+// groups: "Graph" the settings Graph.*, "Summaries" its two switches.
+var allSettings = sync.OnceValue(func() (all struct {
+	byName map[string]pipeline.Setting
+	groups map[string][]string
+}) {
+	all.byName, all.groups = map[string]pipeline.Setting{}, map[string][]string{}
+	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+		all.byName[s.Name()] = s
+		elems := strings.Split(s.Path, ".")
+		for i := 1; i < len(elems); i++ {
+			prefix := strings.Join(elems[:i], ".")
+			all.groups[prefix] = append(all.groups[prefix], s.Name())
+		}
+		if s.Switch != "" {
+			all.groups[s.Path] = append(all.groups[s.Path], s.Name())
+		}
+	}
+	return all
+})
+
+// commandOptions are options the library's errors name that commands'
+// own flags set.
+var commandOptions = map[string]string{
+	"FileOptions.OmitInputs": "--output-inputs=false",
+	"hub.PullOptions.ONNX":   "--onnx-file",
+	"report.Inputs":          "--input",
+}
