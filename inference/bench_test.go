@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 )
 
 // BenchmarkFR3 solves the synthetic worst-case FR3 models of the reference

@@ -7,7 +7,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/stancegen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/stancegen"
 	"github.com/factreasoner/factreasoner-go/nli"
 )
 

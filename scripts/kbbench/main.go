@@ -25,7 +25,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/factreasoner/factreasoner-go/bm25"
-	"github.com/factreasoner/factreasoner-go/internal/corpusgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/corpusgen"
 	"github.com/factreasoner/factreasoner-go/kbindex"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )

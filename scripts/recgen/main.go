@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/factreasoner/factreasoner-go/internal/recgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/recgen"
 )
 
 func main() {

@@ -226,7 +226,7 @@ func TestPeakChild(t *testing.T) {
 // and as a multiple of the cap it is bounded by (the baseline, the test
 // binary's own, subtracted). Run:
 //
-//	go test ./internal/capsbench -run '^$' -bench Peak -benchtime 1x
+//	go test ./internal/testgen/capsbench -run '^$' -bench Peak -benchtime 1x
 func BenchmarkPeak(b *testing.B) {
 	dir := b.TempDir()
 	var base float64
