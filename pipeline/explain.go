@@ -12,6 +12,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/natural"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // Explanation says why a variable of an assessment came out as it did:
@@ -176,7 +177,7 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 			}
 			fmt.Fprintf(w, "\n%s  P(true) = %.6f  predicted %s  gold %s\n    %s\n", e.ID, e.PTrue, e.Predicted, gold, e.Text)
 		} else {
-			fmt.Fprintf(w, "\n%s  P(true) = %.6f  (context) %q\n    %s\n", e.ID, e.PTrue, e.Title, OneLine(e.Text, 200))
+			fmt.Fprintf(w, "\n%s  P(true) = %.6f  (context) %q\n    %s\n", e.ID, e.PTrue, e.Title, result.OneLine(e.Text, 200))
 		}
 		if len(e.Evidence) == 0 {
 			fmt.Fprintf(w, "    no relation: nothing moves it from its prior\n")
@@ -184,7 +185,7 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 		for _, ev := range e.Evidence {
 			name := ev.OtherTitle
 			if name == "" {
-				name = OneLine(ev.OtherText, 60)
+				name = result.OneLine(ev.OtherText, 60)
 			}
 			dir := "from"
 			if ev.Source == e.ID {
@@ -196,7 +197,7 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 			}
 			fmt.Fprintln(w)
 			for _, s := range ev.Sentences {
-				fmt.Fprintf(w, "        > %s\n", OneLine(s.Text(ev.Premise), 2*evidence.MaxSentenceRunes))
+				fmt.Fprintf(w, "        > %s\n", result.OneLine(s.Text(ev.Premise), 2*evidence.MaxSentenceRunes))
 			}
 		}
 	}
@@ -209,11 +210,11 @@ func writeExplanations(w io.Writer, a *Assessment, ex []Explanation) {
 func writeHeader(w io.Writer, a *Assessment) bool {
 	in := a.Instance
 	if a.Abstained {
-		fmt.Fprintf(w, "== line %d · %s · %s · abstained: the response declines to answer; nothing was scored\n    %s\n\n", in.Line, OneLine(in.Input, 80), a.Version, OneLine(in.Output, 200))
+		fmt.Fprintf(w, "== line %d · %s · %s · abstained: the response declines to answer; nothing was scored\n    %s\n\n", in.Line, result.OneLine(in.Input, 80), a.Version, result.OneLine(in.Output, 200))
 		return false
 	}
 	r := a.Solution.Report
-	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
+	fmt.Fprintf(w, "== line %d · %s · %s · nli %s · solver %s/%s\n", in.Line, result.OneLine(in.Input, 80), a.Version, a.NLI, r.Solver, r.Method)
 	s := a.Scores
 	fmt.Fprintf(w, "   precision %.4f (%d of %d atoms true, %d false, %d undecided), F1@%g %.4f, E %.6f\n",
 		s.Precision, s.NumTrueAtoms, s.NumAtoms, s.NumFalseAtoms, s.NumUniformAtoms, s.K, s.F1K, s.AvgEntropy)
@@ -228,7 +229,7 @@ func WriteBrief(w io.Writer, a *Assessment) error {
 	var b bytes.Buffer
 	if writeHeader(&b, a) {
 		for _, e := range a.Explain("") {
-			fmt.Fprintf(&b, "   %-4s P(true) %.4f %-2s %s\n", e.ID, e.PTrue, e.Predicted, OneLine(e.Text, 120))
+			fmt.Fprintf(&b, "   %-4s P(true) %.4f %-2s %s\n", e.ID, e.PTrue, e.Predicted, result.OneLine(e.Text, 120))
 		}
 	}
 	_, err := w.Write(b.Bytes())

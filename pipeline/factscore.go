@@ -12,10 +12,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/instance"
 )
 
-// FActScoreRecord is classic FActScore's result for one record: a line of
-// fr factscore's output (package foreign reads them back).
-type FActScoreRecord = factscore.Record
-
 // FActScoreOf verifies the atoms of a record and scores the response with
 // length-penalty γ = gamma. A record without atoms is a raw response: one
 // that abstains (by the Abstention rule) did not respond, the others are
@@ -25,8 +21,8 @@ type FActScoreRecord = factscore.Record
 // record without contexts gets them from the Retriever (TopK
 // per atom); one with contexts is taken as it is (an atom without any is
 // not supported).
-func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (FActScoreRecord, error) {
-	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
+func (p *Pipeline) FActScoreOf(ctx context.Context, in *instance.Instance, gamma int) (factscore.Record, error) {
+	rec := factscore.Record{Line: in.Line, Topic: in.Topic, Input: in.Input, Decisions: []factscore.Decision{}}
 	if len(in.Atoms) == 0 {
 		if p.Abstention.Abstained(in.Output) {
 			rec.Abstained = true
@@ -111,12 +107,12 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 // out of the means. Invalid and failed records are handled as o says (see
 // FileOptions); they are left out of the summary, which it returns with
 // the counts.
-func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(FActScoreRecord) error) (factscore.Summary, ScoreStats, error) {
+func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, gold bool, o FileOptions, emit func(factscore.Record) error) (factscore.Summary, ScoreStats, error) {
 	agg := factscore.NewAggregate(gamma)
 	var st ScoreStats
 	tr := newTracker(o.Progress)
 	ctx = tr.withPages(ctx)
-	add := func(rec FActScoreRecord) error {
+	add := func(rec factscore.Record) error {
 		agg.Add(rec.Result)
 		st.Scored++
 		tr.update(func(p *Progress) { p.Records, p.Line = st.Scored, rec.Line })
@@ -133,12 +129,12 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 				return add(goldLabeled(line, r, gamma))
 			}
 			if r.Abstained() {
-				return add(FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}})
+				return add(factscore.Record{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}})
 			}
 			in := r.Instance()
 			in.Line = line
 			if len(in.Atoms) == 0 { // every fact irrelevant: responded, no facts
-				return add(FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Result: factscore.NewResult(0, 0, gamma), Decisions: []factscore.Decision{}})
+				return add(factscore.Record{Line: line, Topic: r.Topic, Input: r.Input, Result: factscore.NewResult(0, 0, gamma), Decisions: []factscore.Decision{}})
 			}
 			rec, err := p.FActScoreOf(ctx, in, gamma)
 			if err != nil {
@@ -149,7 +145,7 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 		return agg.Summary(), st, err
 	}
 	err = instance.Scan(input, skip, func(in *instance.Instance) error {
-		var rec FActScoreRecord
+		var rec factscore.Record
 		var err error
 		if gold {
 			rec, err = goldInstance(in, gamma)
@@ -165,8 +161,8 @@ func (p *Pipeline) FActScoreFile(ctx context.Context, input string, gamma int, g
 }
 
 // goldLabeled is the human FActScore of a labeled record.
-func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord {
-	rec := FActScoreRecord{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
+func goldLabeled(line int, r *instance.LabeledRecord, gamma int) factscore.Record {
+	rec := factscore.Record{Line: line, Topic: r.Topic, Input: r.Input, Decisions: []factscore.Decision{}}
 	if r.Abstained() {
 		return rec
 	}
@@ -184,12 +180,12 @@ func goldLabeled(line int, r *instance.LabeledRecord, gamma int) FActScoreRecord
 }
 
 // goldInstance is the gold FActScore of a FactReasoner record.
-func goldInstance(in *instance.Instance, gamma int) (FActScoreRecord, error) {
+func goldInstance(in *instance.Instance, gamma int) (factscore.Record, error) {
 	s, n, err := factscore.GoldInstance(in)
 	if err != nil {
-		return FActScoreRecord{}, err
+		return factscore.Record{}, err
 	}
-	rec := FActScoreRecord{Line: in.Line, Topic: in.Topic, Input: in.Input, Result: factscore.NewResult(s, n, gamma), Decisions: []factscore.Decision{}}
+	rec := factscore.Record{Line: in.Line, Topic: in.Topic, Input: in.Input, Result: factscore.NewResult(s, n, gamma), Decisions: []factscore.Decision{}}
 	for _, a := range in.Atoms {
 		rec.Decisions = append(rec.Decisions, factscore.Decision{ID: a.ID, Atom: a.Text, Supported: a.Label == instance.Supported, Label: a.Label})
 	}

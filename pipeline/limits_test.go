@@ -13,6 +13,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // largeRecord writes a record at the limits: 10,000 atoms and 10,000
@@ -59,7 +60,7 @@ func TestLargeRecord(t *testing.T) {
 		if err != nil || st.Scored != 2 {
 			t.Fatalf("%s, given: %+v, %v", v, st, err)
 		}
-		var rec Record
+		var rec result.Line
 		if err := json.Unmarshal(out.Bytes()[:bytes.IndexByte(out.Bytes(), '\n')], &rec); err != nil || rec.NumAtoms != instance.MaxAtoms || rec.NumRelations != instance.MaxAtoms || rec.NumTrueAtoms != instance.MaxAtoms {
 			t.Errorf("%s, given: %d atoms, %d relations, %d true (%v)", v, rec.NumAtoms, rec.NumRelations, rec.NumTrueAtoms, err)
 		}

@@ -210,7 +210,7 @@ func checkInput(input string, paths []string, lines []mergeLine) error {
 		l := lines[i]
 		if l.input != in.Input {
 			return fmt.Errorf("%s:%d: field \"input\" is %s there but %s at %s:%d: the outputs were not scored from this input",
-				paths[l.file], l.at, shortQuote(l.input), shortQuote(in.Input), input, in.Line)
+				paths[l.file], l.at, result.ShortQuote(l.input), result.ShortQuote(in.Input), input, in.Line)
 		}
 		if v, err := graph.ParseVersion(l.run.Version); err == nil && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
 			// The record's contexts are known: so are their own priors.

@@ -4,25 +4,9 @@ import (
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/score"
 )
-
-// Record is one output line of `fr score` (package result has its type,
-// its decoding and the identity of the run that wrote it).
-type Record = result.Line
-
-// Marginal is the distribution of one binary variable.
-type Marginal = result.Marginal
-
-// Priors are the priors of a record's network as its output line records
-// them.
-type Priors = result.Priors
-
-// ModelName is a record's model_name for an NLI backend: its model, or the
-// backend's name when it has none.
-func ModelName(id nli.Identity) string { return result.ModelName(id) }
 
 // RunIdentity is what the pipeline records as its run's settings on every
 // output line (result.Run): its NLI setting, its solver's identity, K and,
@@ -104,12 +88,12 @@ func (p *Pipeline) nliSetting() string {
 }
 
 // Record returns the output line of the assessment.
-func (a *Assessment) Record() Record {
+func (a *Assessment) Record() result.Line {
 	if a.Abstained {
 		return a.abstainedRecord()
 	}
 	s := a.Scores
-	r := Record{
+	r := result.Line{
 		FactualityScore: s.Precision,
 		NumAtoms:        s.NumAtoms,
 		NumContexts:     len(a.Nodes.Contexts),
@@ -137,10 +121,10 @@ func (a *Assessment) Record() Record {
 		Input:           a.Instance.Input,
 		Topic:           a.Instance.Topic,
 		Version:         a.Version.String(),
-		ModelName:       ModelName(a.NLI),
+		ModelName:       result.ModelName(a.NLI),
 		NLIBackend:      a.NLI.Backend,
 		Solver:          a.Solution.Report,
-		Priors:          &Priors{Options: a.Network.Options, ContextPriors: result.ContextPriors(a.Nodes)},
+		Priors:          &result.Priors{Options: a.Network.Options, ContextPriors: result.ContextPriors(a.Nodes)},
 		Line:            a.Instance.Line,
 		Output:          a.Instance.Output,
 		Atoms:           a.Instance.Atoms,
@@ -170,10 +154,10 @@ func (a *Assessment) Record() Record {
 		r.AvgBrier = &g.AvgBrier
 		r.References = g.References
 	}
-	r.Marginals = []Marginal{}
-	r.ContextMarginals = []Marginal{}
+	r.Marginals = []result.Marginal{}
+	r.ContextMarginals = []result.Marginal{}
 	for i, v := range a.Network.Variables { // sorted by name
-		m := Marginal{Variable: v.Name, Probabilities: [2]float64{a.Solution.Marginals[i][0], a.Solution.Marginals[i][1]}}
+		m := result.Marginal{Variable: v.Name, Probabilities: [2]float64{a.Solution.Marginals[i][0], a.Solution.Marginals[i][1]}}
 		if a.Solution.Errors != nil {
 			m.Error, m.Uncertain = a.Solution.Errors[i], a.Solution.Uncertain(i)
 		}
@@ -188,19 +172,19 @@ func (a *Assessment) Record() Record {
 
 // abstainedRecord is the output line of a response that declined to
 // answer: no atoms, no marginals, no measures; only what the record was.
-func (a *Assessment) abstainedRecord() Record {
+func (a *Assessment) abstainedRecord() result.Line {
 	in := a.Instance
-	return Record{
+	return result.Line{
 		Abstained:        true,
 		PerAtom:          []score.AtomScore{},
 		Query:            in.Input,
 		Response:         in.Output,
 		Input:            in.Input,
 		Topic:            in.Topic,
-		Marginals:        []Marginal{},
-		ContextMarginals: []Marginal{},
+		Marginals:        []result.Marginal{},
+		ContextMarginals: []result.Marginal{},
 		Version:          a.Version.String(),
-		ModelName:        ModelName(a.NLI),
+		ModelName:        result.ModelName(a.NLI),
 		NLIBackend:       a.NLI.Backend,
 		Line:             in.Line,
 		Output:           in.Output,

@@ -25,8 +25,8 @@ type Recorded struct {
 	Version          string // FR1, FR2, FR3
 	NLI              string // the run's NLI (result.Line.RunNLI)
 	Scores           score.Scores
-	Marginals        []Marginal
-	ContextMarginals []Marginal
+	Marginals        []result.Marginal
+	ContextMarginals []result.Marginal
 	Solver           inference.Report
 	// Priors are the network's priors and factor tables as recorded;
 	// graph.DefaultOptions for a line written before they were.
@@ -148,7 +148,7 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 		return nil, err
 	}
 	recorded := make(map[string][2]float64, len(r.Marginals)+len(r.ContextMarginals))
-	for _, m := range append(append([]Marginal(nil), r.Marginals...), r.ContextMarginals...) {
+	for _, m := range append(append([]result.Marginal(nil), r.Marginals...), r.ContextMarginals...) {
 		recorded[m.Variable] = m.Probabilities
 	}
 	a.Solution = &inference.Result{Marginals: make([][]float64, len(a.Network.Variables)), LogZ: math.NaN(), Report: r.Solver}

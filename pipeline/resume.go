@@ -114,7 +114,7 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 		{"topic", l.Topic, in.Topic},
 	} {
 		if f.got != f.want {
-			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(f.got), shortQuote(f.want))
+			return fmt.Errorf("field %q is %s there but %s in this run", f.name, result.ShortQuote(f.got), result.ShortQuote(f.want))
 		}
 	}
 	if d := result.Compare(l.Identity(), p.identity(v, in)); d != nil {
@@ -128,10 +128,10 @@ func (p *Pipeline) sameRun(v graph.Version, in *instance.Instance, st jsonl.Stor
 	id := p.NLIIdentity(in)
 	for _, f := range []struct{ name, got, want string }{
 		{"nli_backend", l.NLIBackend, id.Backend},
-		{"model_name", l.ModelName, ModelName(id)},
+		{"model_name", l.ModelName, result.ModelName(id)},
 	} {
 		if f.got != f.want {
-			return fmt.Errorf("field %q is %s there but %s in this run", f.name, shortQuote(f.got), shortQuote(f.want))
+			return fmt.Errorf("field %q is %s there but %s in this run", f.name, result.ShortQuote(f.got), result.ShortQuote(f.want))
 		}
 	}
 	if premises, ok := p.premisesAhead(in); ok && len(in.Atoms) > 0 && len(in.Contexts) > 0 {
@@ -208,10 +208,3 @@ func (p *Pipeline) optionsOf(field string) string {
 	}
 	return " (" + strings.Join(paths, ", ") + ")"
 }
-
-// shortQuote quotes s for an error message, on one line and cut to 60
-// characters.
-func shortQuote(s string) string { return result.ShortQuote(s) }
-
-// OneLine shortens text to its first n characters, on one line.
-func OneLine(s string, n int) string { return result.OneLine(s, n) }

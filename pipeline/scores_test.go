@@ -207,8 +207,8 @@ func TestFActScoreResponding(t *testing.T) {
 		gold         bool
 		score, facts float64
 	}{{true, 0.5, 2}, {false, 2.0 / 3, 1.5}} {
-		var recs []FActScoreRecord
-		s, _, err := p.FActScoreFile(context.Background(), path, 0, tc.gold, FileOptions{}, func(r FActScoreRecord) error {
+		var recs []factscore.Record
+		s, _, err := p.FActScoreFile(context.Background(), path, 0, tc.gold, FileOptions{}, func(r factscore.Record) error {
 			recs = append(recs, r)
 			return nil
 		})

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/factreasoner/factreasoner-go/graph"
 	"io"
 	"strings"
+
+	"github.com/factreasoner/factreasoner-go/graph"
 
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/llm"

@@ -43,7 +43,7 @@ func otherSystemsReport(t *testing.T) *report.Report {
 	}
 	var fs bytes.Buffer
 	w := jsonl.NewWriter(&fs)
-	sum, _, err := p.FActScoreFile(ctx, input, factscore.DefaultGamma, false, pipeline.FileOptions{}, func(r pipeline.FActScoreRecord) error { return w.Write(r) })
+	sum, _, err := p.FActScoreFile(ctx, input, factscore.DefaultGamma, false, pipeline.FileOptions{}, func(r factscore.Record) error { return w.Write(r) })
 	if err != nil {
 		t.Fatal(err)
 	}

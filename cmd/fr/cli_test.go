@@ -16,6 +16,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // run runs the fr command line with args and returns stdout, stderr and the
@@ -59,11 +60,11 @@ func TestScoreGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec pipeline.Record
+	var rec result.Line
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("output is not one JSON record: %v\n%s", err, out)
 	}
-	var merlin []pipeline.Marginal
+	var merlin []result.Marginal
 	if err := json.Unmarshal(gold["merlin_all_marginals"], &merlin); err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr "+a.name)
 	var supported, claims []int // of the responding responses, for VeriScore
-	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
+	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec factscore.Record) error {
 		if rec.Responded {
 			supported, claims = append(supported, rec.Supported), append(claims, rec.Facts)
 		}
