@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
@@ -174,7 +175,7 @@ func AssessmentOf(in *instance.Instance) (*Assessment, error) {
 // measures are computed here from its marginals, or from its decisions
 // (without the measures of a probability), and the values its file records
 // under names this project defines otherwise are its row's Recorded.
-func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, ScoreStats, error) {
+func CompareRecorded(paths []string, k score.K, o FileOptions) ([]comparison.Row, ScoreStats, error) {
 	type run struct {
 		version, nli, file string
 		scores             []score.Scores
@@ -286,14 +287,14 @@ func CompareRecorded(paths []string, k score.K, o FileOptions) ([]Comparison, Sc
 			names[i] = byNLI(r) + " · " + filepath.Base(r.file)
 		}
 	}
-	rows := make([]Comparison, len(runs))
+	rows := make([]comparison.Row, len(runs))
 	for i, r := range runs {
-		rows[i] = summarize(names[i], r.scores, r.lines, r.other != nil && r.other.Decided)
+		rows[i] = comparison.Summarize(names[i], r.scores, r.lines, r.other != nil && r.other.Decided)
 		if r.other != nil {
 			rows[i].K, rows[i].Recorded = kName(r.k), r.other.RecordedMeans()
 		}
 		if len(r.reports) > 0 { // none for a FActScore run or another system's
-			sum := InferenceSummary(r.reports)
+			sum := comparison.InferenceSummary(r.reports)
 			rows[i].Inference = &sum
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -66,7 +67,7 @@ func runCompare(c *cli.Context) (err error) {
 		return usagef("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
 	}
 	format := c.String("format")
-	if !slices.Contains(pipeline.ComparisonFormats, format) {
+	if !slices.Contains(comparison.Formats, format) {
 		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
 	}
 	paths, err := inputPaths(c)
@@ -119,7 +120,7 @@ func runCompare(c *cli.Context) (err error) {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(printable.Writer(out), format, rows)
+		return comparison.Write(printable.Writer(out), format, rows)
 	}
 	var (
 		versions  []graph.Version
@@ -165,7 +166,7 @@ func runCompare(c *cli.Context) (err error) {
 		return withFormatHint(err, input, formatFactReasoner, formatScored)
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(printable.Writer(out), format, rows); err != nil {
+	if err := comparison.Write(printable.Writer(out), format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

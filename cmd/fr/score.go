@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -136,7 +137,7 @@ func runScore(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	rows := []pipeline.Comparison{{Version: version.String(), Summary: score.Summarize(all)}}
+	rows := []comparison.Row{{Version: version.String(), Summary: score.Summarize(all)}}
 	if len(done) > 0 {
 		// The result is the whole output, the records of the earlier
 		// runs included.
@@ -146,7 +147,7 @@ func runScore(c *cli.Context) (err error) {
 		}
 		rows = recorded
 	}
-	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
+	comparison.WriteHeadline(c.App.ErrWriter, "fr score", rows, p.K)
 	if answer && line.Len() > 0 {
 		if err := writeAnswer(c.App.ErrWriter, line.Bytes()); err != nil {
 			return err

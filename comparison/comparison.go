@@ -1,4 +1,10 @@
-package pipeline
+// Package comparison sets runs over a file side by side: a row per run (a
+// FactReasoner version, a baseline, a run recorded in a file) with its
+// measures and their confidence intervals (Summarize), the paired tests
+// of each pair of rows (PairedTests), and the tables they are written as
+// (Write: markdown, csv, json). Package batch makes the rows of the runs
+// it scores and of the files it reads back.
+package comparison
 
 import (
 	"bytes"
@@ -19,17 +25,17 @@ import (
 	"github.com/factreasoner/factreasoner-go/score"
 )
 
-// ComparisonFormats are the formats WriteComparison writes.
-var ComparisonFormats = []string{"markdown", "json", "csv"}
+// Formats are the formats Write writes.
+var Formats = []string{"markdown", "json", "csv"}
 
 // Significance is the level below which both tests' p-values must be for
 // a difference to count as significant in the tables.
 const Significance = 0.05
 
-// ComparisonTest is a paired test of the difference between two rows of
+// Test is a paired test of the difference between two rows of
 // a comparison in one measure, over the responses both rows scored
 // (matched by input line).
-type ComparisonTest struct {
+type Test struct {
 	A       string `json:"a"`       // the rows, by Version
 	B       string `json:"b"`       //
 	Measure string `json:"measure"` // the measure's name (score.Measure.Name)
@@ -57,7 +63,7 @@ const (
 // fewer than two responses in common, or a row that holds one input line
 // twice (two runs of a record cannot be told apart), is not tested. The
 // tests run on every core; their order is that of the rows and measures.
-func PairedTests(rows []Comparison) []ComparisonTest {
+func PairedTests(rows []Row) []Test {
 	type job struct {
 		a, b, measure string
 		x, y          []float64
@@ -72,7 +78,7 @@ func PairedTests(rows []Comparison) []ComparisonTest {
 			}
 		}
 	}
-	out := make([][2]ComparisonTest, len(jobs))
+	out := make([][2]Test, len(jobs))
 	parallel.Do(context.Background(), len(jobs), runtime.GOMAXPROCS(0), func(_ context.Context, k int) error {
 		jb := jobs[k]
 		t, errT := paired.TTest(jb.x, jb.y)
@@ -80,13 +86,13 @@ func PairedTests(rows []Comparison) []ComparisonTest {
 		if errT != nil || errP != nil { // cannot happen: two or more finite pairs
 			return nil
 		}
-		base := ComparisonTest{A: jb.a, B: jb.b, Measure: jb.measure, MeanDifference: t.MeanDifference, Responses: t.N}
+		base := Test{A: jb.a, B: jb.b, Measure: jb.measure, MeanDifference: t.MeanDifference, Responses: t.N}
 		out[k][0], out[k][1] = base, base
 		out[k][0].Test, out[k][0].PValue = TestPairedT, t.PValue
 		out[k][1].Test, out[k][1].PValue = TestPermutation, p.PValue
 		return nil
 	})
-	var tests []ComparisonTest
+	var tests []Test
 	for _, o := range out {
 		if o[0].Test != "" {
 			tests = append(tests, o[0], o[1])
@@ -97,8 +103,8 @@ func PairedTests(rows []Comparison) []ComparisonTest {
 
 // pairValues are two rows' values of a measure on the responses both
 // scored, matched by line; ok is false when the pair is not tested in it.
-func pairValues(a, b Comparison, m score.Measure) (x, y []float64, ok bool) {
-	byLine := func(c Comparison) (map[int]int, bool) {
+func pairValues(a, b Row, m score.Measure) (x, y []float64, ok bool) {
+	byLine := func(c Row) (map[int]int, bool) {
 		if len(c.lines) != len(c.scores) {
 			return nil, false // a row made elsewhere, without its responses
 		}
@@ -135,8 +141,8 @@ func pairValues(a, b Comparison, m score.Measure) (x, y []float64, ok bool) {
 // MarshalJSON writes the row's fields and, after each per-response mean
 // (score.Measures), its 95% confidence interval as "<name>_ci": [low,
 // high], null where the mean is.
-func (c Comparison) MarshalJSON() ([]byte, error) {
-	type plain Comparison // without this method
+func (c Row) MarshalJSON() ([]byte, error) {
+	type plain Row // without this method
 	b, err := json.Marshal(plain(c))
 	if err != nil {
 		return nil, err
@@ -179,11 +185,11 @@ func (c Comparison) MarshalJSON() ([]byte, error) {
 // defined reports whether the row has a value of the measure: not a
 // probability's measure of a decided run, not a gold measure without
 // labels.
-func (c Comparison) defined(m score.Measure) bool {
+func (c Row) defined(m score.Measure) bool {
 	return !(m.Probability && c.decided) && !(m.Labeled && c.Labeled == 0) && c.Responding > 0
 }
 
-// WriteComparison writes rows as a table in format, with the paired tests
+// Write writes rows as a table in format, with the paired tests
 // of its rows (PairedTests):
 //
 //   - markdown: 4 decimals, each per-response mean with its 95% interval
@@ -195,28 +201,28 @@ func (c Comparison) defined(m score.Measure) bool {
 //     value, the responding responses and the intervals' ends in columns
 //     of their own;
 //   - json: {"rows": [the rows, with "<measure>_ci" intervals], "tests":
-//     [ComparisonTest...]}, null where a value does not exist.
+//     [Test...]}, null where a value does not exist.
 //
 // Where rows hold values recorded by another system under its own names
-// (Comparison.Recorded), markdown and csv have a column more for each
+// (Row.Recorded), markdown and csv have a column more for each
 // name, "its NAME", after the others.
-func WriteComparison(w io.Writer, format string, rows []Comparison) error {
+func Write(w io.Writer, format string, rows []Row) error {
 	header := []string{"version", "responses", "Pr", "atom F1", "F1@K", "MAE", "RMSE", "E", "Brier", "accuracy", "#S", "#C", "#U", "Pearson", "Spearman", "inference"}
 	recorded := recordedNames(rows)
 	switch format {
 	case "json":
 		tests := PairedTests(rows)
 		if tests == nil {
-			tests = []ComparisonTest{}
+			tests = []Test{}
 		}
 		if rows == nil {
-			rows = []Comparison{}
+			rows = []Row{}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Rows  []Comparison     `json:"rows"`
-			Tests []ComparisonTest `json:"tests"`
+			Rows  []Row  `json:"rows"`
+			Tests []Test `json:"tests"`
 		}{rows, tests})
 	case "csv":
 		// For programs: every digit, and an empty cell where there is no
@@ -286,7 +292,7 @@ func short(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 
 // writeTests writes the tests as a markdown table, the two tests of a
 // pair of rows and measure on one line.
-func writeTests(w io.Writer, tests []ComparisonTest) error {
+func writeTests(w io.Writer, tests []Test) error {
 	if len(tests) == 0 {
 		return nil
 	}
@@ -328,7 +334,7 @@ func textCell(s *string, missing string) string {
 
 // recordedNames are the names of the values rows record under another
 // system's names, in order of first appearance.
-func recordedNames(rows []Comparison) []string {
+func recordedNames(rows []Row) []string {
 	var names []string
 	for _, r := range rows {
 		for _, v := range r.Recorded {
@@ -345,7 +351,7 @@ func recordedNames(rows []Comparison) []string {
 // input). An infinity is no value either: no measure of the table can be
 // one, so it is printed as missing rather than as "+Inf". interval, when
 // set, adds the interval of the measure of that name to its cell.
-func comparisonCells(r Comparison, num func(float64) string, missing string, interval func(name, cell string) string) []string {
+func comparisonCells(r Row, num func(float64) string, missing string, interval func(name, cell string) string) []string {
 	f := func(x float64) string {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return missing
@@ -383,7 +389,7 @@ func comparisonCells(r Comparison, num func(float64) string, missing string, int
 
 // recordedCells are the values the row records under the names recorded,
 // missing where it has none.
-func recordedCells(r Comparison, recorded []string, num func(float64) string, missing string) []string {
+func recordedCells(r Row, recorded []string, num func(float64) string, missing string) []string {
 	var cells []string
 	for _, name := range recorded {
 		x, ok := r.Recorded.Get(name)

@@ -1,4 +1,4 @@
-package pipeline
+package comparison
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 
 // benchRows are rows of a comparison of runs over n labeled responses of
 // 30 atoms each, with random marginals: the rows' intervals are computed
-// by summarize, as fr compare's are.
-func benchRows(rows, n int) []Comparison {
+// by Summarize, as fr compare's are.
+func benchRows(rows, n int) []Row {
 	rng := rand.New(rand.NewPCG(1, 2))
-	out := make([]Comparison, rows)
+	out := make([]Row, rows)
 	lines := make([]int, n)
 	for i := range lines {
 		lines[i] = i + 1
@@ -31,7 +31,7 @@ func benchRows(rows, n int) []Comparison {
 			}
 			all[i] = score.Compute(atoms, score.K{Half: true})
 		}
-		out[r] = summarize(fmt.Sprintf("R%d", r), all, lines, false)
+		out[r] = Summarize(fmt.Sprintf("R%d", r), all, lines, false)
 	}
 	return out
 }
