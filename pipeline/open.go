@@ -1,3 +1,11 @@
+// Package pipeline assembles FactReasoner pipelines (assess.Pipeline)
+// from names and settings, as the fr command does: Open turns Options into
+// the parts they name (an NLI backend, an atomizer, knowledge sources, a
+// summarizer, a verifier, a solver), opened and owned until Close. Each
+// kind of part is a table (NLIBackends, Atomizers, RetrievalSources,
+// Verifiers, Algorithms) whose entries declare the settings they read
+// (Setting): the options a user's settings give (Given), the refusal of a
+// setting no part of the run reads, and fr's flags are made from them.
 package pipeline
 
 import (
@@ -11,6 +19,9 @@ import (
 	"sync"
 	"time"
 
+	summarizer "github.com/factreasoner/factreasoner-go/summarize"
+
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -321,6 +332,13 @@ func (e *OptionError) Unwrap() error { return e.Err }
 
 func optionErr(option string, err error) error { return &OptionError{Option: option, Err: err} }
 
+// Pipeline is an assess.Pipeline that Open assembled from Options: it owns
+// what its parts opened (models, caches, the LLM client) until Close.
+type Pipeline struct {
+	*assess.Pipeline
+	res resources
+}
+
 // resources are what Open opened: closed, after their summaries are
 // written, by Close.
 type resources struct {
@@ -334,24 +352,17 @@ type resources struct {
 	// retrievalCache is the retrieval cache, when on: it also keeps the
 	// content identities of knowledge bases that record none.
 	retrievalCache *retrieve.Cache
-	// retrieval are the retrieval settings beyond the number of passages
-	// that change what is retrieved (Run.Retrieval), as name=value.
-	retrieval []string
 	// inProcess says whether the NLI classifier runs in this process on
 	// every core (InProcess).
 	inProcess bool
-	// noNLI says why the auto backend has no classifier, for the error
-	// of a record that needs one.
-	noNLI  string
-	closed bool
+	closed    bool
 	// prompts is the prompt set of each LLM stage (Options.Prompts), and
 	// promptStages the stages the pipeline opened with one.
 	prompts      prompts.Selection
 	promptStages []string
 	// options are the options Open was given, for parts opened later
-	// (OpenBaseline) and for naming the settings of the run (opened).
+	// (OpenBaseline) and for naming the settings of the run (settingsOf).
 	options Options
-	opened  bool
 }
 
 // llmStages are the LLM stages of a pipeline, sharing one client (one
@@ -367,8 +378,10 @@ type llmStages struct {
 // Open assembles the pipeline that o describes. Close releases what it
 // opened.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
-	p := &Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts, SkipMissingTopics: o.Retrieval.SkipMissingTopics}
-	p.res.options, p.res.opened = o, true
+	p := &Pipeline{Pipeline: &assess.Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts,
+		SkipMissingTopics: o.Retrieval.SkipMissingTopics}}
+	p.res.options = o
+	p.SettingsOf = p.settingsOf
 	if p.Graph == (graph.Options{}) {
 		p.Graph = graph.DefaultOptions()
 	}
@@ -387,8 +400,8 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	switch {
 	case o.PairsPerAtom == 0:
-		p.PairsPerAtom = DefaultPairsPerAtom
-	case o.PairsPerAtom > 0 || o.PairsPerAtom == AllPairs || o.PairsPerAtom == OwnPairsOnly:
+		p.PairsPerAtom = assess.DefaultPairsPerAtom
+	case o.PairsPerAtom > 0 || o.PairsPerAtom == assess.AllPairs || o.PairsPerAtom == assess.OwnPairsOnly:
 		p.PairsPerAtom = o.PairsPerAtom
 	default:
 		return nil, optionErr("PairsPerAtom", fmt.Errorf("%d: want 1 or more, all or own", o.PairsPerAtom))
@@ -445,6 +458,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if err := p.openVerifier(o); err != nil {
 		return nil, err
 	}
+	// The prompt sets of the LLM stages opened (prompts.Selection.Name):
+	// "" for this project's own.
+	p.Prompts = p.res.prompts.Name(p.res.promptStages)
 	return p, nil
 }
 
@@ -743,7 +759,7 @@ func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 			return fmt.Errorf("Retrieval.QueryBuilder: %w", err)
 		}
 		p.Queries = st.queries
-		p.res.retrieval = append(p.res.retrieval, "queries="+st.queries.Name())
+		p.RetrievalSettings = append(p.RetrievalSettings, "queries="+st.queries.Name())
 	}
 	multi := &retrieve.Multi{SkipMissingTopics: ro.SkipMissingTopics, Warn: p.Warn}
 	env := &Env{Options: o, p: p}
@@ -775,7 +791,7 @@ func (p *Pipeline) openRetriever(ctx context.Context, o Options) error {
 			return optionErr("Retrieval.SourcePriors", err)
 		}
 		p.Retriever = &retrieve.WithPriors{Next: multi, Priors: sp}
-		p.res.retrieval = append(p.res.retrieval, "source_priors="+sp.Name())
+		p.RetrievalSettings = append(p.RetrievalSettings, "source_priors="+sp.Name())
 	}
 	return nil
 }
@@ -852,10 +868,6 @@ func (p *Pipeline) stagePrompt(stage, version string) (t prompts.Template, ok bo
 	return t, true, nil
 }
 
-// PromptsName names the prompt sets of the LLM stages the pipeline opened
-// (prompts.Selection.Name): "" for this project's own.
-func (p *Pipeline) PromptsName() string { return p.res.prompts.Name(p.res.promptStages) }
-
 // defaultOn is a cache setting whose default ("") is auto.
 func defaultOn(setting string) string {
 	if setting == "" {
@@ -883,4 +895,83 @@ func entryOf[T any](table []T, nameOf func(T) string, name, path, what string) (
 		return none, optionErr(path, fmt.Errorf("unknown %s %q (want %s)", what, name, oneOf(Names(table, nameOf))))
 	}
 	return table[i], nil
+}
+
+// openSummarizer opens the summarizer stage of o.Summaries.
+func (p *Pipeline) openSummarizer(o Options) error {
+	switch o.Summaries {
+	case assess.SummariesOff:
+	case assess.SummariesGiven:
+		p.UseSummaries = true
+	case assess.SummariesLLM:
+		if p.Given == assess.GivenAlways {
+			return optionErr("Summaries", errors.New("the given NLI backend reads relations computed on the contexts' texts, not on summaries: choose a backend that reads the summaries"))
+		}
+		st, err := p.llmStages(o)
+		if err != nil {
+			return err
+		}
+		method, err := llm.ParseMethod(o.SummaryMethod)
+		if err != nil {
+			return optionErr("SummaryMethod", err)
+		}
+		so := summarizer.Options{Method: method, Samples: o.SummarySamples, FixedProbability: o.SummaryFixedProbability, Log: p.res.log}
+		if tmpl, ok, err := p.stagePrompt(prompts.Summarizer, ""); err != nil {
+			return err
+		} else if ok {
+			so.Template = &tmpl
+		}
+		s, err := summarizer.NewLLM(st.client, so)
+		if err != nil {
+			return optionErr("SummaryMethod", err)
+		}
+		p.Summarizer = s
+		p.onSummary(func(w io.Writer) { fmt.Fprintf(w, "llm summarizer: %s\n", s.Stats()) })
+	default:
+		return optionErr("Summaries", fmt.Errorf("unknown summaries setting %q (want %q, %q or %q)", o.Summaries, assess.SummariesOff, assess.SummariesLLM, assess.SummariesGiven))
+	}
+	return nil
+}
+
+// settingsOf names the settings of this run that enter an identity's
+// field (Setting.Identifies, through the parts that name themselves there:
+// Part.Identity), with the options that choose those parts:
+// Inference.Algorithm, Inference.ExactBudget, … (assess.Pipeline's
+// SettingsOf).
+func (p *Pipeline) settingsOf(field string) []string {
+	var paths []string
+	add := func(path string) {
+		if path != "" && !slices.Contains(paths, path) {
+			paths = append(paths, path)
+		}
+	}
+	for _, part := range RunParts(p.res.options, Kinds()...) {
+		if part.Identity != field {
+			continue
+		}
+		if part.When == "" { // chosen by a value of Choice
+			add(part.Choice)
+			add(strings.Split(part.Within, "=")[0])
+		}
+		for _, s := range part.Settings {
+			if s.Identifies {
+				add(s.Name())
+			}
+		}
+	}
+	return paths
+}
+
+// AutoJobs is how many records to score at once when the user does not
+// say: 1 when the NLI model runs in this process on the CPU (InProcess: ONNX
+// Runtime already uses every core, and a second record in flight only
+// makes the two contend: 11% slower on 2 cores), else 2 (a second record
+// keeps an endpoint busy, or the second core, at the cost of one more
+// record in memory). See BENCHMARKS.md, "Records in parallel".
+func (p *Pipeline) AutoJobs() int {
+	ip, ok := p.Classifier.(InProcess)
+	if p.Classifier != nil && p.Given != assess.GivenAlways && (p.res.inProcess || ok && ip.InProcess()) {
+		return 1
+	}
+	return 2
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/atomize"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/factverify"
@@ -87,7 +88,7 @@ type NLIBackend struct {
 	Description string // one line
 	// Given says when a record's own relations are used instead of the
 	// classifier.
-	Given GivenMode
+	Given assess.GivenMode
 	// Open opens the classifier; nil for a backend that has none (given).
 	// It may return a nil classifier and no error (auto without a model):
 	// records without relations are then an error, ErrNoNLI. A classifier
@@ -101,9 +102,9 @@ type NLIBackend struct {
 // NLIBackends is the table of the built-in NLI backends.
 func NLIBackends() []NLIBackend {
 	return []NLIBackend{
-		{Name: "auto", Given: GivenWhenPresent, Open: openAuto, Settings: onnxSettings,
+		{Name: "auto", Given: assess.GivenWhenPresent, Open: openAuto, Settings: onnxSettings,
 			Description: "a record's own relations when it has some; onnx for the others when a model is available (NLI.Model, or the default model pulled), else an error"},
-		{Name: "given", Given: GivenAlways, Description: "the records' own relations only; every other pair is neutral"},
+		{Name: "given", Given: assess.GivenAlways, Description: "the records' own relations only; every other pair is neutral"},
 		{Name: "onnx", Open: openONNXBackend, Settings: onnxSettings, Description: "an MNLI cross-encoder run in this process by ONNX Runtime (NLI.Model)"},
 		{Name: "remote", Open: openRemoteBackend, Settings: remoteSettings,
 			Description: "the cross-encoder of the model (NLI.Model) run by an inference server (NLI.Remote.Endpoint)"},
@@ -158,14 +159,14 @@ func openAuto(ctx context.Context, env *Env) (nli.Classifier, error) {
 	if !onnxAvailable(o.NLI.Model) {
 		// Records with relations are scored from them; the others are an
 		// error that says how to get NLI (ErrNoNLI), never a guess.
-		p.res.noNLI = "the default model " + DefaultONNXModel + " is not in the model store"
+		p.NoNLI = "the default model " + DefaultONNXModel + " is not in the model store"
 		return nil, nil
 	}
 	model, err := openONNXBackend(ctx, env)
 	if err != nil && o.NLI.Model == "" {
 		// The default model was pulled but cannot run here (no ONNX
 		// Runtime, say): records with relations can still be scored.
-		p.res.noNLI = fmt.Sprintf("the default model %s cannot be used: %v", DefaultONNXModel, err)
+		p.NoNLI = fmt.Sprintf("the default model %s cannot be used: %v", DefaultONNXModel, err)
 		return nil, nil
 	}
 	return model, err
@@ -389,11 +390,11 @@ func openDB(ctx context.Context, env *Env, _ retrieve.QueryMode) (retrieve.Retri
 		kb.Corpus, kb.CorpusName = vs, vs.Source()
 	}
 	if scope == retrieve.ScopeCorpus {
-		env.p.res.retrieval = append(env.p.res.retrieval, "kb_scope=corpus")
+		env.p.RetrievalSettings = append(env.p.RetrievalSettings, "kb_scope=corpus")
 	}
 	if ranking != retrieve.RankBM25 {
 		model, dim, _ := corpus.EmbedModel()
-		env.p.res.retrieval = append(env.p.res.retrieval, fmt.Sprintf("kb_ranking=%s:%s/%d", ranking, model, dim))
+		env.p.RetrievalSettings = append(env.p.RetrievalSettings, fmt.Sprintf("kb_ranking=%s:%s/%d", ranking, model, dim))
 	}
 	return kb, kb.Source(), nil
 }
@@ -590,27 +591,27 @@ const (
 // VeriScore's row also records its own score, VeriScore with its K
 // (veriscore.Score), as its Recorded "veriscore" and "veriscore_k". The
 // pipeline must have been made by Open.
-func (p *Pipeline) OpenBaseline(name string, threshold float64) (Baseline, error) {
+func (p *Pipeline) OpenBaseline(name string, threshold float64) (assess.Baseline, error) {
 	switch name {
 	case BaselineFActScore:
 		if threshold < 0 || threshold >= 1 {
-			return Baseline{}, optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", threshold))
+			return assess.Baseline{}, optionErr("FActScore.Threshold", fmt.Errorf("%v: want a probability in [0, 1)", threshold))
 		}
-		return Baseline{Threshold: threshold}, nil
+		return assess.Baseline{Threshold: threshold}, nil
 	case BaselineVeriScore, BaselineFactVerify:
 	default:
-		return Baseline{}, fmt.Errorf("unknown baseline %q (want %s, %s or %s)", name, BaselineFActScore, BaselineVeriScore, BaselineFactVerify)
+		return assess.Baseline{}, fmt.Errorf("unknown baseline %q (want %s, %s or %s)", name, BaselineFActScore, BaselineVeriScore, BaselineFactVerify)
 	}
 	table := Verifiers()
 	i := slices.IndexFunc(table, func(v Verifier) bool { return v.Name == name })
 	v, _, err := table[i].Open(&Env{Options: p.res.options, p: p})
 	if err != nil {
-		return Baseline{}, err
+		return assess.Baseline{}, err
 	}
 	if name == BaselineFactVerify {
-		return Baseline{Name: "FactVerify", Verifier: v}, nil
+		return assess.Baseline{Name: "FactVerify", Verifier: v}, nil
 	}
-	return Baseline{Name: "VeriScore", Verifier: v, Recorded: veriScoreOf}, nil
+	return assess.Baseline{Name: "VeriScore", Verifier: v, Recorded: veriScoreOf}, nil
 }
 
 // veriScoreOf is VeriScore over the responding responses of a row, with

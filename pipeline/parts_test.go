@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
@@ -81,7 +82,7 @@ func TestZeroOptions(t *testing.T) {
 	}
 	defer p.Close()
 	_, err = p.Assess(ctx, oneAtom(), graph.FR2)
-	if !errors.Is(err, pipeline.ErrNoNLI) || !strings.Contains(err.Error(), "Options.NLI.Backend") {
+	if !errors.Is(err, assess.ErrNoNLI) || !strings.Contains(err.Error(), "Options.NLI.Backend") {
 		t.Errorf("no relations: %v, want ErrNoNLI naming Options.NLI.Backend", err)
 	}
 	in := oneAtom()
@@ -92,5 +93,31 @@ func TestZeroOptions(t *testing.T) {
 	}
 	if pt, _ := a.PTrue("a0"); a.NLI.Backend != "given" || !(pt > 0.5) {
 		t.Errorf("with relations: backend %s, P(a0) %v", a.NLI.Backend, pt)
+	}
+}
+
+// inProcess is a classifier that runs its model in this process, as onnx
+// does.
+type inProcess struct{ *nlitest.Fixed }
+
+func (inProcess) InProcess() bool { return true }
+
+func TestAutoJobs(t *testing.T) {
+	local, other := inProcess{&nlitest.Fixed{}}, &nlitest.Fixed{}
+	tests := []struct {
+		name string
+		p    *assess.Pipeline
+		want int
+	}{
+		{"onnx", &assess.Pipeline{Classifier: local}, 1},
+		{"onnx, records with relations use them", &assess.Pipeline{Classifier: local, Given: assess.GivenWhenPresent}, 1},
+		{"given only", &assess.Pipeline{Classifier: local, Given: assess.GivenAlways}, 2},
+		{"another backend", &assess.Pipeline{Classifier: other}, 2},
+		{"no classifier", &assess.Pipeline{Given: assess.GivenAlways}, 2},
+	}
+	for _, tc := range tests {
+		if got := (&pipeline.Pipeline{Pipeline: tc.p}).AutoJobs(); got != tc.want {
+			t.Errorf("%s: AutoJobs %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

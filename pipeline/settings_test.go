@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/llm"
@@ -279,7 +280,7 @@ func TestSettingsIdentity(t *testing.T) {
 			return "", err
 		}
 		defer p.Close()
-		return fmt.Sprintf("%+v", p.identity(graph.FR2, raw)), nil
+		return fmt.Sprintf("%+v", p.LineIdentity(graph.FR2, raw)), nil
 	}
 	covered, identifying := 0, 0
 	for _, s := range Settings(scoringKinds...) {
@@ -345,9 +346,9 @@ func TestGivenOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{NLI: NLIOptions{Backend: "remote", Model: "m"}, Summaries: SummariesGiven, OneWayPairs: true}
+	want := Options{NLI: NLIOptions{Backend: "remote", Model: "m"}, Summaries: assess.SummariesGiven, OneWayPairs: true}
 	if o.NLI.Backend != want.NLI.Backend || o.NLI.Model != want.NLI.Model || o.Inference.MaxBytes != 3<<20 || o.Retrieval.DB != "kb.db" ||
-		o.Summaries != want.Summaries || o.Retry.FirstByte != -1 || !o.OneWayPairs || o.LLM.Seed != 42 || o.Retrieval.TopK != DefaultTopK {
+		o.Summaries != want.Summaries || o.Retry.FirstByte != -1 || !o.OneWayPairs || o.LLM.Seed != 42 || o.Retrieval.TopK != assess.DefaultTopK {
 		t.Errorf("options %+v", o)
 	}
 	for _, tc := range []struct {
@@ -379,6 +380,27 @@ func TestGivenOptions(t *testing.T) {
 		_, err := Given{Kinds: scoringKinds, Values: tc.values}.Options()
 		if !tc.check(err) {
 			t.Errorf("%v: %v", tc.values, err)
+		}
+	}
+}
+
+func TestParseKPerSource(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want map[string]int
+	}{
+		{"", nil},
+		{"serper=5", map[string]int{"serper": 5}},
+		{"serper=5, wikipedia = 3", map[string]int{"serper": 5, "wikipedia": 3}},
+	} {
+		got, err := ParseKPerSource(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseKPerSource(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"serper", "serper=0", "serper=-1", "serper=x", "serper=5,"} {
+		if got, err := ParseKPerSource(in); err == nil {
+			t.Errorf("ParseKPerSource(%q) = %v, want an error", in, got)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
@@ -270,13 +271,13 @@ func scoringParts() []Part {
 		}},
 		{Kind: KindScoring, Name: "pruning", Choice: "NLI.Backend", When: "an NLI backend that asks a model (NLI.Backend)", Identity: "pairs_per_atom",
 			In: func(o Options) bool { return o.NLI.Backend != "given" },
-			Settings: []Setting{{Path: "PairsPerAtom", Default: PairsPerAtomName(DefaultPairsPerAtom), Identifies: true, Group: GroupScoring,
+			Settings: []Setting{{Path: "PairsPerAtom", Default: assess.PairsPerAtomName(assess.DefaultPairsPerAtom), Identifies: true, Group: GroupScoring,
 				Usage: "NLI pairs of each atom: its own contexts and its K best-matching others, `own+K` (or K); own or all",
 				Details: "The NLI model is asked about each atom's own contexts (those retrieved for it, and the question's: FR1's pairs, always asked) " +
 					"and its K best-matching other contexts (BM25 over the record's contexts; for FR3 also each context's K most similar contexts " +
 					"beside its own partners); the other pairs are neutral. own (or 0) asks the own pairs only; all asks every pair, as the reference does.",
 				Set: func(o *Options, text string) (err error) {
-					o.PairsPerAtom, err = ParsePairsPerAtom(text)
+					o.PairsPerAtom, err = assess.ParsePairsPerAtom(text)
 					return err
 				}}}},
 		{Kind: KindScoring, Name: "fast mode", Identity: "run.fast", Settings: []Setting{
@@ -396,18 +397,18 @@ func abstentionParts() []Part {
 func summarizerParts() []Part {
 	return []Part{
 		{Kind: KindSummarizer, Name: "summaries", Settings: []Setting{
-			{Path: "Summaries", Switch: SummariesLLM, Kind: Bool, Identifies: true, Group: GroupSummaries,
+			{Path: "Summaries", Switch: assess.SummariesLLM, Kind: Bool, Identifies: true, Group: GroupSummaries,
 				Usage: "summarize each context with respect to its atom by the LLM, as FactReasoner's summarizer",
 				Details: "FactReasoner's context summarizer: the LLM (LLM.Model) summarizes each context with respect to its atom (query contexts " +
 					"c_q_*: with respect to the question). Contexts that say nothing about it are dropped; a kept context's prior becomes " +
 					"p_summary × its prior; NLI reads the summaries, and they are written into the output's contexts (synthetic_summary, probability)."},
-			{Path: "Summaries", Switch: SummariesGiven, Kind: Bool, Identifies: true, Group: GroupSummaries,
+			{Path: "Summaries", Switch: assess.SummariesGiven, Kind: Bool, Identifies: true, Group: GroupSummaries,
 				Usage: "NLI reads the summaries the input's contexts carry (synthetic_summary); no model is asked",
 				Details: "NLI reads the summaries the input's contexts carry (synthetic_summary, as the summarizer or FactReasoner wrote them), " +
 					"with their probability as prior; no model is asked for them."},
 		}},
-		{Kind: KindSummarizer, Name: "llm summarizer", Choice: "Summaries", Value: SummariesLLM, Identity: "summarizer",
-			In: func(o Options) bool { return o.Summaries == SummariesLLM },
+		{Kind: KindSummarizer, Name: "llm summarizer", Choice: "Summaries", Value: assess.SummariesLLM, Identity: "summarizer",
+			In: func(o Options) bool { return o.Summaries == assess.SummariesLLM },
 			Settings: append(probabilityRule("Summary", GroupSummaries, "the summarizer", "p_summary", "summary", "docs/llm.md", "above 0 and at most 1",
 				summarizer.DefaultFixedProbability, func(o *Options) (*string, *int, *float64) {
 					return &o.SummaryMethod, &o.SummarySamples, &o.SummaryFixedProbability
@@ -495,7 +496,7 @@ func retrievalParts() []Part {
 	return append(out,
 		Part{Kind: KindRetrieval, Name: "knowledge sources", Choice: "Retrieval.Source", When: "a knowledge source (Retrieval.Source, Retrieval.DB)", Identity: "run.retrieval", In: anySource,
 			Settings: []Setting{
-				{Path: "Retrieval.TopK", Kind: Int, Default: strconv.Itoa(DefaultTopK), Identifies: true, Group: GroupRetrieval,
+				{Path: "Retrieval.TopK", Kind: Int, Default: strconv.Itoa(assess.DefaultTopK), Identifies: true, Group: GroupRetrieval,
 					Usage: "passages retrieved per atom for records without contexts",
 					Set: func(o *Options, text string) error {
 						n, err := strconv.Atoi(strings.TrimSpace(text))
@@ -512,7 +513,7 @@ func retrievalParts() []Part {
 					Set: func(o *Options, text string) error {
 						n, err := nonNegative(text)
 						if n == 0 {
-							n = NoQueryContexts
+							n = assess.NoQueryContexts
 						}
 						o.Retrieval.QueryContexts = n
 						return err
@@ -648,7 +649,7 @@ func checkChoices(o Options, kinds []string) error {
 			_, err = algorithmOf(only)
 		case KindSummarizer:
 			switch o.Summaries {
-			case SummariesOff, SummariesLLM, SummariesGiven:
+			case assess.SummariesOff, assess.SummariesLLM, assess.SummariesGiven:
 			default:
 				err = optionErr("Summaries", fmt.Errorf("%q is not off, llm or given", o.Summaries))
 			}

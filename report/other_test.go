@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/graph"
@@ -38,16 +39,16 @@ func otherSystemsReport(t *testing.T) *report.Report {
 	}
 	defer p.Close()
 	var fr2 bytes.Buffer
-	if _, err := p.ScoreFile(ctx, input, graph.FR2, &fr2, nil, pipeline.FileOptions{}); err != nil {
+	if _, err := batch.ScoreFile(ctx, p.Pipeline, input, graph.FR2, &fr2, nil, batch.FileOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var fs bytes.Buffer
 	w := jsonl.NewWriter(&fs)
-	sum, _, err := p.FActScoreFile(ctx, input, factscore.DefaultGamma, false, pipeline.FileOptions{}, func(r factscore.Record) error { return w.Write(r) })
+	sum, _, err := batch.FActScoreFile(ctx, p.Pipeline, input, factscore.DefaultGamma, false, batch.FileOptions{}, func(r factscore.Record) error { return w.Write(r) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(pipeline.FActScoreSummary{Summary: sum, Verifier: p.VerifierName()}); err != nil {
+	if err := w.Write(batch.FActScoreSummary{Summary: sum, Verifier: p.VerifierName()}); err != nil {
 		t.Fatal(err)
 	}
 	paths := []string{filepath.Join(dir, "fr2.jsonl"), foreigntest.FlahertyFactReasoner(t, dir), filepath.Join(dir, "factscore.jsonl")}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign"
@@ -83,7 +85,7 @@ func runCompare(c *cli.Context) (err error) {
 	}
 	recorded := other != 0
 	if !recorded {
-		if recorded, err = pipeline.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
+		if recorded, err = batch.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
 			return err
 		}
 	}
@@ -115,7 +117,7 @@ func runCompare(c *cli.Context) (err error) {
 		prog := progress.New(c.App.ErrWriter, "fr compare")
 		o := fileOptions(c, prog)
 		o.Warn = func(msg string) { fmt.Fprintf(prog, "fr compare: warning: %s\n", msg) }
-		rows, st, err := pipeline.CompareRecorded(paths, k, o)
+		rows, st, err := batch.CompareRecorded(paths, k, o)
 		if err != nil {
 			return err
 		}
@@ -152,7 +154,7 @@ func runCompare(c *cli.Context) (err error) {
 		return err
 	}
 	defer p.Close()
-	var bs []pipeline.Baseline
+	var bs []assess.Baseline
 	for _, name := range baselines {
 		b, err := p.OpenBaseline(name, c.Float64("threshold"))
 		if err != nil {
@@ -161,7 +163,7 @@ func runCompare(c *cli.Context) (err error) {
 		bs = append(bs, b)
 	}
 	prog := progress.New(c.App.ErrWriter, "fr compare")
-	rows, st, err := p.CompareFile(c.Context, input, versions, bs, fileOptions(c, prog))
+	rows, st, err := batch.CompareFile(c.Context, p.Pipeline, input, versions, bs, fileOptions(c, prog))
 	if err != nil {
 		return withFormatHint(err, input, formatFactReasoner, formatScored)
 	}

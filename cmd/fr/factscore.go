@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -118,7 +119,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr "+a.name)
 	var supported, claims []int // of the responding responses, for VeriScore
-	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec factscore.Record) error {
+	s, st, err := batch.FActScoreFile(c.Context, p.Pipeline, input, gamma, gold, fileOptions(c, prog), func(rec factscore.Record) error {
 		if rec.Responded {
 			supported, claims = append(supported, rec.Supported), append(claims, rec.Facts)
 		}
@@ -136,7 +137,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	}
 	// The summary covers the records written; failed ones make the run
 	// fail after it.
-	sum := pipeline.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
+	sum := batch.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
 	if a.assessor == pipeline.BaselineVeriScore && len(claims) > 0 {
 		k, vs := veriscore.Score(supported, claims)
 		sum.VeriScore, sum.K = &vs, &k

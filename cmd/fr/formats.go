@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // The files fr reads come in several formats, and each command reads
@@ -46,7 +46,7 @@ func formatOf(path string) string {
 	if f, err := instance.DetectFormat(path); err == nil && f == instance.FActScoreLabeled {
 		return formatLabeled
 	}
-	if scored, err := pipeline.IsOutputFile(path, true); err == nil {
+	if scored, err := batch.IsOutputFile(path, true); err == nil {
 		if scored {
 			return formatScored
 		}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/batch"
 )
 
 // writeFActScoreHeadline writes the result of an fr factscore run on
@@ -13,7 +13,7 @@ import (
 // responses that respond, as FActScore's paper reports them; for fr
 // veriscore VeriScore and its K, and the mean precision; for fr
 // factverify the mean precision.
-func writeFActScoreHeadline(w io.Writer, prefix string, sum pipeline.FActScoreSummary) {
+func writeFActScoreHeadline(w io.Writer, prefix string, sum batch.FActScoreSummary) {
 	s := sum.Summary
 	if s.Responses == 0 {
 		return

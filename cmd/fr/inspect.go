@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 func inspectCommand() *cli.Command {
@@ -72,7 +72,7 @@ func runInspect(c *cli.Context) (err error) {
 		defer func() { err = errors.Join(err, closeOutput(dot, err)) }()
 	}
 	only, line := c.String("atom"), c.Int("line")
-	var last *pipeline.Assessment
+	var last *assess.Assessment
 	found := false
 	// The texts of records and pages are shown: what could command a
 	// terminal in them is escaped.
@@ -81,10 +81,10 @@ func runInspect(c *cli.Context) (err error) {
 		if line > 0 && in.Line != line {
 			return nil
 		}
-		var a *pipeline.Assessment
+		var a *assess.Assessment
 		var err error
-		if pipeline.IsRecorded(in) {
-			a, err = pipeline.AssessmentOf(in) // an output line: as it was scored
+		if assess.IsRecorded(in) {
+			a, err = assess.AssessmentOf(in) // an output line: as it was scored
 		} else {
 			a, err = p.Assess(c.Context, in, version)
 		}
@@ -97,7 +97,7 @@ func runInspect(c *cli.Context) (err error) {
 		if only == "" && c.Bool("contexts") {
 			ex = append(ex, a.ExplainContexts()...)
 		}
-		return pipeline.WriteExplanations(w, a, ex)
+		return assess.WriteExplanations(w, a, ex)
 	})
 	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	// What was explained before an error is written.

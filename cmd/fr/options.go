@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
@@ -18,8 +19,8 @@ func (r runs) withFlagNames(err error) error {
 		return nil
 	}
 	msg := err.Error()
-	if errors.Is(err, pipeline.ErrNoNLI) {
-		msg = strings.Replace(msg, pipeline.ErrNoNLI.Error(), noNLIHint, 1)
+	if errors.Is(err, assess.ErrNoNLI) {
+		msg = strings.Replace(msg, assess.ErrNoNLI.Error(), noNLIHint, 1)
 	}
 	var oe *pipeline.OptionError
 	if errors.As(err, &oe) {
@@ -36,7 +37,7 @@ func (r runs) withFlagNames(err error) error {
 	return &renamedError{msg: msg, err: err}
 }
 
-// noNLIHint says, for pipeline.ErrNoNLI, the ways to get NLI.
+// noNLIHint says, for assess.ErrNoNLI, the ways to get NLI.
 var noNLIHint = "the record has no relations and no NLI model is configured: for results, pull one (fr models pull " +
 	pipeline.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
 	"or --nli remote (an inference server, with --nli-endpoint); --nli lexical tries the tool without a model (it compares words, not meaning: not for results)"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/pipeline"
@@ -29,11 +30,11 @@ func openPipeline(c *cli.Context, input string, also ...pipeline.Part) (*pipelin
 		return nil, err
 	}
 	if o.K.Name == "median" {
-		var fo pipeline.FileOptions
+		var fo batch.FileOptions
 		if c.Bool("skip-invalid") {
 			fo.Invalid = func(*instance.Error) {} // reported by the run
 		}
-		if o.K.Value, err = pipeline.MedianAtoms(input, fo); err != nil {
+		if o.K.Value, err = batch.MedianAtoms(input, fo); err != nil {
 			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
@@ -43,8 +44,8 @@ func openPipeline(c *cli.Context, input string, also ...pipeline.Part) (*pipelin
 // fileOptions are the options of a run over a file: with --skip-invalid,
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
-func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: showProgress(prog)}
+func fileOptions(c *cli.Context, prog *progress.Display) batch.FileOptions {
+	o := batch.FileOptions{Progress: showProgress(prog)}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
@@ -53,7 +54,7 @@ func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
 }
 
 // skippedSummary says how many records a run skipped, for its summary.
-func skippedSummary(st pipeline.ScoreStats) string {
+func skippedSummary(st batch.ScoreStats) string {
 	s := fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
 	if st.EmptyContexts > 0 {
 		s += fmt.Sprintf(", %d empty contexts dropped", st.EmptyContexts)
@@ -73,7 +74,7 @@ func stopped(err error) string {
 
 // failedError is the error of a run that skipped failed records: it did
 // not do all its work, so it must not exit 0.
-func failedError(st pipeline.ScoreStats) error {
+func failedError(st batch.ScoreStats) error {
 	if st.Failed == 0 {
 		return nil
 	}
@@ -81,6 +82,6 @@ func failedError(st pipeline.ScoreStats) error {
 }
 
 // showProgress shows a run's progress on the display.
-func showProgress(prog *progress.Display) func(pipeline.Progress) {
-	return func(pr pipeline.Progress) { prog.Report(progress.Status(pr)) }
+func showProgress(prog *progress.Display) func(batch.Progress) {
+	return func(pr batch.Progress) { prog.Report(progress.Status(pr)) }
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
@@ -65,7 +66,7 @@ func runRetrieve(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
-	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
+	st, err := batch.RetrieveFile(c.Context, p.Pipeline, input, out, batch.FileOptions{Progress: showProgress(prog)})
 	err = withFormatHint(err, input, formatFactReasoner, formatScored)
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
