@@ -89,7 +89,7 @@ func (p *Pipeline) verifier(in *instance.Instance) (factscore.Verifier, error) {
 	case p.usesGiven(in):
 		return &factscore.RelationVerifier{Relation: graph.NewStated(in).Relation, Threshold: p.Threshold}, nil
 	case p.Classifier == nil:
-		return nil, errors.New("pipeline: no FActScore verifier and no NLI classifier configured")
+		return nil, errors.New("assess: no FActScore verifier and no NLI classifier configured")
 	}
 	return &factscore.NLIVerifier{Classifier: p.Classifier, Threshold: p.Threshold}, nil
 }

@@ -15,7 +15,7 @@ import (
 // changed against the reference setting (both off), accuracy against the
 // gold labels, NLI pairs asked. Run with
 //
-//	go test ./pipeline -run '^$' -bench FastAccuracy -benchtime 1x
+//	go test ./assess -run '^$' -bench FastAccuracy -benchtime 1x
 
 type fastSetting struct {
 	name    string

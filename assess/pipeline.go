@@ -295,7 +295,7 @@ func (np *NLIProgress) plan(pairs int) {
 // NLI work as it goes.
 func (p *Pipeline) CompareTracked(ctx context.Context, in *instance.Instance, versions []graph.Version, bs []Baseline, hooks *NLIProgress) ([]*Assessment, []score.Scores, error) {
 	if p.Solver == nil {
-		return nil, nil, errors.New("pipeline: no solver configured")
+		return nil, nil, errors.New("assess: no solver configured")
 	}
 	if p.abstains(in) {
 		out := make([]*Assessment, len(versions))

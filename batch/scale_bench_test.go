@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
@@ -21,7 +22,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli/remotenlitest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // The throughput benchmarks of issue 12 (BENCHMARKS.md, "Throughput"):
@@ -82,9 +82,9 @@ func benchJudge(delay time.Duration) func(int, llmtest.Request) llmtest.Reply {
 }
 
 // benchPipeline opens the pipeline of a backend with a pruning setting.
-func benchPipeline(b *testing.B, backend string, perAtom int) *pipeline.Pipeline {
+func benchPipeline(b *testing.B, backend string, perAtom int) *assemble.Pipeline {
 	b.Helper()
-	o := pipeline.Options{Solver: inference.Auto{}, PairsPerAtom: perAtom}
+	o := assemble.Options{Solver: inference.Auto{}, PairsPerAtom: perAtom}
 	switch backend {
 	case "llm-0ms", "llm-50ms", "llm-50ms-x16":
 		delay := time.Duration(0)
@@ -99,9 +99,9 @@ func benchPipeline(b *testing.B, backend string, perAtom int) *pipeline.Pipeline
 		}
 		o.Caches.LLM = "off"
 	case "onnx":
-		o.NLI = pipeline.NLIOptions{Backend: "onnx", Model: os.Getenv(benchModelEnv)}
+		o.NLI = assemble.NLIOptions{Backend: "onnx", Model: os.Getenv(benchModelEnv)}
 	}
-	p, err := pipeline.Open(context.Background(), o)
+	p, err := assemble.Open(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func BenchmarkScaleJobsFlaherty(b *testing.B) {
 		if err := f.Close(); err != nil {
 			b.Fatal(err)
 		}
-		p, err := pipeline.Open(context.Background(), pipeline.Options{Solver: inference.Auto{}, NLI: pipeline.NLIOptions{Backend: backend}})
+		p, err := assemble.Open(context.Background(), assemble.Options{Solver: inference.Auto{}, NLI: assemble.NLIOptions{Backend: backend}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -300,9 +300,9 @@ func BenchmarkScaleJobsRemote(b *testing.B) {
 		for _, linger := range []time.Duration{-1, remotenli.DefaultLinger, 20 * time.Millisecond} {
 			for _, jobs := range []int{1, 2, 4, 8} {
 				b.Run(fmt.Sprintf("%s/linger=%v/jobs=%d", sh.name, max(linger, 0), jobs), func(b *testing.B) {
-					o := pipeline.Options{Solver: inference.Auto{}, PairsPerAtom: assess.AllPairs, NLI: pipeline.NLIOptions{Backend: "remote", Model: dir,
+					o := assemble.Options{Solver: inference.Auto{}, PairsPerAtom: assess.AllPairs, NLI: assemble.NLIOptions{Backend: "remote", Model: dir,
 						Remote: remotenli.Options{Protocol: remotenli.KServe, Endpoint: srv.URL, Model: srv.Name, BatchSize: 16, Concurrency: 4, Linger: linger}}}
-					p, err := pipeline.Open(context.Background(), o)
+					p, err := assemble.Open(context.Background(), o)
 					if err != nil {
 						b.Fatal(err)
 					}

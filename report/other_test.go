@@ -12,13 +12,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/report"
 )
 
@@ -32,8 +32,8 @@ func otherSystemsReport(t *testing.T) *report.Report {
 	dir := t.TempDir()
 	input, _ := foreigntest.FlahertyInput(t, dir)
 	ctx := context.Background()
-	p, err := pipeline.Open(ctx, pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"},
-		FActScore: pipeline.FActScoreOptions{Verifier: "nli", Threshold: factscore.DefaultThreshold}})
+	p, err := assemble.Open(ctx, assemble.Options{NLI: assemble.NLIOptions{Backend: "given"},
+		FActScore: assemble.FActScoreOptions{Verifier: "nli", Threshold: factscore.DefaultThreshold}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // Exit statuses, as most command-line tools use them.
@@ -44,7 +44,7 @@ func asUsage(err error) error {
 
 // exitStatus is the status fr exits with after err.
 func exitStatus(err error) int {
-	var oe *pipeline.OptionError
+	var oe *assemble.OptionError
 	switch {
 	case err == nil:
 		return exitOK

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/comparison"
@@ -15,7 +16,6 @@ import (
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -98,7 +98,7 @@ func runCompare(c *cli.Context) (err error) {
 		// Nothing runs but the measures: every setting of a part is
 		// refused, but K.
 		r := runsOf("compare")
-		for _, s := range pipeline.Settings(r.kinds...) {
+		for _, s := range assemble.Settings(r.kinds...) {
 			if f := r.flag(s.Name()); c.IsSet(f) && s.Path != "K" {
 				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
 			}
@@ -127,19 +127,19 @@ func runCompare(c *cli.Context) (err error) {
 	var (
 		versions  []graph.Version
 		baselines []string
-		verifiers []pipeline.Part // of the baselines, which read their settings
+		verifiers []assemble.Part // of the baselines, which read their settings
 	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
 		switch b := strings.ToLower(strings.TrimSpace(s)); b {
-		case pipeline.BaselineFActScore, pipeline.BaselineVeriScore, pipeline.BaselineFactVerify:
-			if b == pipeline.BaselineFActScore {
+		case assemble.BaselineFActScore, assemble.BaselineVeriScore, assemble.BaselineFactVerify:
+			if b == assemble.BaselineFActScore {
 				if th := c.Float64("threshold"); th < 0 || th >= 1 {
 					return usagef("--threshold %v: want a probability in [0, 1)", th)
 				}
 			}
 			baselines = append(baselines, b)
-			if b != pipeline.BaselineFActScore {
-				verifiers = append(verifiers, pipeline.VerifierPart(b))
+			if b != assemble.BaselineFActScore {
+				verifiers = append(verifiers, assemble.VerifierPart(b))
 			}
 			continue
 		}

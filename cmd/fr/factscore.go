@@ -6,10 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/veriscore"
 )
@@ -51,7 +51,7 @@ func factscoreCommand() *cli.Command {
 }
 
 // assessorSpec is what sets fr factscore, fr veriscore and fr factverify
-// apart: one pipeline (Pipeline.FActScoreFile) with other defaults (the
+// apart: one pipeline (batch.FActScoreFile) with other defaults (the
 // verifier's and the atomizer's: runsOf) and another summary.
 type assessorSpec struct {
 	name, usage, description string
@@ -93,19 +93,19 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 		gamma = 0 // human scores carry no length penalty
 	}
 	r := runsOf(a.name)
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // --gold: nothing to open
+	o := assemble.Options{NLI: assemble.NLIOptions{Backend: "given"}} // --gold: nothing to open
 	if !gold {
 		if o, err = r.options(c); err != nil {
 			return err
 		}
 	} else if given := r.given(c); len(given) > 0 {
-		for _, s := range pipeline.Settings(r.kinds...) {
+		for _, s := range assemble.Settings(r.kinds...) {
 			if _, ok := given[s.Name()]; ok {
 				return usagef("--%s does not apply to --gold, which scores the human labels and runs no part", r.flag(s.Name()))
 			}
 		}
 	}
-	p, err := pipeline.Open(c.Context, o)
+	p, err := assemble.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	// The summary covers the records written; failed ones make the run
 	// fail after it.
 	sum := batch.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
-	if a.assessor == pipeline.BaselineVeriScore && len(claims) > 0 {
+	if a.assessor == assemble.BaselineVeriScore && len(claims) > 0 {
 		k, vs := veriscore.Score(supported, claims)
 		sum.VeriScore, sum.K = &vs, &k
 	}
@@ -170,7 +170,7 @@ func veriscoreCommand() *cli.Command {
 				"# Records that carry their atoms and contexts: only the verification asks the model.",
 				"fr veriscore --llm-model MODEL -o vs.jsonl atoms-and-contexts.jsonl",
 			),
-		assessor: pipeline.BaselineVeriScore,
+		assessor: assemble.BaselineVeriScore,
 	})
 }
 
@@ -193,6 +193,6 @@ func factverifyCommand() *cli.Command {
 				"# Raw responses with Google results through Serper, as FactReasoner's baseline.",
 				"fr factverify --llm-model MODEL --source serper -o fv.jsonl responses.jsonl",
 			),
-		assessor: pipeline.BaselineFactVerify,
+		assessor: assemble.BaselineFactVerify,
 	})
 }

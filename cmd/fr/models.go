@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -59,7 +59,7 @@ func modelsCommand() *cli.Command {
 						"fr models tokenize --nli-model cross-encoder/nli-deberta-v3-base pairs.jsonl",
 					),
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "nli-model", DefaultText: pipeline.DefaultONNXModel, Category: catNLI,
+					&cli.StringFlag{Name: "nli-model", DefaultText: assemble.DefaultONNXModel, Category: catNLI,
 						Usage: "the model: a directory, or a hub repository id (fr models pull)"},
 					&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window), as fr score takes it"},
 				},
@@ -76,10 +76,10 @@ func modelsPull(c *cli.Context) error {
 		return err
 	}
 	if c.NArg() != 1 {
-		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
+		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", assemble.DefaultONNXModel, c.NArg())
 	}
 	repo := c.Args().First()
-	store, err := pipeline.ModelStore()
+	store, err := assemble.ModelStore()
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func modelsList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("models list: takes no arguments, got %q (see %s --help)", c.Args().First(), c.Command.HelpName)
 	}
-	store, err := pipeline.ModelStore()
+	store, err := assemble.ModelStore()
 	if err != nil {
 		return err
 	}
@@ -141,14 +141,14 @@ func modelsList(c *cli.Context) error {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, pipeline.DefaultONNXModel)
+		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, assemble.DefaultONNXModel)
 		return nil
 	}
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "REPO\tCOMMIT\tONNX\tSIZE\tDIRECTORY")
 	for _, m := range list {
 		name := m.Repo
-		if m.Repo == pipeline.DefaultONNXModel {
+		if m.Repo == assemble.DefaultONNXModel {
 			name += " (default)"
 		}
 		commit := m.Commit
@@ -166,7 +166,7 @@ func modelsTokenize(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := pipeline.ResolveModel(c.String("nli-model"))
+	m, err := assemble.ResolveModel(c.String("nli-model"))
 	if err != nil {
 		return err
 	}

@@ -7,11 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
-// withFlagNames renames the options an error names (pipeline.OptionError,
+// withFlagNames renames the options an error names (assemble.OptionError,
 // "(Options.K)") after the command's flags that set them, keeping what the
 // error is (its exit status).
 func (r runs) withFlagNames(err error) error {
@@ -22,7 +22,7 @@ func (r runs) withFlagNames(err error) error {
 	if errors.Is(err, assess.ErrNoNLI) {
 		msg = strings.Replace(msg, assess.ErrNoNLI.Error(), noNLIHint, 1)
 	}
-	var oe *pipeline.OptionError
+	var oe *assemble.OptionError
 	if errors.As(err, &oe) {
 		name := oe.Option
 		if f, ok := r.optionFlag(name); ok {
@@ -39,7 +39,7 @@ func (r runs) withFlagNames(err error) error {
 
 // noNLIHint says, for assess.ErrNoNLI, the ways to get NLI.
 var noNLIHint = "the record has no relations and no NLI model is configured: for results, pull one (fr models pull " +
-	pipeline.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
+	assemble.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
 	"or --nli remote (an inference server, with --nli-endpoint); --nli lexical tries the tool without a model (it compares words, not meaning: not for results)"
 
 // renamedError is an error whose message names flags instead of options.

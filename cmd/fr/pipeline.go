@@ -5,10 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
 
@@ -24,7 +24,7 @@ func versionArg(c *cli.Context) (graph.Version, error) {
 // openPipeline opens the pipeline of the command's flags (parts beyond
 // those they choose in also), for the records of input (K median is
 // computed over them).
-func openPipeline(c *cli.Context, input string, also ...pipeline.Part) (*pipeline.Pipeline, error) {
+func openPipeline(c *cli.Context, input string, also ...assemble.Part) (*assemble.Pipeline, error) {
 	o, err := runsOf(c.Command.Name).options(c, also...)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func openPipeline(c *cli.Context, input string, also ...pipeline.Part) (*pipelin
 			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
-	return pipeline.Open(c.Context, o)
+	return assemble.Open(c.Context, o)
 }
 
 // fileOptions are the options of a run over a file: with --skip-invalid,

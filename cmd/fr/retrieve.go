@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/batch"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
 
@@ -51,7 +51,7 @@ func runRetrieve(c *cli.Context) (err error) {
 	if err := notAnInput("-o", c.String("output"), input); err != nil {
 		return err // before the retriever's caches are opened
 	}
-	p, err := pipeline.Open(c.Context, o)
+	p, err := assemble.Open(c.Context, o)
 	if err != nil {
 		return err
 	}

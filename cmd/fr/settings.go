@@ -15,14 +15,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
 )
 
-// The settings of the library's parts (pipeline.Setting) are fr's flags:
+// The settings of the library's parts (assemble.Setting) are fr's flags:
 // each command that runs parts of some kinds has a flag for every setting
 // of those parts, named after the setting's path (flagName), with its
 // default, help and category; the flags given make the run's Options
-// (pipeline.Given), and a flag given for a part that is not in the run is
+// (assemble.Given), and a flag given for a part that is not in the run is
 // refused, naming what it applies to. The library's errors name options
 // by path; fr names them by their flags (withFlagNames).
 
@@ -35,8 +35,8 @@ type runs struct {
 }
 
 // scoring is what fr score, compare and inspect run.
-var scoringKinds = []string{pipeline.KindScoring, pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindSummarizer,
-	pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindInference}
+var scoringKinds = []string{assemble.KindScoring, assemble.KindAtomizer, assemble.KindAbstention, assemble.KindSummarizer,
+	assemble.KindNLI, assemble.KindRetrieval, assemble.KindInference}
 
 // runsOf is what the command of that name runs; nothing for a command
 // that runs no part.
@@ -49,18 +49,18 @@ func runsOf(command string) runs {
 		defaults := map[string]string{"Retrieval.TopK": "5", "FActScore.Verifier": "llm"}
 		switch command {
 		case "veriscore":
-			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineVeriScore, "veriscore"
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = assemble.BaselineVeriScore, "veriscore"
 		case "factverify":
-			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineFactVerify, "llm"
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = assemble.BaselineFactVerify, "llm"
 		}
-		return runs{kinds: []string{pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindVerifier},
+		return runs{kinds: []string{assemble.KindAtomizer, assemble.KindAbstention, assemble.KindNLI, assemble.KindRetrieval, assemble.KindVerifier},
 			names: k, defaults: defaults}
 	case "atomize":
-		return runs{kinds: []string{pipeline.KindAtomizer}, defaults: map[string]string{"Atomizer": "llm"}}
+		return runs{kinds: []string{assemble.KindAtomizer}, defaults: map[string]string{"Atomizer": "llm"}}
 	case "retrieve":
-		return runs{kinds: []string{pipeline.KindRetrieval}, names: k}
+		return runs{kinds: []string{assemble.KindRetrieval}, names: k}
 	case "solve": // fr uai solve
-		return runs{kinds: []string{pipeline.KindInference}}
+		return runs{kinds: []string{assemble.KindInference}}
 	}
 	return runs{}
 }
@@ -101,7 +101,7 @@ var flagRenames = map[string]string{
 // flagAliases are other names of some flags.
 var flagAliases = map[string][]string{"Retry.Retries": {"llm-retries"}}
 
-// flagName is the flag of the setting of that name (pipeline.Setting's
+// flagName is the flag of the setting of that name (assemble.Setting's
 // Name): its path in kebab case, the first element left out where it only
 // groups (Graph, Inference, Retrieval, FActScore, Retry), a prefix nli- or
 // llm- for those of NLI and LLM, and a cache's kind before -cache; or its
@@ -151,14 +151,14 @@ func (r runs) flag(setting string) string {
 // flags are the command's flags of its settings.
 func (r runs) flags() []cli.Flag {
 	var out []cli.Flag
-	for _, s := range pipeline.Settings(r.kinds...) {
+	for _, s := range assemble.Settings(r.kinds...) {
 		out = append(out, r.settingFlag(s))
 	}
 	return out
 }
 
 // settingFlag is the flag of a setting.
-func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
+func (r runs) settingFlag(s assemble.Setting) cli.Flag {
 	name, def := r.flag(s.Name()), s.Default
 	if d, ok := r.defaults[s.Name()]; ok {
 		def = d
@@ -175,17 +175,17 @@ func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
 		}
 	}
 	switch s.Kind {
-	case pipeline.Bool:
+	case assemble.Bool:
 		return &cli.BoolFlag{Name: name, Aliases: aliases, Value: def == "true", DefaultText: defText, Category: cat, Usage: usage}
-	case pipeline.Int:
+	case assemble.Int:
 		f := &cli.IntFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = strconv.Atoi(d); return })
 		return f
-	case pipeline.Float:
+	case assemble.Float:
 		f := &cli.Float64Flag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = strconv.ParseFloat(d, 64); return })
 		return f
-	case pipeline.Duration:
+	case assemble.Duration:
 		f := &cli.DurationFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = time.ParseDuration(d); return })
 		return f
@@ -199,7 +199,7 @@ func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
 }
 
 // envShown is a flag whose environment variables its help names but which
-// the library reads (pipeline.Setting.Env), so that a value from the
+// the library reads (assemble.Setting.Env), so that a value from the
 // environment is not a flag given: the environment of a run may set the
 // LLM endpoint of a part the run does not have.
 type envShown struct{ *cli.StringFlag }
@@ -216,10 +216,10 @@ func (f envShown) Apply(set *flag.FlagSet) error {
 
 // given are the command's settings given as flags, by setting name, as
 // text: what the flag read, as Go prints it (2m0s, 0.9), which is the
-// setting's form (pipeline.Kind).
+// setting's form (assemble.Kind).
 func (r runs) given(c *cli.Context) map[string]string {
 	out := map[string]string{}
-	for _, s := range pipeline.Settings(r.kinds...) {
+	for _, s := range assemble.Settings(r.kinds...) {
 		if name := r.flag(s.Name()); c.IsSet(name) {
 			out[s.Name()] = fmt.Sprint(c.Value(name))
 		}
@@ -229,8 +229,8 @@ func (r runs) given(c *cli.Context) map[string]string {
 
 // options are the run's Options from the command's flags (parts beyond
 // those they choose in also), with the secrets fr knows and its log.
-func (r runs) options(c *cli.Context, also ...pipeline.Part) (pipeline.Options, error) {
-	o, err := pipeline.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
+func (r runs) options(c *cli.Context, also ...assemble.Part) (assemble.Options, error) {
+	o, err := assemble.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
 	if err != nil {
 		return o, r.named(err)
 	}
@@ -243,8 +243,8 @@ func (r runs) options(c *cli.Context, also ...pipeline.Part) (pipeline.Options, 
 // setting that does not apply, two flags that choose one option, and
 // every option path (withFlagNames).
 func (r runs) named(err error) error {
-	var na *pipeline.NotApplied
-	var cf *pipeline.Conflict
+	var na *assemble.NotApplied
+	var cf *assemble.Conflict
 	switch {
 	case errors.As(err, &na):
 		var ways, have []string
@@ -282,7 +282,7 @@ func (r runs) named(err error) error {
 // hasFlag reports whether the setting of that name is a flag of the
 // command (Summaries is two: --summarize and --use-summaries).
 func (r runs) hasFlag(setting string) bool {
-	return slices.ContainsFunc(pipeline.Settings(r.kinds...), func(s pipeline.Setting) bool { return s.Name() == setting })
+	return slices.ContainsFunc(assemble.Settings(r.kinds...), func(s assemble.Setting) bool { return s.Name() == setting })
 }
 
 // choice says how a run gets the parts that values of an option choose:
@@ -331,7 +331,7 @@ var parenthesized = regexp.MustCompile(`\([^()]*\)`)
 
 // optionFlag is the flag of an option path ("NLI.Model",
 // "Options.NLI.Model", a setting's name, an option of a part's package as
-// its error names it: pipeline.OptionPath), or the flags of the settings
+// its error names it: assemble.OptionPath), or the flags of the settings
 // an option groups ("Graph": --use-priors, --atom-prior, --context-prior);
 // false for none.
 func (r runs) optionFlag(path string) (string, bool) {
@@ -339,7 +339,7 @@ func (r runs) optionFlag(path string) (string, bool) {
 	if f, ok := commandOptions[path]; ok {
 		return f, true
 	}
-	if p, ok := pipeline.OptionPath(path); ok {
+	if p, ok := assemble.OptionPath(path); ok {
 		path = p
 	}
 	if s, ok := allSettings().byName[path]; ok {
@@ -360,11 +360,11 @@ func (r runs) optionFlag(path string) (string, bool) {
 // are not switches, by path), and the names of those each option path
 // groups: "Graph" the settings Graph.*, "Summaries" its two switches.
 var allSettings = sync.OnceValue(func() (all struct {
-	byName map[string]pipeline.Setting
+	byName map[string]assemble.Setting
 	groups map[string][]string
 }) {
-	all.byName, all.groups = map[string]pipeline.Setting{}, map[string][]string{}
-	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+	all.byName, all.groups = map[string]assemble.Setting{}, map[string][]string{}
+	for _, s := range assemble.Settings(assemble.Kinds()...) {
 		all.byName[s.Name()] = s
 		elems := strings.Split(s.Path, ".")
 		for i := 1; i < len(elems); i++ {

@@ -1,4 +1,4 @@
-package pipeline
+package assemble
 
 import (
 	"errors"
@@ -152,11 +152,11 @@ func field(o *Options, path string) (reflect.Value, error) {
 	v := reflect.ValueOf(o).Elem()
 	for _, name := range strings.Split(path, ".") {
 		if v.Kind() != reflect.Struct {
-			return reflect.Value{}, fmt.Errorf("pipeline: %s is no field of Options", path)
+			return reflect.Value{}, fmt.Errorf("assemble: %s is no field of Options", path)
 		}
 		v = v.FieldByName(name)
 		if !v.IsValid() || !v.CanSet() {
-			return reflect.Value{}, fmt.Errorf("pipeline: %s is no field of Options", path)
+			return reflect.Value{}, fmt.Errorf("assemble: %s is no field of Options", path)
 		}
 	}
 	return v, nil
@@ -218,7 +218,7 @@ func Parts(kinds ...string) []Part {
 	for _, k := range kinds {
 		parts, ok := partTables()[k]
 		if !ok {
-			panic("pipeline: no kind of part " + k)
+			panic("assemble: no kind of part " + k)
 		}
 		out = append(out, parts...)
 	}
@@ -322,7 +322,7 @@ func (g Given) Options() (Options, error) {
 	}
 	for name := range g.Values {
 		if !known[name] {
-			return o, fmt.Errorf("pipeline: %s is no setting of %s", name, strings.Join(g.Kinds, ", "))
+			return o, fmt.Errorf("assemble: %s is no setting of %s", name, strings.Join(g.Kinds, ", "))
 		}
 	}
 	if err := checkChoices(o, g.Kinds); err != nil {

@@ -1,4 +1,4 @@
-// Package pipeline assembles FactReasoner pipelines (assess.Pipeline)
+// Package assemble assembles FactReasoner pipelines (assess.Pipeline)
 // from names and settings, as the fr command does: Open turns Options into
 // the parts they name (an NLI backend, an atomizer, knowledge sources, a
 // summarizer, a verifier, a solver), opened and owned until Close. Each
@@ -6,7 +6,7 @@
 // Verifiers, Algorithms) whose entries declare the settings they read
 // (Setting): the options a user's settings give (Given), the refusal of a
 // setting no part of the run reads, and fr's flags are made from them.
-package pipeline
+package assemble
 
 import (
 	"context"

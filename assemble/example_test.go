@@ -1,4 +1,4 @@
-package pipeline_test
+package assemble_test
 
 import (
 	"context"
@@ -6,12 +6,12 @@ import (
 	"log"
 	"strings"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/nlitest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // A Go program scores a record: open a pipeline, assess, read the scores
@@ -31,9 +31,9 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	p, err := pipeline.Open(context.Background(), pipeline.Options{
+	p, err := assemble.Open(context.Background(), assemble.Options{
 		Solver: inference.Auto{},
-		NLI:    pipeline.NLIOptions{Backend: "given"},
+		NLI:    assemble.NLIOptions{Backend: "given"},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -63,12 +63,12 @@ func Example() {
 // table entry (here the test backend of package nlitest, which entails
 // everything at 0.8) chosen by its name, as "onnx" or "llm" are.
 func ExampleNLIBackend() {
-	fixed := pipeline.NLIBackend{Name: "fixed", Description: "every pair entails, at 0.8",
-		Open: func(context.Context, *pipeline.Env) (nli.Classifier, error) {
+	fixed := assemble.NLIBackend{Name: "fixed", Description: "every pair entails, at 0.8",
+		Open: func(context.Context, *assemble.Env) (nli.Classifier, error) {
 			return &nlitest.Fixed{Label: nli.Entailment, Probability: 0.8}, nil
 		}}
-	p, err := pipeline.Open(context.Background(), pipeline.Options{
-		NLI: pipeline.NLIOptions{Backend: "fixed", Extra: []pipeline.NLIBackend{fixed}},
+	p, err := assemble.Open(context.Background(), assemble.Options{
+		NLI: assemble.NLIOptions{Backend: "fixed", Extra: []assemble.NLIBackend{fixed}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-package pipeline
+package assemble
 
 import (
 	"fmt"
@@ -432,7 +432,7 @@ func verifierParts() []Part {
 func VerifierPart(name string) Part {
 	i := slices.IndexFunc(Verifiers(), func(v Verifier) bool { return v.Name == name })
 	if i < 0 {
-		panic("pipeline: no verifier " + name)
+		panic("assemble: no verifier " + name)
 	}
 	return Part{Kind: KindVerifier, Name: name, Choice: "FActScore.Verifier", Value: name, Settings: Verifiers()[i].Settings,
 		In: func(o Options) bool { return o.FActScore.Verifier == name }}

@@ -1,4 +1,4 @@
-package pipeline_test
+package assemble_test
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/nlitest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // oneAtom is a record of one atom with one context of its own, without
@@ -32,10 +32,10 @@ func oneAtom() *instance.Instance {
 func TestExtraNLIBackend(t *testing.T) {
 	ctx := context.Background()
 	fixed := &nlitest.Fixed{Label: nli.Entailment, Probability: 0.8}
-	entry := pipeline.NLIBackend{Name: "fixed", Description: "every pair entails, at 0.8",
-		Open: func(context.Context, *pipeline.Env) (nli.Classifier, error) { return fixed, nil }}
+	entry := assemble.NLIBackend{Name: "fixed", Description: "every pair entails, at 0.8",
+		Open: func(context.Context, *assemble.Env) (nli.Classifier, error) { return fixed, nil }}
 	var log bytes.Buffer
-	p, err := pipeline.Open(ctx, pipeline.Options{NLI: pipeline.NLIOptions{Backend: "fixed", Extra: []pipeline.NLIBackend{entry}}, Log: &log})
+	p, err := assemble.Open(ctx, assemble.Options{NLI: assemble.NLIOptions{Backend: "fixed", Extra: []assemble.NLIBackend{entry}}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +59,12 @@ func TestExtraNLIBackend(t *testing.T) {
 	}
 
 	entry.Name = "onnx"
-	_, err = pipeline.Open(ctx, pipeline.Options{NLI: pipeline.NLIOptions{Backend: "onnx", Extra: []pipeline.NLIBackend{entry}}})
-	var oe *pipeline.OptionError
+	_, err = assemble.Open(ctx, assemble.Options{NLI: assemble.NLIOptions{Backend: "onnx", Extra: []assemble.NLIBackend{entry}}})
+	var oe *assemble.OptionError
 	if !errors.As(err, &oe) || oe.Option != "NLI.Extra" {
 		t.Errorf("a built-in's name taken again: %v", err)
 	}
-	_, err = pipeline.Open(ctx, pipeline.Options{NLI: pipeline.NLIOptions{Backend: "oracle"}})
+	_, err = assemble.Open(ctx, assemble.Options{NLI: assemble.NLIOptions{Backend: "oracle"}})
 	if !errors.As(err, &oe) || oe.Option != "NLI.Backend" || !strings.Contains(err.Error(), "want auto, given, onnx, remote, llm or lexical") {
 		t.Errorf("unknown backend: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestExtraNLIBackend(t *testing.T) {
 func TestZeroOptions(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir()) // no model pulled
 	ctx := context.Background()
-	p, err := pipeline.Open(ctx, pipeline.Options{})
+	p, err := assemble.Open(ctx, assemble.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestAutoJobs(t *testing.T) {
 		{"no classifier", &assess.Pipeline{Given: assess.GivenAlways}, 2},
 	}
 	for _, tc := range tests {
-		if got := (&pipeline.Pipeline{Pipeline: tc.p}).AutoJobs(); got != tc.want {
+		if got := (&assemble.Pipeline{Pipeline: tc.p}).AutoJobs(); got != tc.want {
 			t.Errorf("%s: AutoJobs %d, want %d", tc.name, got, tc.want)
 		}
 	}
