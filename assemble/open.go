@@ -33,6 +33,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
 	"github.com/factreasoner/factreasoner-go/nli/nlicache"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/prompts"
@@ -143,7 +144,7 @@ type NLIOptions struct {
 	// for trying the tool, and only when asked for.
 	Backend string
 	// Model is the onnx backend's model: a directory, or a hub repository
-	// id pulled into the model store. Empty means DefaultONNXModel.
+	// id pulled into the model store. Empty means nlimodel.Default.
 	Model string
 	// ONNX tunes the onnx backend; its Name and Graph are set from Model.
 	ONNX onnxnli.Options
@@ -573,7 +574,7 @@ func (p *Pipeline) register(cl nli.Classifier, o Options) (nli.Classifier, error
 
 // openONNX loads the onnx backend's model.
 func (p *Pipeline) openONNX(o NLIOptions) (*onnxnli.Model, error) {
-	ref, err := ResolveModel(o.Model)
+	ref, err := nlimodel.Resolve(o.Model)
 	if err != nil {
 		return nil, err
 	}

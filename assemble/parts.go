@@ -23,6 +23,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/prompts"
 	"github.com/factreasoner/factreasoner-go/querybuild"
 	"github.com/factreasoner/factreasoner-go/retrieve"
@@ -156,17 +157,17 @@ func nliBackend(o Options) (NLIBackend, error) {
 
 func openAuto(ctx context.Context, env *Env) (nli.Classifier, error) {
 	p, o := env.p, env.Options
-	if !onnxAvailable(o.NLI.Model) {
+	if !nlimodel.Available(o.NLI.Model) {
 		// Records with relations are scored from them; the others are an
 		// error that says how to get NLI (ErrNoNLI), never a guess.
-		p.NoNLI = "the default model " + DefaultONNXModel + " is not in the model store"
+		p.NoNLI = "the default model " + nlimodel.Default + " is not in the model store"
 		return nil, nil
 	}
 	model, err := openONNXBackend(ctx, env)
 	if err != nil && o.NLI.Model == "" {
 		// The default model was pulled but cannot run here (no ONNX
 		// Runtime, say): records with relations can still be scored.
-		p.NoNLI = fmt.Sprintf("the default model %s cannot be used: %v", DefaultONNXModel, err)
+		p.NoNLI = fmt.Sprintf("the default model %s cannot be used: %v", nlimodel.Default, err)
 		return nil, nil
 	}
 	return model, err

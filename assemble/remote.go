@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 )
 
@@ -11,7 +12,7 @@ import (
 // the model directory o.Model names, the model run by the server that
 // o.Remote names, retried as the run's other HTTP clients.
 func (p *Pipeline) openRemote(ctx context.Context, o NLIOptions) (*remotenli.Classifier, error) {
-	ref, err := ResolveModel(o.Model)
+	ref, err := nlimodel.Resolve(o.Model)
 	if err != nil {
 		return nil, err
 	}

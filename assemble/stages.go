@@ -16,6 +16,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/nli/cascade"
 	"github.com/factreasoner/factreasoner-go/nli/llmnli"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 	"github.com/factreasoner/factreasoner-go/nli/remotenli"
 	"github.com/factreasoner/factreasoner-go/prompts"
@@ -159,7 +160,7 @@ func probabilityRule(prefix, group, stage, what, per, docs, valid string, fixed 
 // The settings of the NLI backends that read a cross-encoder model (onnx,
 // remote, and auto through onnx).
 var (
-	nliModel = Setting{Path: "NLI.Model", DefaultText: DefaultONNXModel, Identifies: true, Group: GroupNLI,
+	nliModel = Setting{Path: "NLI.Model", DefaultText: nlimodel.Default, Identifies: true, Group: GroupNLI,
 		Usage: "model of the onnx and remote backends (NLI.Backend): a directory, or a hub repository id (fr models pull)",
 		Details: "A directory holds model.onnx (or onnx/model.onnx), tokenizer.json and config.json; a hub repository id names a model " +
 			"pulled into the model store (fr models pull). The remote backend takes the tokenizer, window and labels from it."}

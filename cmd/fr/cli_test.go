@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/result"
 )
 
@@ -318,7 +318,7 @@ func TestAutoNLIWithoutModel(t *testing.T) {
 	if err == nil || exitStatus(err) != exitFailure {
 		t.Fatalf("a record without relations: %v (exit %d), want an error", err, exitStatus(err))
 	}
-	for _, want := range []string{mixed + ":2", "no NLI model is configured", "fr models pull " + assemble.DefaultONNXModel, "--nli llm", "--nli remote", "--nli lexical"} {
+	for _, want := range []string{mixed + ":2", "no NLI model is configured", "fr models pull " + nlimodel.Default, "--nli llm", "--nli remote", "--nli lexical"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

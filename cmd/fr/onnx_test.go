@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
 )
 
@@ -183,11 +183,11 @@ func TestModelsPull(t *testing.T) {
 	// default model is there, then onnx for them.
 	mixed := filepath.Join("..", "..", "testdata", "report", "example-input.jsonl") // two records without relations
 	_, errOut, err = run(t, ctx, "score", mixed)
-	if err == nil || !strings.Contains(err.Error(), "fr models pull "+assemble.DefaultONNXModel) {
+	if err == nil || !strings.Contains(err.Error(), "fr models pull "+nlimodel.Default) {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
-	h.AddDir(t, assemble.DefaultONNXModel, commit, tinyRoberta)
-	if _, errOut, err := run(t, ctx, "models", "pull", assemble.DefaultONNXModel); err != nil {
+	h.AddDir(t, nlimodel.Default, commit, tinyRoberta)
+	if _, errOut, err := run(t, ctx, "models", "pull", nlimodel.Default); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	out, errOut, err = run(t, ctx, "score", mixed)

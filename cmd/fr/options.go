@@ -9,6 +9,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 )
 
 // withFlagNames renames the options an error names (assemble.OptionError,
@@ -39,7 +40,7 @@ func (r runs) withFlagNames(err error) error {
 
 // noNLIHint says, for assess.ErrNoNLI, the ways to get NLI.
 var noNLIHint = "the record has no relations and no NLI model is configured: for results, pull one (fr models pull " +
-	assemble.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
+	nlimodel.Default + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
 	"or --nli remote (an inference server, with --nli-endpoint); --nli lexical tries the tool without a model (it compares words, not meaning: not for results)"
 
 // renamedError is an error whose message names flags instead of options.

@@ -1,6 +1,7 @@
-package assemble
+package nlimodel
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestResolveModelHFCache(t *testing.T) {
 				writeFile(t, filepath.Join(store, "models", "acme", "nli", hub.ManifestName),
 					`{"repo":"acme/nli","revision":"main","commit":"fedcba9876543210fedcba9876543210fedcba98","onnx":"model.onnx","files":[]}`)
 			}
-			m, err := ResolveModel("acme/nli")
+			m, err := Resolve("acme/nli")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %+v, %v; want an error with %q", m, err, tt.wantErr)
@@ -107,21 +108,21 @@ func TestResolveModelHFCache(t *testing.T) {
 	}
 }
 
-// TestONNXAvailableHFCache: --nli auto takes the default model from the
+// TestAvailableHFCache: --nli auto takes the default model from the
 // Hugging Face cache when it is whole there.
-func TestONNXAvailableHFCache(t *testing.T) {
+func TestAvailableHFCache(t *testing.T) {
 	t.Setenv("FACTREASONER_CACHE", t.TempDir())
 	hf := t.TempDir()
 	t.Setenv(hub.EnvHubCache, hf)
-	if onnxAvailable("") {
+	if Available("") {
 		t.Fatal("available with no model anywhere")
 	}
-	writeHFModel(t, hf, DefaultONNXModel, "model.onnx", "config.json")
-	if onnxAvailable("") {
+	writeHFModel(t, hf, Default, "model.onnx", "config.json")
+	if Available("") {
 		t.Fatal("available with a partial model in the Hugging Face cache")
 	}
-	writeHFModel(t, hf, DefaultONNXModel, "tokenizer.json")
-	if !onnxAvailable("") {
+	writeHFModel(t, hf, Default, "tokenizer.json")
+	if !Available("") {
 		t.Fatal("not available with the model whole in the Hugging Face cache")
 	}
 }
@@ -132,4 +133,59 @@ func TestONNXAvailableHFCache(t *testing.T) {
 func TestMain(m *testing.M) {
 	os.Setenv(hub.EnvHubCache, filepath.Join(os.TempDir(), "fr-test-no-hf-cache", "absent"))
 	os.Exit(m.Run())
+}
+
+// TestPullOffline: offline (HF_HUB_OFFLINE), Pull finds a model whole in
+// the Hugging Face cache, copies nothing into the store, and names it by
+// its repository id where Resolve takes that to the same snapshot (main,
+// the default graph), else by the snapshot's directory; a model in neither
+// place is an error that names both.
+func TestPullOffline(t *testing.T) {
+	whole := []string{"onnx/model.onnx", "config.json", "tokenizer.json"}
+	for _, tt := range []struct {
+		name     string
+		files    []string
+		opts     hub.PullOptions
+		wantName string // "" for the snapshot's directory
+		wantErr  []string
+	}{
+		{name: "main", files: whole, wantName: "acme/nli"},
+		{name: "a commit", files: whole, opts: hub.PullOptions{Revision: hfCommit}},
+		{name: "another graph", files: append(whole, "onnx/model_quantized.onnx"), opts: hub.PullOptions{ONNX: "onnx/model_quantized.onnx"}},
+		{name: "nowhere", wantErr: []string{hub.ErrOffline.Error(), "acme/nli"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hf, store := t.TempDir(), hub.Store{Dir: t.TempDir()}
+			t.Setenv(hub.EnvHubCache, hf)
+			var snap string
+			if tt.files != nil {
+				snap = writeHFModel(t, hf, "acme/nli", tt.files...)
+			}
+			m, err := Pull(context.Background(), store, &hub.Client{Offline: true}, "acme/nli", tt.opts)
+			if tt.wantErr != nil {
+				for _, w := range tt.wantErr {
+					if err == nil || !strings.Contains(err.Error(), w) {
+						t.Errorf("got %+v, %v; want an error with %q", m, err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Pulled{Repo: "acme/nli", Commit: hfCommit, ONNX: "onnx/model.onnx", Dir: snap, Cached: true, Name: tt.wantName}
+			if tt.opts.ONNX != "" {
+				want.ONNX = tt.opts.ONNX
+			}
+			if want.Name == "" {
+				want.Name = snap
+			}
+			if m != want {
+				t.Errorf("got %+v\nwant %+v", m, want)
+			}
+			if entries, _ := os.ReadDir(store.Dir); len(entries) > 0 {
+				t.Errorf("the store holds %d entries: an offline pull copies nothing", len(entries))
+			}
+		})
+	}
 }
