@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/factscore"
@@ -145,4 +147,41 @@ func (s FActScoreSummary) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// WriteHeadline writes the result of the run in a line after prefix (fr
+// factscore writes it on stderr): FActScore (and without its length
+// penalty) and the share of responses that respond, as FActScore's paper
+// reports them; for VeriScore's assessor VeriScore and its K, and the
+// mean precision; for FactVerify's the mean precision. A run without
+// responses writes nothing.
+func (sum FActScoreSummary) WriteHeadline(w io.Writer, prefix string) {
+	s := sum.Summary
+	if s.Responses == 0 {
+		return
+	}
+	var b strings.Builder
+	switch {
+	case sum.VeriScore != nil:
+		fmt.Fprintf(&b, "VeriScore %.4f (F1@%d, K the median claim count)", *sum.VeriScore, *sum.K)
+		if s.Scored > 0 {
+			fmt.Fprintf(&b, ", mean precision %.4f", s.InitScore)
+		}
+	case sum.Assessor != "" && s.Scored == 0:
+		b.WriteString("mean precision n/a (no responding response has atoms)")
+	case sum.Assessor != "":
+		fmt.Fprintf(&b, "mean precision %.4f", s.InitScore)
+	case s.Scored == 0:
+		b.WriteString("FActScore n/a (no responding response has facts)")
+	default:
+		fmt.Fprintf(&b, "FActScore %.4f", s.FActScore)
+		if s.Gamma > 0 {
+			fmt.Fprintf(&b, " (%.4f without the length penalty, γ = %d)", s.InitScore, s.Gamma)
+		}
+	}
+	fmt.Fprintf(&b, ", %.1f%% responding (%d of %d)", 100*s.RespondRatio, s.Responded, s.Responses)
+	if s.Responded > 0 {
+		fmt.Fprintf(&b, ", %.1f facts per response", s.FactsPerResponse)
+	}
+	fmt.Fprintf(w, "%s: %s; verifier %s\n", prefix, b.String(), sum.Verifier)
 }

@@ -145,7 +145,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	if err := w.Write(sum); err != nil {
 		return err
 	}
-	writeFActScoreHeadline(c.App.ErrWriter, "fr "+a.name, sum)
+	sum.WriteHeadline(c.App.ErrWriter, "fr "+a.name)
 	return failedError(st)
 }
 
