@@ -366,7 +366,7 @@ func TestGivenOptions(t *testing.T) {
 		{map[string]string{"NLI.Backend": "lexical", "NLI.Model": "m"}, func(err error) bool {
 			var na *NotApplied
 			return errors.As(err, &na) && na.Setting == "NLI.Model" && reflect.DeepEqual(na.Groups(), []ChoiceGroup{{Choice: "NLI.Backend", Values: []string{"auto", "onnx", "remote"}}}) &&
-				na.Run["NLI.Backend"] == "lexical" && err.Error() == "NLI.Model applies to NLI.Backend auto, onnx or remote, not to this run"
+				na.Run["NLI.Backend"] == "lexical" && err.Error() == "NLI.Model applies to NLI.Backend auto, onnx or remote, not to this run (NLI.Backend lexical)"
 		}},
 		{map[string]string{"Inference.Engine": "merlin", "Inference.Damping": "0.5"}, func(err error) bool {
 			var na *NotApplied

@@ -56,7 +56,7 @@ func flagDetails() map[string]string {
 	var r runs
 	for _, s := range assemble.Settings(assemble.Kinds()...) {
 		if s.Details != "" {
-			details[r.flag(s.Name())] = r.text(s.Details)
+			details[r.flag(s.Name())] = r.naming().Text(s.Details)
 		}
 	}
 	return details

@@ -7,35 +7,19 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 )
 
 // withFlagNames renames the options an error names (assemble.OptionError,
 // "(Options.K)") after the command's flags that set them, keeping what the
-// error is (its exit status).
+// error is (its exit status); the error of a record without NLI says the
+// ways to get it.
 func (r runs) withFlagNames(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
 	if errors.Is(err, assess.ErrNoNLI) {
-		msg = strings.Replace(msg, assess.ErrNoNLI.Error(), noNLIHint, 1)
+		err = &renamedError{msg: strings.Replace(err.Error(), assess.ErrNoNLI.Error(), noNLIHint, 1), err: err}
 	}
-	var oe *assemble.OptionError
-	if errors.As(err, &oe) {
-		name := oe.Option
-		if f, ok := r.optionFlag(name); ok {
-			name = f
-		}
-		msg = strings.Replace(msg, oe.Error(), name+": "+r.withFlagNames(oe.Err).Error(), 1)
-	}
-	msg = r.text(msg)
-	if msg == err.Error() {
-		return err
-	}
-	return &renamedError{msg: msg, err: err}
+	return r.naming().Error(err)
 }
 
 // noNLIHint says, for assess.ErrNoNLI, the ways to get NLI.

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -163,8 +160,9 @@ func (r runs) settingFlag(s assemble.Setting) cli.Flag {
 	if d, ok := r.defaults[s.Name()]; ok {
 		def = d
 	}
-	usage, defText, cat, aliases := r.text(s.Usage), r.text(s.DefaultText), s.Group, flagAliases[s.Name()]
-	if f, ok := r.optionFlag(s.DefaultText); ok {
+	n := r.naming()
+	usage, defText, cat, aliases := n.Text(s.Usage), n.Text(s.DefaultText), s.Group, flagAliases[s.Name()]
+	if f, ok := n.Option(s.DefaultText); ok {
 		defText = f // the default is another setting's value
 	}
 	number := func(parse func(string) error) {
@@ -231,152 +229,24 @@ func (r runs) given(c *cli.Context) map[string]string {
 // those they choose in also), with the secrets fr knows and its log.
 func (r runs) options(c *cli.Context, also ...assemble.Part) (assemble.Options, error) {
 	o, err := assemble.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
+	var na *assemble.NotApplied
+	var cf *assemble.Conflict
+	if errors.As(err, &na) || errors.As(err, &cf) {
+		return o, asUsage(r.naming().Error(err))
+	}
 	if err != nil {
-		return o, r.named(err)
+		return o, r.withFlagNames(err)
 	}
 	o.LLM.Secrets = knownSecrets(c)
 	o.Log = &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}
 	return o, nil
 }
 
-// named is err with the settings it names as the command's flags: a
-// setting that does not apply, two flags that choose one option, and
-// every option path (withFlagNames).
-func (r runs) named(err error) error {
-	var na *assemble.NotApplied
-	var cf *assemble.Conflict
-	switch {
-	case errors.As(err, &na):
-		var ways, have []string
-		for _, g := range na.Groups() {
-			if g.When != "" {
-				ways = append(ways, r.text(g.When))
-				continue
-			}
-			way, within := r.choice(g.Choice, g.Values...), ""
-			if g.Within != "" {
-				option, value, _ := strings.Cut(g.Within, "=")
-				within = r.choice(option, value)
-				way += " (of " + within + ")"
-			}
-			ways = append(ways, way)
-			// What the run has instead: the part this one is within, or
-			// the value of the option that chooses it.
-			if option, value, _ := strings.Cut(g.Within, "="); g.Within != "" && na.Run[option] != value {
-				have = append(have, r.choice(option, na.Run[option]))
-			} else if len(g.Values) > 0 && g.Values[0] != "" && r.hasFlag(g.Choice) {
-				have = append(have, r.choice(g.Choice, na.Run[g.Choice]))
-			}
-		}
-		msg := fmt.Sprintf("--%s applies to %s, not to this run", r.flag(na.Setting), strings.Join(ways, "; "))
-		if len(have) > 0 {
-			msg += " (" + strings.Join(have, ", ") + ")"
-		}
-		return usagef("%s", msg)
-	case errors.As(err, &cf):
-		return usagef("--%s and --%s: give one", r.flag(cf.A), r.flag(cf.B))
-	}
-	return r.withFlagNames(err)
+// naming names the library's settings and options by the command's
+// flags, in its help and its errors.
+func (r runs) naming() assemble.Naming {
+	return assemble.Naming{Setting: func(name string) string { return "--" + r.flag(name) }, Kinds: r.kinds, Others: commandOptions}
 }
-
-// hasFlag reports whether the setting of that name is a flag of the
-// command (Summaries is two: --summarize and --use-summaries).
-func (r runs) hasFlag(setting string) bool {
-	return slices.ContainsFunc(assemble.Settings(r.kinds...), func(s assemble.Setting) bool { return s.Name() == setting })
-}
-
-// choice says how a run gets the parts that values of an option choose:
-// "--nli onnx, remote or auto", "--fetch-pages" (a switch, value ""),
-// "--summarize" (the switch to that value).
-func (r runs) choice(option string, values ...string) string {
-	if len(values) == 0 || len(values) == 1 && values[0] == "" {
-		return "--" + r.flag(option)
-	}
-	if len(values) == 1 {
-		if f, ok := r.optionFlag(option + "=" + values[0]); ok {
-			return f
-		}
-	}
-	return "--" + r.flag(option) + " " + oneOf(values)
-}
-
-// text is a setting's text with the settings it names in parentheses,
-// "(NLI.Model)", named by their flags.
-func (r runs) text(s string) string {
-	return parenthesized.ReplaceAllStringFunc(s, func(group string) string {
-		items := strings.Split(group[1:len(group)-1], ", ")
-		for i, item := range items {
-			// An option alone, or the first word of an item.
-			first, rest, _ := strings.Cut(item, " ")
-			if f, ok := r.optionFlag(item); ok {
-				items[i] = f
-			} else if f, ok := r.optionFlag(first); ok {
-				items[i] = f + " " + rest
-			}
-		}
-		return "(" + strings.Join(items, ", ") + ")"
-	})
-}
-
-// oneOf writes names as "a, b or c".
-func oneOf(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// parenthesized matches a parenthesized group without parentheses inside.
-var parenthesized = regexp.MustCompile(`\([^()]*\)`)
-
-// optionFlag is the flag of an option path ("NLI.Model",
-// "Options.NLI.Model", a setting's name, an option of a part's package as
-// its error names it: assemble.OptionPath), or the flags of the settings
-// an option groups ("Graph": --use-priors, --atom-prior, --context-prior);
-// false for none.
-func (r runs) optionFlag(path string) (string, bool) {
-	path = strings.TrimPrefix(path, "Options.")
-	if f, ok := commandOptions[path]; ok {
-		return f, true
-	}
-	if p, ok := assemble.OptionPath(path); ok {
-		path = p
-	}
-	if s, ok := allSettings().byName[path]; ok {
-		return "--" + r.flag(s.Name()), true
-	}
-	group := allSettings().groups[path]
-	if len(group) == 0 || len(group) > 5 {
-		return "", false
-	}
-	flags := make([]string, len(group))
-	for i, name := range group {
-		flags[i] = "--" + r.flag(name)
-	}
-	return strings.Join(flags, ", "), true
-}
-
-// allSettings are the settings of every part, by name (and, for those that
-// are not switches, by path), and the names of those each option path
-// groups: "Graph" the settings Graph.*, "Summaries" its two switches.
-var allSettings = sync.OnceValue(func() (all struct {
-	byName map[string]assemble.Setting
-	groups map[string][]string
-}) {
-	all.byName, all.groups = map[string]assemble.Setting{}, map[string][]string{}
-	for _, s := range assemble.Settings(assemble.Kinds()...) {
-		all.byName[s.Name()] = s
-		elems := strings.Split(s.Path, ".")
-		for i := 1; i < len(elems); i++ {
-			prefix := strings.Join(elems[:i], ".")
-			all.groups[prefix] = append(all.groups[prefix], s.Name())
-		}
-		if s.Switch != "" {
-			all.groups[s.Path] = append(all.groups[s.Path], s.Name())
-		}
-	}
-	return all
-})
 
 // commandOptions are options the library's errors name that commands'
 // own flags set.
