@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,6 +68,13 @@ func TestOtherSystemsStats(t *testing.T) {
 	names := rep.Names()
 	if names[1] != "FactReasoner (flaherty_factreasoner_output.json)" || names[2] != "fr factscore (verifier nli:given)" {
 		t.Errorf("names %q", names)
+	}
+	// fr score's FR2 records its relations: no note of it.
+	if notes := rep.Notes(); !reflect.DeepEqual(notes, []string{
+		"note: FactReasoner (flaherty_factreasoner_output.json) records the atoms' marginals, not the relations: no evidence or network",
+		"note: fr factscore (verifier nli:given) decides each atom without a P(true): no entropy, Brier score, calibration or network",
+	}) {
+		t.Errorf("notes %q", notes)
 	}
 	fr2, fr, fs := rep.Stats[0], rep.Stats[1], rep.Stats[2]
 	if want := (report.Confusion{{7, 0, 0}, {2, 1, 16}}); fr.Confusion != want || fr2.Confusion != want {
