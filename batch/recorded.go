@@ -37,6 +37,43 @@ func IsOutputFile(path string, skipInvalid bool) (bool, error) {
 	return first, nil
 }
 
+// Format is a kind of file the tool reads, as DetectFormat tells it.
+type Format int
+
+// The formats DetectFormat tells apart.
+const (
+	FormatUnknown      Format = iota // none of them, or unreadable
+	FormatInput                      // FactReasoner records (package instance)
+	FormatScored                     // an output of ScoreFile (package result)
+	FormatLabeled                    // FActScore's human-labeled format (instance.FActScoreLabeled)
+	FormatFActScoreRun               // an output of FActScoreFile (foreign.FActScore)
+	FormatResults                    // a FactReasoner result file (foreign.FactReasoner)
+)
+
+// DetectFormat tells the format of the file at path from its first
+// record; FormatUnknown when it cannot be told. Invalid records before the
+// first valid one are passed over.
+func DetectFormat(path string) Format {
+	switch kind, err := foreign.Detect(path); {
+	case err != nil:
+		return FormatUnknown
+	case kind == foreign.FActScore:
+		return FormatFActScoreRun
+	case kind == foreign.FactReasoner:
+		return FormatResults
+	}
+	if f, err := instance.DetectFormat(path); err == nil && f == instance.FActScoreLabeled {
+		return FormatLabeled
+	}
+	switch scored, err := IsOutputFile(path, true); {
+	case err != nil:
+		return FormatUnknown
+	case scored:
+		return FormatScored
+	}
+	return FormatInput
+}
+
 // CompareRecorded summarizes the runs recorded in files, scoring nothing
 // again: output files of ScoreFile, one row per run (version and NLI
 // backend) found in them, and the runs of other systems that package

@@ -10,8 +10,14 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/factscore"
+	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/graph"
+	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/jsonl"
+	"github.com/factreasoner/factreasoner-go/score"
 )
 
 // TestAssessmentOfPriors: the network rebuilt from an output line has the
@@ -74,4 +80,38 @@ func writeTemp(t *testing.T, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestDetectFormat tells the formats of the files the tool reads apart:
+// the shipped example (records), its output of ScoreFile and of
+// FActScoreFile, FActScore's labeled file, a FactReasoner result file; a
+// file of no format, and one that is missing, are unknown.
+func TestDetectFormat(t *testing.T) {
+	input := filepath.Join("..", "testdata", "example.jsonl")
+	p := &assess.Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: assess.GivenAlways, Solver: inference.Auto{}}
+	var scored, fs bytes.Buffer
+	if _, err := ScoreFile(context.Background(), p, input, graph.FR2, &scored, nil, FileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w := jsonl.NewWriter(&fs)
+	if _, _, err := FActScoreFile(context.Background(), p, input, 0, true, FileOptions{}, func(r factscore.Record) error { return w.Write(r) }); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		path string
+		want Format
+	}{
+		{input, FormatInput},
+		{writeTemp(t, scored.Bytes()), FormatScored},
+		{writeTemp(t, fs.Bytes()), FormatFActScoreRun},
+		{refdata.Path(t, "factscore-labeled", "ChatGPT.jsonl"), FormatLabeled},
+		{foreigntest.FlahertyFactReasoner(t, dir), FormatResults},
+		{writeTemp(t, []byte("not json\n")), FormatUnknown},
+		{filepath.Join(dir, "missing.jsonl"), FormatUnknown},
+	} {
+		if got := DetectFormat(tc.path); got != tc.want {
+			t.Errorf("%s: format %d, want %d", tc.path, got, tc.want)
+		}
+	}
 }

@@ -61,7 +61,7 @@ func runAtomize(c *cli.Context) (err error) {
 	st, err := batch.AtomizeFile(c.Context, p.Pipeline, input, out, fileOptions(c, prog), func(err error) {
 		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)
 	})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	atOnce = endedAtOnce(err, st.Atomized)
 	finishRun(prog, fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
 		st.Records-st.Failed, st.Atomized, st.Records-st.Atomized-st.NoAtoms-st.Failed, st.NoAtoms,

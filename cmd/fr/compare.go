@@ -97,16 +97,9 @@ func runCompare(c *cli.Context) (err error) {
 	if recorded || c.NArg() > 1 {
 		// Nothing runs but the measures: every setting of a part is
 		// refused, but K.
-		r := runsOf("compare")
-		for _, s := range assemble.Settings(r.kinds...) {
-			if f := r.flag(s.Name()); c.IsSet(f) && s.Path != "K" {
-				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
-			}
-		}
-		for _, f := range []string{"versions", "threshold"} {
-			if c.IsSet(f) {
-				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
-			}
+		const why = "applies to scoring an INPUT file; output files of fr score are compared as they were scored"
+		if err := runsOf("compare").noParts(c, why, []string{"K"}, "versions", "threshold"); err != nil {
+			return err
 		}
 		// --k is the K of the runs that do not record theirs (FactReasoner
 		// result files, fr factscore outputs).
@@ -165,7 +158,7 @@ func runCompare(c *cli.Context) (err error) {
 	prog := progress.New(c.App.ErrWriter, "fr compare")
 	rows, st, err := batch.CompareFile(c.Context, p.Pipeline, input, versions, bs, fileOptions(c, prog))
 	if err != nil {
-		return withFormatHint(err, input, formatFactReasoner, formatScored)
+		return withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
 	if err := comparison.Write(printable.Writer(out), format, rows); err != nil {

@@ -98,12 +98,8 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 		if o, err = r.options(c); err != nil {
 			return err
 		}
-	} else if given := r.given(c); len(given) > 0 {
-		for _, s := range assemble.Settings(r.kinds...) {
-			if _, ok := given[s.Name()]; ok {
-				return usagef("--%s does not apply to --gold, which scores the human labels and runs no part", r.flag(s.Name()))
-			}
-		}
+	} else if err := r.noParts(c, "does not apply to --gold, which scores the human labels and runs no part", nil); err != nil {
+		return err
 	}
 	p, err := assemble.Open(c.Context, o)
 	if err != nil {
@@ -125,7 +121,7 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 		}
 		return w.Write(rec)
 	})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored, formatLabeled)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored, batch.FormatLabeled)
 	atOnce = endedAtOnce(err, st.Scored)
 	finishRun(prog, fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)), err, atOnce)
 	if err != nil {

@@ -67,7 +67,7 @@ func runRetrieve(c *cli.Context) (err error) {
 	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
 	st, err := batch.RetrieveFile(c.Context, p.Pipeline, input, out, batch.FileOptions{Progress: showProgress(prog)})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
 		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)

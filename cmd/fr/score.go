@@ -127,7 +127,7 @@ func runScore(c *cli.Context) (err error) {
 		all = append(all, s)
 	}
 	st, err := batch.ScoreFile(c.Context, p.Pipeline, input, version, out, done, o)
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -240,6 +241,24 @@ func (r runs) options(c *cli.Context, also ...assemble.Part) (assemble.Options, 
 	o.LLM.Secrets = knownSecrets(c)
 	o.Log = &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}
 	return o, nil
+}
+
+// noParts refuses, for a run of the command that runs no part, the flags
+// of its settings (but those of the settings keep names by path) and the
+// flags also names, the first given in that order: "--FLAG " + why.
+func (r runs) noParts(c *cli.Context, why string, keep []string, also ...string) error {
+	for _, s := range assemble.Settings(r.kinds...) {
+		if f := r.flag(s.Name()); c.IsSet(f) && !slices.Contains(keep, s.Path) {
+			also = append([]string{f}, also...)
+			break
+		}
+	}
+	for _, f := range also {
+		if c.IsSet(f) {
+			return usagef("--%s %s", f, why)
+		}
+	}
+	return nil
 }
 
 // naming names the library's settings and options by the command's
