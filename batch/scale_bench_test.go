@@ -218,7 +218,7 @@ func BenchmarkScaleRound(b *testing.B) {
 }
 
 // BenchmarkScaleJobsFlaherty: records per second over Flaherty-sized
-// generated records (internal/recgen: 26 atoms, 53 contexts), FR3, with
+// generated records (internal/testgen/recgen: 26 atoms, 53 contexts), FR3, with
 // the progress on, as fr score runs: given, 200 records with their stated
 // relations (fr score --nli given), where the tool's own cost per record
 // (reading, decoding, building, solving, encoding, writing) is all there
