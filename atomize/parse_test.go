@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
 	"github.com/factreasoner/factreasoner-go/internal/llmanswer"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/prompts"

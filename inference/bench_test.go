@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 )
 
 // BenchmarkFR3 solves the synthetic worst-case FR3 models of the reference
@@ -50,7 +50,7 @@ func BenchmarkFR3(b *testing.B) {
 }
 
 // BenchmarkGenerated solves generated FR3-like models (package
-// internal/frgen: sparse, dense with 10% of context pairs linked, and
+// internal/testgen/frgen: sparse, dense with 10% of context pairs linked, and
 // contradiction-heavy) at three sizes with auto, and reports, besides the
 // metrics of BenchmarkFR3, whether every method converged, whether a
 // fallback was needed, and the time per factor and sweep (ns), which

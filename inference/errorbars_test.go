@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/inference"
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 )
 
 // TestPartialCutset: on FR3-like models whose junction tree is kept from

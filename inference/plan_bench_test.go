@@ -7,7 +7,7 @@ import (
 )
 
 // denseFR3 is an FR3-shaped model like the reference's worst cases and
-// internal/frgen's dense kind: every atom linked to every context, 10% of
+// internal/testgen/frgen's dense kind: every atom linked to every context, 10% of
 // the context pairs linked (frgen imports this package, so tests here
 // cannot use it).
 func denseFR3(atoms, contexts int) *Model {

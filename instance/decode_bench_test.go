@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/recgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/recgen"
 )
 
 // BenchmarkDecodeRecord decodes one Flaherty-sized jsonl record (26

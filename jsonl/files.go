@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/internal/tempfile"
 )
 
@@ -90,6 +92,35 @@ func Spool(r io.Reader, name string, maxLine int64) (path string, remove func() 
 		return "", nil, err
 	}
 	return path, dir.RemoveAll, nil
+}
+
+// Input is the file to read for a command's input argument: arg itself
+// when it is a file (refused at once, before any work, when it is missing,
+// a directory or a device: safefile.CheckInput); or, for "-" (stdin) and
+// for a pipe given by name (/dev/stdin, the /dev/fd/63 of a process
+// substitution, a named pipe), a copy (Spool) named "stdin" or after the
+// pipe, which remove removes (nil for a file). The readers read their
+// input more than once (to tell its format, to count its records), and a
+// pipe gives its data only once.
+func Input(arg string, stdin io.Reader, maxLine int64) (path string, remove func() error, err error) {
+	if arg == "-" {
+		return Spool(stdin, "stdin", maxLine)
+	}
+	if st, err := os.Stat(arg); err == nil && st.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		f, err := os.Open(arg)
+		if err != nil {
+			return "", nil, err
+		}
+		defer f.Close()
+		return Spool(f, filepath.Base(arg), maxLine)
+	}
+	if err := safefile.CheckInput(arg); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("%s: no such file", arg)
+		}
+		return "", nil, err
+	}
+	return arg, nil, nil
 }
 
 // spoolPattern names the directories of Spool.

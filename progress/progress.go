@@ -117,7 +117,7 @@ func (p *Display) Write(b []byte) (int, error) {
 // Update reports the records done and the input line of the last.
 func (p *Display) Update(n, line int) { p.Report(Status{Records: n, Line: line}) }
 
-// Report shows a run's progress (cmd/fr gives it pipeline.FileOptions.Progress, converted).
+// Report shows a run's progress (cmd/fr gives it batch.FileOptions.Progress, converted).
 func (p *Display) Report(pr Status) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

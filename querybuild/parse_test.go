@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 )
 
 // TestParseQueriesCorpus: every answer shape of

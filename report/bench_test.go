@@ -15,11 +15,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/inference"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/report"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -47,7 +47,7 @@ func benchRuns(b testing.TB, n int) []string {
 	}
 	in := ins[0]
 	in.Relations = golden.Relations
-	cfg := &pipeline.Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: pipeline.GivenAlways, Solver: inference.Auto{}}
+	cfg := &assess.Pipeline{Graph: graph.DefaultOptions(), K: score.K{Half: true}, Given: assess.GivenAlways, Solver: inference.Auto{}}
 	as, err := cfg.AssessVersions(context.Background(), in, []graph.Version{graph.FR1, graph.FR2, graph.FR3})
 	if err != nil {
 		b.Fatal(err)

@@ -432,3 +432,14 @@ func TestHTMLAbstained(t *testing.T) {
 		t.Errorf("line %d: abstained %v, %d atoms", last.Line, last.R[0].Ab, len(last.A))
 	}
 }
+
+// TestNotes: of the example's four runs of fr score, the report warns
+// about the one whose lines do not record their relations (their
+// evidence is not shown), and only that one.
+func TestNotes(t *testing.T) {
+	rep := exampleReport(t)
+	want := "warning: " + rep.Names()[3] + " does not record the relations of every response (nli_backend " + rep.Runs[3].Backend + "): their evidence is not shown"
+	if notes := rep.Notes(); len(notes) != 1 || notes[0] != want || rep.Runs[3].Relations {
+		t.Errorf("notes %q, want [%q]", notes, want)
+	}
+}

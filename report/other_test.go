@@ -7,17 +7,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/report"
 )
 
@@ -31,23 +33,23 @@ func otherSystemsReport(t *testing.T) *report.Report {
 	dir := t.TempDir()
 	input, _ := foreigntest.FlahertyInput(t, dir)
 	ctx := context.Background()
-	p, err := pipeline.Open(ctx, pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"},
-		FActScore: pipeline.FActScoreOptions{Verifier: "nli", Threshold: factscore.DefaultThreshold}})
+	p, err := assemble.Open(ctx, assemble.Options{NLI: assemble.NLIOptions{Backend: "given"},
+		FActScore: assemble.FActScoreOptions{Verifier: "nli", Threshold: factscore.DefaultThreshold}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	var fr2 bytes.Buffer
-	if _, err := p.ScoreFile(ctx, input, graph.FR2, &fr2, nil, pipeline.FileOptions{}); err != nil {
+	if _, err := batch.ScoreFile(ctx, p.Pipeline, input, graph.FR2, &fr2, nil, batch.FileOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var fs bytes.Buffer
 	w := jsonl.NewWriter(&fs)
-	sum, _, err := p.FActScoreFile(ctx, input, factscore.DefaultGamma, false, pipeline.FileOptions{}, func(r pipeline.FActScoreRecord) error { return w.Write(r) })
+	sum, _, err := batch.FActScoreFile(ctx, p.Pipeline, input, factscore.DefaultGamma, false, batch.FileOptions{}, func(r factscore.Record) error { return w.Write(r) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(pipeline.FActScoreSummary{Summary: sum, Verifier: p.VerifierName()}); err != nil {
+	if err := w.Write(batch.FActScoreSummary{Summary: sum, Verifier: p.VerifierName()}); err != nil {
 		t.Fatal(err)
 	}
 	paths := []string{filepath.Join(dir, "fr2.jsonl"), foreigntest.FlahertyFactReasoner(t, dir), filepath.Join(dir, "factscore.jsonl")}
@@ -66,6 +68,13 @@ func TestOtherSystemsStats(t *testing.T) {
 	names := rep.Names()
 	if names[1] != "FactReasoner (flaherty_factreasoner_output.json)" || names[2] != "fr factscore (verifier nli:given)" {
 		t.Errorf("names %q", names)
+	}
+	// fr score's FR2 records its relations: no note of it.
+	if notes := rep.Notes(); !reflect.DeepEqual(notes, []string{
+		"note: FactReasoner (flaherty_factreasoner_output.json) records the atoms' marginals, not the relations: no evidence or network",
+		"note: fr factscore (verifier nli:given) decides each atom without a P(true): no entropy, Brier score, calibration or network",
+	}) {
+		t.Errorf("notes %q", notes)
 	}
 	fr2, fr, fs := rep.Stats[0], rep.Stats[1], rep.Stats[2]
 	if want := (report.Confusion{{7, 0, 0}, {2, 1, 16}}); fr.Confusion != want || fr2.Confusion != want {

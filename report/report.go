@@ -240,6 +240,26 @@ func (rep *Report) Names() []string {
 	return names
 }
 
+// Notes say, a line for each run that lacks some of what the report
+// shows, what it lacks and why: "note: NAME decides each atom without a
+// P(true): …", or a "warning:" for a run of fr score that does not record
+// every response's relations.
+func (rep *Report) Notes() []string {
+	var out []string
+	for i, run := range rep.Runs {
+		name := rep.Names()[i]
+		switch {
+		case run.Decided:
+			out = append(out, "note: "+name+" decides each atom without a P(true): no entropy, Brier score, calibration or network")
+		case run.Other != nil:
+			out = append(out, "note: "+name+" records the atoms' marginals, not the relations: no evidence or network")
+		case !run.Relations:
+			out = append(out, fmt.Sprintf("warning: %s does not record the relations of every response (nli_backend %s): their evidence is not shown", name, run.Backend))
+		}
+	}
+	return out
+}
+
 // quoteShort quotes s for an error message, cut to 60 characters.
 func quoteShort(s string) string {
 	if r := []rune(s); len(r) > 60 {

@@ -5,7 +5,7 @@
 // Every program that reads scored lines reads them through this package:
 // a resumed run and a merge check that lines are of one run, fr compare
 // summarizes recorded runs, fr inspect rebuilds a line's network, and the
-// report draws them. The pipeline is the one writer (pipeline.Assessment's
+// report draws them. The pipeline is the one writer (assess.Assessment's
 // Record). Adding a field to the output is one edit here.
 package result
 

@@ -91,6 +91,58 @@ type BuildOptions struct {
 	// EmbedModel (which must name Embedder's model).
 	Embedder   Embedder
 	EmbedModel string
+	// Progress, when set, is told how far Build has come: after each
+	// document read, each document split and each word of the index
+	// written.
+	Progress func(BuildProgress)
+}
+
+// BuildProgress is how far Build has come: in Stage BuildRead, Done
+// documents read, the last from File; in BuildSplit, Done of Total
+// documents split into passages; in BuildIndex, Done of Total words of
+// the corpus-wide index written.
+type BuildProgress struct {
+	Stage       string
+	Done, Total int
+	File        string
+}
+
+// The stages of Build.
+const (
+	BuildRead  = "read"
+	BuildSplit = "split"
+	BuildIndex = "index"
+)
+
+// Build builds the knowledge base at path from the documents of files
+// (DocumentFiles, ReadDocuments), as NewBuilder, Add and Finish do: the
+// file appears only when it is whole, and an existing one is refused
+// (the error wraps os.ErrExist) unless opts.Overwrite is set.
+func Build(ctx context.Context, path string, files []string, opts BuildOptions) (BuildStats, error) {
+	b, err := NewBuilder(path, opts)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	defer b.Abort() // a no-op after a successful Finish
+	report := func(p BuildProgress) {
+		if opts.Progress != nil {
+			opts.Progress(p)
+		}
+	}
+	docs := 0
+	for _, f := range files {
+		err := ReadDocuments(f, func(d Document) error {
+			docs++
+			report(BuildProgress{Stage: BuildRead, Done: docs, File: f})
+			return b.Add(ctx, d)
+		})
+		if err != nil {
+			return b.stats, err
+		}
+	}
+	b.Progress = func(done, total int) { report(BuildProgress{Stage: BuildSplit, Done: done, Total: total}) }
+	b.IndexProgress = func(done, total int) { report(BuildProgress{Stage: BuildIndex, Done: done, Total: total}) }
+	return b.Finish(ctx)
 }
 
 // embedBatch is how many passages the builder sends to the embedder at

@@ -332,3 +332,58 @@ func TestLoadHFTokenizerErrors(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// TestBuild: Build from files writes what a Builder given the same
+// documents writes, the same stats and content identity, and says how far
+// it has come, stage by stage; an existing file is refused unless it may
+// be replaced.
+func TestBuild(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "1.jsonl"), filepath.Join(dir, "2.jsonl")
+	os.WriteFile(first, []byte(`{"title": "B", "text": ["b1 b2 b3 b4 b5 b6"]}`+"\n"+`{"title": "A", "text": ["a1 a2", "a3"]}`+"\n"), 0o644)
+	os.WriteFile(second, []byte(`{"title": "B", "text": ["b1 b2 b3 b4 b5 b6", "b7"]}`+"\n"), 0o644)
+	ctx := context.Background()
+
+	b, err := NewBuilder(filepath.Join(dir, "by-hand.db"), BuildOptions{MaxTokens: 4, Tokenizer: WordTokenizer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Document{{"B", []string{"b1 b2 b3 b4 b5 b6"}}, {"A", []string{"a1 a2", "a3"}}, {"B", []string{"b1 b2 b3 b4 b5 b6", "b7"}}} {
+		if err := b.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := b.Finish(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var stages []string
+	last := map[string]BuildProgress{}
+	opts := BuildOptions{MaxTokens: 4, Tokenizer: WordTokenizer{}, Progress: func(p BuildProgress) {
+		if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+			stages = append(stages, p.Stage)
+		}
+		last[p.Stage] = p
+	}}
+	path := filepath.Join(dir, "kb.db")
+	got, err := Build(ctx, path, []string{first, second}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || want.Documents != 2 || want.RepeatedTitles != 1 {
+		t.Errorf("stats %+v, want %+v", got, want)
+	}
+	if !reflect.DeepEqual(stages, []string{BuildRead, BuildSplit, BuildIndex}) ||
+		last[BuildRead] != (BuildProgress{Stage: BuildRead, Done: 3, File: second}) ||
+		last[BuildSplit] != (BuildProgress{Stage: BuildSplit, Done: 2, Total: 2}) ||
+		last[BuildIndex].Done != want.Index.Terms || last[BuildIndex].Total != want.Index.Terms {
+		t.Errorf("progress: stages %v, last %+v", stages, last)
+	}
+	if _, err := Build(ctx, path, []string{first}, BuildOptions{}); !errors.Is(err, os.ErrExist) {
+		t.Errorf("existing file: %v, want os.ErrExist", err)
+	}
+	if st, err := Build(ctx, path, []string{second}, BuildOptions{Overwrite: true}); err != nil || st.Documents != 1 {
+		t.Errorf("replacing it: %+v, %v", st, err)
+	}
+}

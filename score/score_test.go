@@ -169,7 +169,7 @@ func TestRanks(t *testing.T) {
 // undecided and neither true nor false, whatever side of 0.5 the
 // floating-point noise puts it (docs/scores.md); the three counts add up to n.
 // 0.5000000000000002 is what two supporting and two contradicting contexts
-// of equal strengths give (see pipeline's TestTiedEvidence).
+// of equal strengths give (see package assess's TestTiedEvidence).
 func TestTies(t *testing.T) {
 	atoms := []Atom{
 		{ID: "a0", PTrue: 0.5000000000000002, Gold: "S"},

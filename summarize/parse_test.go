@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 )
 

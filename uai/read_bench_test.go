@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 )
 
 // BenchmarkRead reads the dense 500x1500 generated model (2,000 variables,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 )
 
 // FuzzReadClaims: no answer makes ReadClaims panic; a claim read is never

@@ -5,18 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // Exit statuses, as most command-line tools use them.
@@ -44,7 +41,7 @@ func asUsage(err error) error {
 
 // exitStatus is the status fr exits with after err.
 func exitStatus(err error) int {
-	var oe *pipeline.OptionError
+	var oe *assemble.OptionError
 	switch {
 	case err == nil:
 		return exitOK
@@ -141,47 +138,25 @@ func inputPaths(c *cli.Context) ([]string, error) {
 	return paths, nil
 }
 
-// inputPath is the path of an input argument: "-" copies standard input to
-// a temporary file named "stdin", so that messages say where a record came
-// from. A pipe given by name (/dev/stdin or /dev/fd/N of a pipe, a process
-// substitution <(...), a named pipe) is copied the same way, under its
-// base name: the commands read their input more than once (to tell its
-// format, to count its records), and a pipe gives its data only once. A
-// file that is missing, a directory or a device is refused here, before
-// any work begins (and before a run's summary could say that nothing was
-// done).
+// inputPath is the path of an input argument (jsonl.Input): "-" and a
+// pipe given by name are copied to a temporary file, named "stdin" or
+// after the pipe so that messages say where a record came from, removed
+// when the command ends; a file that is missing, a directory or a device
+// is refused here, before any work begins (and before a run's summary
+// could say that nothing was done).
 func inputPath(c *cli.Context, arg string) (string, error) {
 	t, _ := c.Context.Value(tempKey{}).(*temps)
-	var in io.Reader
-	name := "stdin"
-	switch {
-	case arg == "-":
-		if t != nil && t.stdin {
-			// Standard input can be read once: a second "-" would be empty.
-			return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
-		}
-		in = c.App.Reader
-		if in == nil {
-			in = os.Stdin
-		}
-	case isPipe(arg):
-		f, err := os.Open(arg)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		in, name = f, filepath.Base(arg)
-	default:
-		if err := safefile.CheckInput(arg); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return "", fmt.Errorf("%s: no such file", arg)
-			}
-			return "", err
-		}
-		return arg, nil
+	if arg == "-" && t != nil && t.stdin {
+		// Standard input can be read once: a second "-" would be empty.
+		return "", usagef("%s: - (standard input) is given more than once", c.Command.Name)
 	}
-	path, err := spoolInput(c, in, name)
-	if err == nil && t != nil {
+	stdin := c.App.Reader
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	path, remove, err := jsonl.Input(arg, stdin, instance.DefaultMaxDocumentBytes)
+	if err == nil && remove != nil && t != nil {
+		t.removes = append(t.removes, remove)
 		t.stdin = t.stdin || arg == "-"
 	}
 	return path, err
@@ -200,13 +175,6 @@ func spoolInput(c *cli.Context, in io.Reader, name string) (string, error) {
 		t.removes = append(t.removes, remove)
 	}
 	return path, nil
-}
-
-// isPipe reports whether path names a pipe or a socket: a stream that can
-// be read once.
-func isPipe(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0
 }
 
 // writeOutput writes a command's whole result, as write makes it, where

@@ -6,7 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
 
@@ -45,7 +46,7 @@ func runAtomize(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	p, err := pipeline.Open(c.Context, o)
+	p, err := assemble.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
@@ -57,16 +58,16 @@ func runAtomize(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr atomize")
-	st, err := p.AtomizeFile(c.Context, input, out, fileOptions(c, prog), func(err error) {
+	st, err := batch.AtomizeFile(c.Context, p.Pipeline, input, out, fileOptions(c, prog), func(err error) {
 		fmt.Fprintf(c.App.ErrWriter, "fr atomize: %v; the record is written without atoms\n", err)
 	})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	atOnce = endedAtOnce(err, st.Atomized)
 	finishRun(prog, fmt.Sprintf("%d records written: %d atomized, %d had atoms, %d without atoms to find; %s",
 		st.Records-st.Failed, st.Atomized, st.Records-st.Atomized-st.NoAtoms-st.Failed, st.NoAtoms,
-		skippedSummary(pipeline.ScoreStats{Invalid: st.Invalid, Failed: st.Failed})), err, atOnce)
+		skippedSummary(batch.ScoreStats{Invalid: st.Invalid, Failed: st.Failed})), err, atOnce)
 	if err != nil {
 		return err
 	}
-	return failedError(pipeline.ScoreStats{Failed: st.Failed})
+	return failedError(batch.ScoreStats{Failed: st.Failed})
 }

@@ -15,7 +15,8 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/foreign/foreigntest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // run runs the fr command line with args and returns stdout, stderr and the
@@ -59,11 +60,11 @@ func TestScoreGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec pipeline.Record
+	var rec result.Line
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("output is not one JSON record: %v\n%s", err, out)
 	}
-	var merlin []pipeline.Marginal
+	var merlin []result.Marginal
 	if err := json.Unmarshal(gold["merlin_all_marginals"], &merlin); err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestAutoNLIWithoutModel(t *testing.T) {
 	if err == nil || exitStatus(err) != exitFailure {
 		t.Fatalf("a record without relations: %v (exit %d), want an error", err, exitStatus(err))
 	}
-	for _, want := range []string{mixed + ":2", "no NLI model is configured", "fr models pull " + pipeline.DefaultONNXModel, "--nli llm", "--nli remote", "--nli lexical"} {
+	for _, want := range []string{mixed + ":2", "no NLI model is configured", "fr models pull " + nlimodel.Default, "--nli llm", "--nli remote", "--nli lexical"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -8,11 +8,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/batch"
+	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/foreign"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -66,7 +69,7 @@ func runCompare(c *cli.Context) (err error) {
 		return usagef("compare: want an INPUT file, or output files of fr score (see fr compare --help)")
 	}
 	format := c.String("format")
-	if !slices.Contains(pipeline.ComparisonFormats, format) {
+	if !slices.Contains(comparison.Formats, format) {
 		return usagef("--format: unknown format %q (want markdown, json or csv)", format)
 	}
 	paths, err := inputPaths(c)
@@ -82,7 +85,7 @@ func runCompare(c *cli.Context) (err error) {
 	}
 	recorded := other != 0
 	if !recorded {
-		if recorded, err = pipeline.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
+		if recorded, err = batch.IsOutputFile(input, c.Bool("skip-invalid")); err != nil {
 			return err
 		}
 	}
@@ -94,16 +97,9 @@ func runCompare(c *cli.Context) (err error) {
 	if recorded || c.NArg() > 1 {
 		// Nothing runs but the measures: every setting of a part is
 		// refused, but K.
-		r := runsOf("compare")
-		for _, s := range pipeline.Settings(r.kinds...) {
-			if f := r.flag(s.Name()); c.IsSet(f) && s.Path != "K" {
-				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
-			}
-		}
-		for _, f := range []string{"versions", "threshold"} {
-			if c.IsSet(f) {
-				return usagef("--%s applies to scoring an INPUT file; output files of fr score are compared as they were scored", f)
-			}
+		const why = "applies to scoring an INPUT file; output files of fr score are compared as they were scored"
+		if err := runsOf("compare").noParts(c, why, []string{"K"}, "versions", "threshold"); err != nil {
+			return err
 		}
 		// --k is the K of the runs that do not record theirs (FactReasoner
 		// result files, fr factscore outputs).
@@ -114,29 +110,29 @@ func runCompare(c *cli.Context) (err error) {
 		prog := progress.New(c.App.ErrWriter, "fr compare")
 		o := fileOptions(c, prog)
 		o.Warn = func(msg string) { fmt.Fprintf(prog, "fr compare: warning: %s\n", msg) }
-		rows, st, err := pipeline.CompareRecorded(paths, k, o)
+		rows, st, err := batch.CompareRecorded(paths, k, o)
 		if err != nil {
 			return err
 		}
 		prog.Finish(fmt.Sprintf("%d recorded results compared, %d invalid skipped", st.Scored, st.Invalid))
-		return pipeline.WriteComparison(printable.Writer(out), format, rows)
+		return comparison.Write(printable.Writer(out), format, rows)
 	}
 	var (
 		versions  []graph.Version
 		baselines []string
-		verifiers []pipeline.Part // of the baselines, which read their settings
+		verifiers []assemble.Part // of the baselines, which read their settings
 	)
 	for _, s := range strings.Split(c.String("versions"), ",") {
 		switch b := strings.ToLower(strings.TrimSpace(s)); b {
-		case pipeline.BaselineFActScore, pipeline.BaselineVeriScore, pipeline.BaselineFactVerify:
-			if b == pipeline.BaselineFActScore {
+		case assemble.BaselineFActScore, assemble.BaselineVeriScore, assemble.BaselineFactVerify:
+			if b == assemble.BaselineFActScore {
 				if th := c.Float64("threshold"); th < 0 || th >= 1 {
 					return usagef("--threshold %v: want a probability in [0, 1)", th)
 				}
 			}
 			baselines = append(baselines, b)
-			if b != pipeline.BaselineFActScore {
-				verifiers = append(verifiers, pipeline.VerifierPart(b))
+			if b != assemble.BaselineFActScore {
+				verifiers = append(verifiers, assemble.VerifierPart(b))
 			}
 			continue
 		}
@@ -151,7 +147,7 @@ func runCompare(c *cli.Context) (err error) {
 		return err
 	}
 	defer p.Close()
-	var bs []pipeline.Baseline
+	var bs []assess.Baseline
 	for _, name := range baselines {
 		b, err := p.OpenBaseline(name, c.Float64("threshold"))
 		if err != nil {
@@ -160,12 +156,12 @@ func runCompare(c *cli.Context) (err error) {
 		bs = append(bs, b)
 	}
 	prog := progress.New(c.App.ErrWriter, "fr compare")
-	rows, st, err := p.CompareFile(c.Context, input, versions, bs, fileOptions(c, prog))
+	rows, st, err := batch.CompareFile(c.Context, p.Pipeline, input, versions, bs, fileOptions(c, prog))
 	if err != nil {
-		return withFormatHint(err, input, formatFactReasoner, formatScored)
+		return withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	}
 	prog.Finish(fmt.Sprintf("%d records compared, %s", st.Scored, skippedSummary(st)))
-	if err := pipeline.WriteComparison(printable.Writer(out), format, rows); err != nil {
+	if err := comparison.Write(printable.Writer(out), format, rows); err != nil {
 		return err
 	}
 	return failedError(st)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
 )
@@ -63,7 +64,7 @@ func runConvertFActScore(c *cli.Context) (err error) {
 		return nil
 	})
 	if err != nil {
-		return withFormatHint(err, path, formatLabeled)
+		return withFormatHint(err, path, batch.FormatLabeled)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr convert: %d responses written, %d abstained, %d without S/NS facts left out, %d invalid left out\n", written, abstained, empty, invalid)
 	return nil

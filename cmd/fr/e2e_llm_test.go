@@ -8,8 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // world is a loopback LLM endpoint that answers every stage the way chat
@@ -141,7 +142,7 @@ func TestLLMEndToEnd(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("%d lines written, want 3 (the Zed record failed):\n%s", len(lines), out)
 	}
-	var refusal pipeline.Record
+	var refusal result.Line
 	if err := json.Unmarshal([]byte(lines[2]), &refusal); err != nil || !refusal.Abstained || refusal.Line != 4 || refusal.NumAtoms != 0 {
 		t.Errorf("the refusal's line (%v): %s", err, lines[2])
 	}
@@ -158,24 +159,24 @@ func TestLLMEndToEnd(t *testing.T) {
 	}
 
 	type rec struct {
-		pipeline.Record
+		result.Line
 		ID string `json:"id"`
 	}
 	var curie, ada rec
 	for i, r := range []*rec{&curie, &ada} {
-		// Record decodes itself (its UnmarshalJSON would take the id
+		// The line decodes itself (its UnmarshalJSON would take the id
 		// along): the id is read apart.
-		json.Unmarshal([]byte(lines[i]), &r.Record)
+		json.Unmarshal([]byte(lines[i]), &r.Line)
 		json.Unmarshal([]byte(lines[i]), &struct {
 			ID *string `json:"id"`
 		}{&r.ID})
 	}
 	if curie.ID != "q1" || len(curie.Atoms) != 2 || curie.Atoms[0].Text != "Marie Curie was a physicist." || curie.Atoms[1].Text != "Marie Curie was born in Paris." ||
 		curie.Predictions != " a0: S a1: NS" || len(curie.Relations) != 2 {
-		t.Errorf("Curie: %+v", curie.Record)
+		t.Errorf("Curie: %+v", curie.Line)
 	}
 	if ada.ID != "q2" || len(ada.Atoms) != 1 || ada.Atoms[0].Text != "Ada Lovelace was a mathematician." || ada.Predictions != " a0: S" {
-		t.Errorf("Ada: %+v", ada.Record)
+		t.Errorf("Ada: %+v", ada.Line)
 	}
 	// By hand: one context (prior 0.9) per component, P(a) = 0.05 + 0.9·p
 	// for an entailment and 0.05 + 0.9·(1 − p) for a contradiction, p the
@@ -232,7 +233,7 @@ func TestLLMEndToEnd(t *testing.T) {
 	if len(flines) != 4 {
 		t.Fatalf("factscore output:\n%s", fs)
 	}
-	var f1, f2, f4 pipeline.FActScoreRecord
+	var f1, f2, f4 factscore.Record
 	json.Unmarshal([]byte(flines[0]), &f1)
 	json.Unmarshal([]byte(flines[1]), &f2)
 	json.Unmarshal([]byte(flines[2]), &f4)

@@ -6,9 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/veriscore"
 )
@@ -50,7 +51,7 @@ func factscoreCommand() *cli.Command {
 }
 
 // assessorSpec is what sets fr factscore, fr veriscore and fr factverify
-// apart: one pipeline (Pipeline.FActScoreFile) with other defaults (the
+// apart: one pipeline (batch.FActScoreFile) with other defaults (the
 // verifier's and the atomizer's: runsOf) and another summary.
 type assessorSpec struct {
 	name, usage, description string
@@ -92,19 +93,15 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 		gamma = 0 // human scores carry no length penalty
 	}
 	r := runsOf(a.name)
-	o := pipeline.Options{NLI: pipeline.NLIOptions{Backend: "given"}} // --gold: nothing to open
+	o := assemble.Options{NLI: assemble.NLIOptions{Backend: "given"}} // --gold: nothing to open
 	if !gold {
 		if o, err = r.options(c); err != nil {
 			return err
 		}
-	} else if given := r.given(c); len(given) > 0 {
-		for _, s := range pipeline.Settings(r.kinds...) {
-			if _, ok := given[s.Name()]; ok {
-				return usagef("--%s does not apply to --gold, which scores the human labels and runs no part", r.flag(s.Name()))
-			}
-		}
+	} else if err := r.noParts(c, "does not apply to --gold, which scores the human labels and runs no part", nil); err != nil {
+		return err
 	}
-	p, err := pipeline.Open(c.Context, o)
+	p, err := assemble.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
@@ -118,13 +115,13 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	w := jsonl.NewWriter(out)
 	prog := progress.New(c.App.ErrWriter, "fr "+a.name)
 	var supported, claims []int // of the responding responses, for VeriScore
-	s, st, err := p.FActScoreFile(c.Context, input, gamma, gold, fileOptions(c, prog), func(rec pipeline.FActScoreRecord) error {
+	s, st, err := batch.FActScoreFile(c.Context, p.Pipeline, input, gamma, gold, fileOptions(c, prog), func(rec factscore.Record) error {
 		if rec.Responded {
 			supported, claims = append(supported, rec.Supported), append(claims, rec.Facts)
 		}
 		return w.Write(rec)
 	})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored, formatLabeled)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored, batch.FormatLabeled)
 	atOnce = endedAtOnce(err, st.Scored)
 	finishRun(prog, fmt.Sprintf("%d records, %d responded, %d of them with facts (in the mean); %s", s.Responses, s.Responded, s.Scored, skippedSummary(st)), err, atOnce)
 	if err != nil {
@@ -136,15 +133,15 @@ func runAssessor(c *cli.Context, a assessorSpec) (err error) {
 	}
 	// The summary covers the records written; failed ones make the run
 	// fail after it.
-	sum := pipeline.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
-	if a.assessor == pipeline.BaselineVeriScore && len(claims) > 0 {
+	sum := batch.FActScoreSummary{Summary: s, Verifier: name, Assessor: a.assessor}
+	if a.assessor == assemble.BaselineVeriScore && len(claims) > 0 {
 		k, vs := veriscore.Score(supported, claims)
 		sum.VeriScore, sum.K = &vs, &k
 	}
 	if err := w.Write(sum); err != nil {
 		return err
 	}
-	writeFActScoreHeadline(c.App.ErrWriter, "fr "+a.name, sum)
+	sum.WriteHeadline(c.App.ErrWriter, "fr "+a.name)
 	return failedError(st)
 }
 
@@ -169,7 +166,7 @@ func veriscoreCommand() *cli.Command {
 				"# Records that carry their atoms and contexts: only the verification asks the model.",
 				"fr veriscore --llm-model MODEL -o vs.jsonl atoms-and-contexts.jsonl",
 			),
-		assessor: pipeline.BaselineVeriScore,
+		assessor: assemble.BaselineVeriScore,
 	})
 }
 
@@ -192,6 +189,6 @@ func factverifyCommand() *cli.Command {
 				"# Raw responses with Google results through Serper, as FactReasoner's baseline.",
 				"fr factverify --llm-model MODEL --source serper -o fv.jsonl responses.jsonl",
 			),
-		assessor: pipeline.BaselineFactVerify,
+		assessor: assemble.BaselineFactVerify,
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/factscore"
 )
 
 // TestFActScoreRawResponses: fr factscore on records without atoms atomizes
@@ -35,7 +35,7 @@ func TestFActScoreRawResponses(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("output:\n%s", out)
 	}
-	var recs [3]pipeline.FActScoreRecord
+	var recs [3]factscore.Record
 	for i := range recs {
 		if err := json.Unmarshal([]byte(lines[i]), &recs[i]); err != nil {
 			t.Fatal(err)

@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 
-	"github.com/factreasoner/factreasoner-go/foreign"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // The files fr reads come in several formats, and each command reads
@@ -14,52 +14,20 @@ import (
 // error about that record ("no atoms", "empty response"). withFormatHint
 // adds what the file is and which command reads it.
 
-// Formats a file may be in, as withFormatHint tells them.
-const (
-	formatFactReasoner = "factreasoner" // a FactReasoner input file
-	formatScored       = "scored"       // an output of fr score
-	formatLabeled      = "labeled"      // FActScore's human-labeled format
-	formatFActScoreRun = "factscore"    // an output of fr factscore
-	formatResults      = "results"      // a FactReasoner result file
-)
-
 // pointers say, for each format, what the file is and what reads it.
-var pointers = map[string]string{
-	formatFactReasoner: "a FactReasoner file: fr score, fr compare and fr factscore read it",
-	formatScored:       "an output of fr score: fr compare, fr inspect and fr report read it as scored, and fr score scores it again from its relations",
-	formatLabeled:      "FActScore's human-labeled format (\"annotations\"): fr factscore --gold scores its labels, and fr convert factscore turns it into a FactReasoner file for fr score",
-	formatFActScoreRun: "an output of fr factscore: fr compare and fr report read it beside outputs of fr score",
-	formatResults:      "a FactReasoner result file: fr compare and fr report read it",
-}
-
-// formatOf tells the format of the file at path from its first record;
-// "" when it cannot be told.
-func formatOf(path string) string {
-	switch kind, err := foreign.Detect(path); {
-	case err != nil:
-		return ""
-	case kind == foreign.FActScore:
-		return formatFActScoreRun
-	case kind == foreign.FactReasoner:
-		return formatResults
-	}
-	if f, err := instance.DetectFormat(path); err == nil && f == instance.FActScoreLabeled {
-		return formatLabeled
-	}
-	if scored, err := pipeline.IsOutputFile(path, true); err == nil {
-		if scored {
-			return formatScored
-		}
-		return formatFactReasoner
-	}
-	return ""
+var pointers = map[batch.Format]string{
+	batch.FormatInput:        "a FactReasoner file: fr score, fr compare and fr factscore read it",
+	batch.FormatScored:       "an output of fr score: fr compare, fr inspect and fr report read it as scored, and fr score scores it again from its relations",
+	batch.FormatLabeled:      "FActScore's human-labeled format (\"annotations\"): fr factscore --gold scores its labels, and fr convert factscore turns it into a FactReasoner file for fr score",
+	batch.FormatFActScoreRun: "an output of fr factscore: fr compare and fr report read it beside outputs of fr score",
+	batch.FormatResults:      "a FactReasoner result file: fr compare and fr report read it",
 }
 
 // withFormatHint adds to err, an error of a command that reads input in
 // one of the formats wants, what the file is when it is another format
 // fr reads, and the commands that read it. Other errors, and errors
 // about other files, are returned as they are.
-func withFormatHint(err error, input string, wants ...string) error {
+func withFormatHint(err error, input string, wants ...batch.Format) error {
 	// Only an error about a field of a record (no atoms, an empty
 	// response, no annotations) can be one of format: a file that is not
 	// records at all, broken JSON or a line too long is in no format fr
@@ -68,14 +36,9 @@ func withFormatHint(err error, input string, wants ...string) error {
 	if err == nil || !errors.As(err, &ie) || ie.File != input || ie.Field == "" {
 		return err
 	}
-	f := formatOf(input)
-	if f == "" {
+	f := batch.DetectFormat(input)
+	if f == batch.FormatUnknown || slices.Contains(wants, f) {
 		return err
-	}
-	for _, w := range wants {
-		if f == w {
-			return err
-		}
 	}
 	return &hintedError{msg: fmt.Sprintf("%v; %s is %s", err, input, pointers[f]), err: err}
 }

@@ -6,28 +6,28 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/internal/clidoc"
 	"github.com/factreasoner/factreasoner-go/internal/suggest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // The categories that group the flags in each command's help, in the
 // order the help shows them (categories); those of the settings of parts
-// are the settings' groups (pipeline.Setting.Group).
+// are the settings' groups (assemble.Setting.Group).
 const (
 	catRun        = "Run"
 	catShow       = "What to show"
 	catIO         = "Input and output"
-	catFActScore  = pipeline.GroupFActScore
-	catScoring    = pipeline.GroupScoring
-	catAtoms      = pipeline.GroupAtoms
-	catSummaries  = pipeline.GroupSummaries
-	catNLI        = pipeline.GroupNLI
-	catNLIRuntime = pipeline.GroupNLIRuntime
-	catLLM        = pipeline.GroupLLM
-	catRetrieval  = pipeline.GroupRetrieval
-	catWeb        = pipeline.GroupWeb
-	catInference  = pipeline.GroupInference
+	catFActScore  = assemble.GroupFActScore
+	catScoring    = assemble.GroupScoring
+	catAtoms      = assemble.GroupAtoms
+	catSummaries  = assemble.GroupSummaries
+	catNLI        = assemble.GroupNLI
+	catNLIRuntime = assemble.GroupNLIRuntime
+	catLLM        = assemble.GroupLLM
+	catRetrieval  = assemble.GroupRetrieval
+	catWeb        = assemble.GroupWeb
+	catInference  = assemble.GroupInference
 	catReport     = "Report"
 	catPassages   = "Passages"
 	catHub        = "Hub"
@@ -42,7 +42,7 @@ func categories() []string {
 // flagDetails say more about the flags whose one-line usage cannot say
 // all a user may need, by flag name; docs/cli.md (fr docs) prints them
 // under "Flag details". They are markdown: the settings' own
-// (pipeline.Setting.Details), and those of the commands' other flags.
+// (assemble.Setting.Details), and those of the commands' other flags.
 func flagDetails() map[string]string {
 	details := map[string]string{
 		"skip-invalid": "Failed records are those whose LLM answers cannot be read. A run with failed records still exits 1; " +
@@ -54,9 +54,9 @@ func flagDetails() map[string]string {
 		"format":   "markdown has 4 decimals and n/a for a missing value; csv has every digit and an empty cell.",
 	}
 	var r runs
-	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+	for _, s := range assemble.Settings(assemble.Kinds()...) {
 		if s.Details != "" {
-			details[r.flag(s.Name())] = r.text(s.Details)
+			details[r.flag(s.Name())] = r.naming().Text(s.Details)
 		}
 	}
 	return details

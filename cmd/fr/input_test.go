@@ -14,9 +14,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // record returns a valid one-line record about subject n, with an edit
@@ -194,7 +194,7 @@ func TestResume(t *testing.T) {
 			}
 			defer f.Close()
 			ctx, cancel := context.WithCancel(c.Context)
-			_, err = p.ScoreFile(ctx, path, graph.FR3, &cancelAfter{w: f, n: 2, cancel: cancel}, done, pipeline.FileOptions{})
+			_, err = batch.ScoreFile(ctx, p.Pipeline, path, graph.FR3, &cancelAfter{w: f, n: 2, cancel: cancel}, done, batch.FileOptions{})
 			return err
 		}
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/instance"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 func inspectCommand() *cli.Command {
@@ -71,47 +69,18 @@ func runInspect(c *cli.Context) (err error) {
 		}
 		defer func() { err = errors.Join(err, closeOutput(dot, err)) }()
 	}
-	only, line := c.String("atom"), c.Int("line")
-	var last *pipeline.Assessment
-	found := false
 	// The texts of records and pages are shown: what could command a
 	// terminal in them is escaped.
 	w := bufio.NewWriter(printable.Writer(out))
-	err = instance.Scan(input, nil, func(in *instance.Instance) error {
-		if line > 0 && in.Line != line {
-			return nil
-		}
-		var a *pipeline.Assessment
-		var err error
-		if pipeline.IsRecorded(in) {
-			a, err = pipeline.AssessmentOf(in) // an output line: as it was scored
-		} else {
-			a, err = p.Assess(c.Context, in, version)
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", input, in.Line, err)
-		}
-		last = a
-		ex := a.Explain(only)
-		found = found || len(ex) > 0
-		if only == "" && c.Bool("contexts") {
-			ex = append(ex, a.ExplainContexts()...)
-		}
-		return pipeline.WriteExplanations(w, a, ex)
-	})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	o := batch.InspectOptions{Line: c.Int("line"), Atom: c.String("atom"), Contexts: c.Bool("contexts")}
+	last, err := batch.InspectFile(c.Context, p.Pipeline, input, version, o, w)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	// What was explained before an error is written.
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return err
-	}
-	switch {
-	case line > 0 && last == nil:
-		return fmt.Errorf("%s: no record starts on line %d", input, line)
-	case only != "" && !found:
-		return fmt.Errorf("%s: no atom %q, nor a context of that id", input, only)
 	}
 	if dot != nil && last != nil {
 		return last.WriteDOT(dot)

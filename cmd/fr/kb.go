@@ -101,44 +101,27 @@ func runKBBuild(c *cli.Context) error {
 	if err := notAnInput("-o", out, files...); err != nil {
 		return err
 	}
-	b, err := retrieve.NewBuilder(out, opts)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			// Refused before any work, as every command's -o: a usage
-			// error (exit status 2).
-			return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
-		}
-		return err
-	}
-	defer b.Abort() // a no-op after a successful Finish
 	start, last := time.Now(), time.Now()
-	docs := 0
-	for _, f := range files {
-		err := retrieve.ReadDocuments(f, func(d retrieve.Document) error {
-			docs++
-			if time.Since(last) >= time.Second {
-				last = time.Now()
-				fmt.Fprintf(c.App.ErrWriter, "fr kb build: read %d documents (%s)\n", docs, f)
-			}
-			return b.Add(c.Context, d)
-		})
-		if err != nil {
-			return err
+	opts.Progress = func(p retrieve.BuildProgress) {
+		if time.Since(last) < time.Second {
+			return
+		}
+		last = time.Now()
+		switch p.Stage {
+		case retrieve.BuildRead:
+			fmt.Fprintf(c.App.ErrWriter, "fr kb build: read %d documents (%s)\n", p.Done, p.File)
+		case retrieve.BuildSplit:
+			fmt.Fprintf(c.App.ErrWriter, "fr kb build: split %d of %d documents, %.1fs\n", p.Done, p.Total, time.Since(start).Seconds())
+		case retrieve.BuildIndex:
+			fmt.Fprintf(c.App.ErrWriter, "fr kb build: indexed %d of %d words, %.1fs\n", p.Done, p.Total, time.Since(start).Seconds())
 		}
 	}
-	b.Progress = func(done, total int) {
-		if time.Since(last) >= time.Second {
-			last = time.Now()
-			fmt.Fprintf(c.App.ErrWriter, "fr kb build: split %d of %d documents, %.1fs\n", done, total, time.Since(start).Seconds())
-		}
+	st, err := retrieve.Build(c.Context, out, files, opts)
+	if errors.Is(err, os.ErrExist) {
+		// Refused before any work, as every command's -o: a usage error
+		// (exit status 2).
+		return usagef("-o %s: the file exists; give --force to replace it, or another -o", out)
 	}
-	b.IndexProgress = func(done, total int) {
-		if time.Since(last) >= time.Second {
-			last = time.Now()
-			fmt.Fprintf(c.App.ErrWriter, "fr kb build: indexed %d of %d words, %.1fs\n", done, total, time.Since(start).Seconds())
-		}
-	}
-	st, err := b.Finish(c.Context)
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // rawRecord has an output and contexts but no atoms.
@@ -61,7 +62,7 @@ func TestScoreLLM(t *testing.T) {
 	if strings.Count(out, "\n") != 1 {
 		t.Fatalf("want one output line, got %q", out)
 	}
-	var rec pipeline.Record
+	var rec result.Line
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestScoreLLMv2(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rec pipeline.Record
+	var rec result.Line
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestFActScoreLLMVerifier(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("output:\n%s", out)
 	}
-	var rec pipeline.FActScoreRecord
+	var rec factscore.Record
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatal(err)
 	}

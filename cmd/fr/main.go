@@ -12,13 +12,12 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"runtime/pprof"
-	"runtime/trace"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/internal/profile"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
 	"github.com/factreasoner/factreasoner-go/internal/suggest"
 	"github.com/factreasoner/factreasoner-go/internal/version"
@@ -34,7 +33,7 @@ func main() {
 		// (BENCHMARKS.md, "Records in parallel"). GOGC overrides it.
 		debug.SetGCPercent(gcPercent)
 	}
-	stop, err := startProfiles(os.Getenv("FR_CPUPROFILE"), os.Getenv("FR_TRACE"))
+	stop, err := profile.Start(os.Getenv("FR_CPUPROFILE"), os.Getenv("FR_TRACE"))
 	if err == nil {
 		app := newApp()
 		logThrough(app, os.Stderr)
@@ -45,44 +44,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fr:", err) // redacted by execute
 	}
 	os.Exit(exitStatus(err))
-}
-
-// startProfiles starts a CPU profile (runtime/pprof) and an execution
-// trace (runtime/trace) into the files named, where named: the
-// environment's FR_CPUPROFILE and FR_TRACE, for finding where a run spends
-// its time (BENCHMARKS.md). stop ends them and closes the files.
-func startProfiles(cpu, tr string) (stop func() error, err error) {
-	var stops []func() error
-	stop = func() error {
-		var errs []error
-		for _, s := range stops {
-			errs = append(errs, s())
-		}
-		return errors.Join(errs...)
-	}
-	if cpu != "" {
-		f, err := os.Create(cpu)
-		if err != nil {
-			return nil, fmt.Errorf("FR_CPUPROFILE: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("FR_CPUPROFILE: %w", err)
-		}
-		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
-	}
-	if tr != "" {
-		f, err := os.Create(tr)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("FR_TRACE: %w", err), stop())
-		}
-		if err := trace.Start(f); err != nil {
-			f.Close()
-			return nil, errors.Join(fmt.Errorf("FR_TRACE: %w", err), stop())
-		}
-		stops = append(stops, func() error { trace.Stop(); return f.Close() })
-	}
-	return stop, nil
 }
 
 // gcPercent is the collector's target (debug.SetGCPercent) unless GOGC

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/urfave/cli/v2"
-
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 func mergeCommand() *cli.Command {
@@ -36,7 +35,7 @@ func runMerge(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("merge: want the output files of the shards (see %s --help)", c.Command.HelpName)
 	}
-	o := pipeline.MergeOptions{}
+	o := batch.MergeOptions{}
 	if in := c.String("input"); in != "" {
 		path, err := inputPath(c, in)
 		if err != nil {
@@ -52,7 +51,7 @@ func runMerge(c *cli.Context) error {
 		return err
 	}
 	// The outputs are checked before the output file is created.
-	m, err := pipeline.PlanMerge(paths, o)
+	m, err := batch.PlanMerge(paths, o)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/safefile"
 	"github.com/factreasoner/factreasoner-go/nli/crossenc"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/retry"
 )
 
@@ -59,7 +58,7 @@ func modelsCommand() *cli.Command {
 						"fr models tokenize --nli-model cross-encoder/nli-deberta-v3-base pairs.jsonl",
 					),
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "nli-model", DefaultText: pipeline.DefaultONNXModel, Category: catNLI,
+					&cli.StringFlag{Name: "nli-model", DefaultText: nlimodel.Default, Category: catNLI,
 						Usage: "the model: a directory, or a hub repository id (fr models pull)"},
 					&cli.IntFlag{Name: "nli-max-length", Category: catNLIRuntime, Usage: "tokens per model input (0: the model's window), as fr score takes it"},
 				},
@@ -76,10 +75,10 @@ func modelsPull(c *cli.Context) error {
 		return err
 	}
 	if c.NArg() != 1 {
-		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", pipeline.DefaultONNXModel, c.NArg())
+		return usagef("models pull: want one REPO_ID (e.g. %s), got %d arguments", nlimodel.Default, c.NArg())
 	}
 	repo := c.Args().First()
-	store, err := pipeline.ModelStore()
+	store, err := nlimodel.Store()
 	if err != nil {
 		return err
 	}
@@ -99,32 +98,20 @@ func modelsPull(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "\rfr: %s: %s of %s%s   ", file, mib(done), mib(total), pct)
 		last = file
 	}
-	opts := hub.PullOptions{Revision: c.String("revision"), ONNX: c.String("onnx-file")}
-	m, err := store.Pull(c.Context, client, repo, opts)
+	m, err := nlimodel.Pull(c.Context, store, client, repo, hub.PullOptions{Revision: c.String("revision"), ONNX: c.String("onnx-file")})
 	if last != "" {
 		fmt.Fprintln(c.App.ErrWriter)
 	}
-	if errors.Is(err, hub.ErrOffline) {
-		// Offline, the Hugging Face cache is the other place a model
-		// can come from; it is used where it is, never copied.
-		cm, cerr := hub.HFCache{Dir: hub.HFCacheDir()}.Find(repo, opts)
-		if cerr != nil {
-			return fmt.Errorf("%w; %w", err, cerr)
-		}
-		use := cm.Dir
-		if (opts.Revision == "" || opts.Revision == "main") && opts.ONNX == "" {
-			use = repo
-		}
-		fmt.Fprintf(c.App.ErrWriter, "fr: %s at %s (%s) is in the Hugging Face cache %s; offline, nothing was downloaded or copied: --nli-model %s uses it there\n",
-			repo, cm.Commit, cm.ONNX, cm.Dir, use)
-		fmt.Fprintln(c.App.Writer, cm.Dir)
-		return nil
-	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
+	case m.Cached:
+		fmt.Fprintf(c.App.ErrWriter, "fr: %s at %s (%s) is in the Hugging Face cache %s; offline, nothing was downloaded or copied: --nli-model %s uses it there\n",
+			m.Repo, m.Commit, m.ONNX, m.Dir, m.Name)
+	default:
+		fmt.Fprintf(c.App.ErrWriter, "fr: pulled %s at %s (%s, %s) into %s\n", m.Repo, m.Commit, m.ONNX, mib(m.Size), m.Dir)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr: pulled %s at %s (%s, %s) into %s\n", m.Repo, m.Commit, m.ONNX, mib(m.Size()), store.Path(m.Repo))
-	fmt.Fprintln(c.App.Writer, store.Path(m.Repo))
+	fmt.Fprintln(c.App.Writer, m.Dir)
 	return nil
 }
 
@@ -132,7 +119,7 @@ func modelsList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("models list: takes no arguments, got %q (see %s --help)", c.Args().First(), c.Command.HelpName)
 	}
-	store, err := pipeline.ModelStore()
+	store, err := nlimodel.Store()
 	if err != nil {
 		return err
 	}
@@ -141,14 +128,14 @@ func modelsList(c *cli.Context) error {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, pipeline.DefaultONNXModel)
+		fmt.Fprintf(c.App.ErrWriter, "fr: no models in %s; fetch one with fr models pull %s\n", store.Dir, nlimodel.Default)
 		return nil
 	}
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "REPO\tCOMMIT\tONNX\tSIZE\tDIRECTORY")
 	for _, m := range list {
 		name := m.Repo
-		if m.Repo == pipeline.DefaultONNXModel {
+		if m.Repo == nlimodel.Default {
 			name += " (default)"
 		}
 		commit := m.Commit
@@ -166,7 +153,7 @@ func modelsTokenize(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := pipeline.ResolveModel(c.String("nli-model"))
+	m, err := nlimodel.Resolve(c.String("nli-model"))
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/factreasoner/factreasoner-go/hub/hubtest"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/nli"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 	"github.com/factreasoner/factreasoner-go/nli/onnxnli"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 var (
@@ -183,11 +183,11 @@ func TestModelsPull(t *testing.T) {
 	// default model is there, then onnx for them.
 	mixed := filepath.Join("..", "..", "testdata", "report", "example-input.jsonl") // two records without relations
 	_, errOut, err = run(t, ctx, "score", mixed)
-	if err == nil || !strings.Contains(err.Error(), "fr models pull "+pipeline.DefaultONNXModel) {
+	if err == nil || !strings.Contains(err.Error(), "fr models pull "+nlimodel.Default) {
 		t.Errorf("auto without a model: %v\n%s", err, errOut)
 	}
-	h.AddDir(t, pipeline.DefaultONNXModel, commit, tinyRoberta)
-	if _, errOut, err := run(t, ctx, "models", "pull", pipeline.DefaultONNXModel); err != nil {
+	h.AddDir(t, nlimodel.Default, commit, tinyRoberta)
+	if _, errOut, err := run(t, ctx, "models", "pull", nlimodel.Default); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	out, errOut, err = run(t, ctx, "score", mixed)

@@ -7,38 +7,24 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/nli/nlimodel"
 )
 
-// withFlagNames renames the options an error names (pipeline.OptionError,
+// withFlagNames renames the options an error names (assemble.OptionError,
 // "(Options.K)") after the command's flags that set them, keeping what the
-// error is (its exit status).
+// error is (its exit status); the error of a record without NLI says the
+// ways to get it.
 func (r runs) withFlagNames(err error) error {
-	if err == nil {
-		return nil
+	if errors.Is(err, assess.ErrNoNLI) {
+		err = &renamedError{msg: strings.Replace(err.Error(), assess.ErrNoNLI.Error(), noNLIHint, 1), err: err}
 	}
-	msg := err.Error()
-	if errors.Is(err, pipeline.ErrNoNLI) {
-		msg = strings.Replace(msg, pipeline.ErrNoNLI.Error(), noNLIHint, 1)
-	}
-	var oe *pipeline.OptionError
-	if errors.As(err, &oe) {
-		name := oe.Option
-		if f, ok := r.optionFlag(name); ok {
-			name = f
-		}
-		msg = strings.Replace(msg, oe.Error(), name+": "+r.withFlagNames(oe.Err).Error(), 1)
-	}
-	msg = r.text(msg)
-	if msg == err.Error() {
-		return err
-	}
-	return &renamedError{msg: msg, err: err}
+	return r.naming().Error(err)
 }
 
-// noNLIHint says, for pipeline.ErrNoNLI, the ways to get NLI.
+// noNLIHint says, for assess.ErrNoNLI, the ways to get NLI.
 var noNLIHint = "the record has no relations and no NLI model is configured: for results, pull one (fr models pull " +
-	pipeline.DefaultONNXModel + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
+	nlimodel.Default + ", then --nli auto or --nli onnx uses it), or use --nli llm (an OpenAI-compatible endpoint, with --llm-model) " +
 	"or --nli remote (an inference server, with --nli-endpoint); --nli lexical tries the tool without a model (it compares words, not meaning: not for results)"
 
 // renamedError is an error whose message names flags instead of options.

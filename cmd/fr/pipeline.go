@@ -5,9 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/graph"
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
 
@@ -23,28 +24,28 @@ func versionArg(c *cli.Context) (graph.Version, error) {
 // openPipeline opens the pipeline of the command's flags (parts beyond
 // those they choose in also), for the records of input (K median is
 // computed over them).
-func openPipeline(c *cli.Context, input string, also ...pipeline.Part) (*pipeline.Pipeline, error) {
+func openPipeline(c *cli.Context, input string, also ...assemble.Part) (*assemble.Pipeline, error) {
 	o, err := runsOf(c.Command.Name).options(c, also...)
 	if err != nil {
 		return nil, err
 	}
 	if o.K.Name == "median" {
-		var fo pipeline.FileOptions
+		var fo batch.FileOptions
 		if c.Bool("skip-invalid") {
 			fo.Invalid = func(*instance.Error) {} // reported by the run
 		}
-		if o.K.Value, err = pipeline.MedianAtoms(input, fo); err != nil {
+		if o.K.Value, err = batch.MedianAtoms(input, fo); err != nil {
 			return nil, fmt.Errorf("--k median: %w", err)
 		}
 	}
-	return pipeline.Open(c.Context, o)
+	return assemble.Open(c.Context, o)
 }
 
 // fileOptions are the options of a run over a file: with --skip-invalid,
 // invalid records and records that fail (an LLM answer that cannot be
 // read) are reported and skipped; progress goes to stderr.
-func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
-	o := pipeline.FileOptions{Progress: showProgress(prog)}
+func fileOptions(c *cli.Context, prog *progress.Display) batch.FileOptions {
+	o := batch.FileOptions{Progress: showProgress(prog)}
 	if c.Bool("skip-invalid") {
 		o.Invalid = func(e *instance.Error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping invalid record: %v\n", e) }
 		o.Failed = func(err error) { fmt.Fprintf(c.App.ErrWriter, "fr: skipping failed record: %v\n", err) }
@@ -53,7 +54,7 @@ func fileOptions(c *cli.Context, prog *progress.Display) pipeline.FileOptions {
 }
 
 // skippedSummary says how many records a run skipped, for its summary.
-func skippedSummary(st pipeline.ScoreStats) string {
+func skippedSummary(st batch.ScoreStats) string {
 	s := fmt.Sprintf("%d invalid skipped, %d failed", st.Invalid, st.Failed)
 	if st.EmptyContexts > 0 {
 		s += fmt.Sprintf(", %d empty contexts dropped", st.EmptyContexts)
@@ -73,7 +74,7 @@ func stopped(err error) string {
 
 // failedError is the error of a run that skipped failed records: it did
 // not do all its work, so it must not exit 0.
-func failedError(st pipeline.ScoreStats) error {
+func failedError(st batch.ScoreStats) error {
 	if st.Failed == 0 {
 		return nil
 	}
@@ -81,6 +82,6 @@ func failedError(st pipeline.ScoreStats) error {
 }
 
 // showProgress shows a run's progress on the display.
-func showProgress(prog *progress.Display) func(pipeline.Progress) {
-	return func(pr pipeline.Progress) { prog.Report(progress.Status(pr)) }
+func showProgress(prog *progress.Display) func(batch.Progress) {
+	return func(pr batch.Progress) { prog.Report(progress.Status(pr)) }
 }

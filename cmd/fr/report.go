@@ -107,15 +107,8 @@ func runReport(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fr report: %d runs, %d responses read in %.1fs\n", len(runs), len(rep.Lines), time.Since(start).Seconds())
-	for i, run := range runs {
-		switch {
-		case run.Decided:
-			fmt.Fprintf(c.App.ErrWriter, "fr report: note: %s decides each atom without a P(true): no entropy, Brier score, calibration or network\n", rep.Names()[i])
-		case run.Other != nil:
-			fmt.Fprintf(c.App.ErrWriter, "fr report: note: %s records the atoms' marginals, not the relations: no evidence or network\n", rep.Names()[i])
-		case !run.Relations:
-			fmt.Fprintf(c.App.ErrWriter, "fr report: warning: %s does not record the relations of every response (nli_backend %s): their evidence is not shown\n", rep.Names()[i], run.Backend)
-		}
+	for _, note := range rep.Notes() {
+		fmt.Fprintf(c.App.ErrWriter, "fr report: %s\n", note)
 	}
 	var size int64
 	write := func(w io.Writer) error {

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/factscore"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 	"github.com/factreasoner/factreasoner-go/internal/version"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -54,7 +55,7 @@ func TestFActScoreGoldChatGPT(t *testing.T) {
 		t.Errorf("summary %v", s)
 	}
 	// The first record: Lanny Flaherty, 35 facts, 7 supported.
-	var first pipeline.FActScoreRecord
+	var first factscore.Record
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +358,7 @@ func TestFActScoreLabeledWithKB(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("output:\n%s", out)
 	}
-	var rec pipeline.FActScoreRecord
+	var rec factscore.Record
 	json.Unmarshal([]byte(lines[0]), &rec)
 	if rec.Facts != 2 || len(rec.Decisions) != 2 || rec.Decisions[0].Label != "S" || rec.Decisions[1].Label != "NS" || rec.Decisions[0].NoEvidence {
 		t.Errorf("first record %+v", rec)
@@ -423,9 +424,9 @@ func TestScoreRetrieves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []pipeline.Record
+	var recs []result.Line
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r pipeline.Record
+		var r result.Line
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatal(err)
 		}

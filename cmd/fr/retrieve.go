@@ -6,7 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
+	"github.com/factreasoner/factreasoner-go/batch"
 	"github.com/factreasoner/factreasoner-go/progress"
 )
 
@@ -50,7 +51,7 @@ func runRetrieve(c *cli.Context) (err error) {
 	if err := notAnInput("-o", c.String("output"), input); err != nil {
 		return err // before the retriever's caches are opened
 	}
-	p, err := pipeline.Open(c.Context, o)
+	p, err := assemble.Open(c.Context, o)
 	if err != nil {
 		return err
 	}
@@ -65,8 +66,8 @@ func runRetrieve(c *cli.Context) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeOut(err)) }()
 	prog := progress.New(c.App.ErrWriter, "fr retrieve")
-	st, err := p.RetrieveFile(c.Context, input, out, pipeline.FileOptions{Progress: showProgress(prog)})
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	st, err := batch.RetrieveFile(c.Context, p.Pipeline, input, out, batch.FileOptions{Progress: showProgress(prog)})
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	msg := fmt.Sprintf("%d records, contexts retrieved for %d atoms", st.Records, st.Atoms)
 	if st.NoAtoms > 0 {
 		msg += fmt.Sprintf("; %d records without atoms passed through (atomize them first)", st.NoAtoms)

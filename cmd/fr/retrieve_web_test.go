@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 	"github.com/factreasoner/factreasoner-go/retrieve/searchtest"
 )
 
@@ -69,7 +69,7 @@ func TestScoreSerperFetchPages(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rec pipeline.Record
+	var rec result.Line
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

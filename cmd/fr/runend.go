@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 	"github.com/factreasoner/factreasoner-go/retry"
@@ -34,7 +34,7 @@ func finishRun(prog *progress.Display, summary string, err error, atOnce bool) {
 // what only the command line can say (its flags): pages refused for their
 // address and the flag that allows them. A run that ended at once is
 // closed without either.
-func closeRun(c *cli.Context, p *pipeline.Pipeline, atOnce bool) error {
+func closeRun(c *cli.Context, p *assemble.Pipeline, atOnce bool) error {
 	if atOnce {
 		return p.Discard()
 	}

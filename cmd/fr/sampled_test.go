@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // TestScoreSampled: against an endpoint that returns no log
@@ -48,7 +48,7 @@ func TestScoreSampled(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", c.args, err, stderr)
 		}
-		var rec pipeline.Record
+		var rec result.Line
 		if err := json.Unmarshal([]byte(out), &rec); err != nil {
 			t.Fatal(err)
 		}

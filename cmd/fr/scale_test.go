@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/factreasoner/factreasoner-go/assess"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 )
 
 // scaleInput is a file of 12 records: the test fixtures (with relations,
@@ -51,7 +51,7 @@ func TestScoreJobsAndShards(t *testing.T) {
 	// The two Flaherty records: each atom's own contexts and 3 others,
 	// and context pairs.
 	lines := strings.Split(strings.TrimSpace(want), "\n")
-	def := strconv.Itoa(pipeline.DefaultPairsPerAtom)
+	def := strconv.Itoa(assess.DefaultPairsPerAtom)
 	if len(lines) != 12 || !regexp.MustCompile(`"nli_pairs":\d+,"nli_pairs_own":\d+,"nli_pairs_other":[1-9]\d*,"nli_pairs_pruned":[1-9]\d*,"pairs_per_atom":"own\+`+def+`"`).MatchString(lines[4]) {
 		t.Fatalf("%d lines; line 5: %.300s", len(lines), lines[4])
 	}
@@ -129,7 +129,7 @@ func TestScoreResumePruning(t *testing.T) {
 	}
 	// Before each atom's own contexts were always asked, K was the most
 	// contexts asked per atom: such a line is another run's.
-	def := strconv.Itoa(pipeline.DefaultPairsPerAtom)
+	def := strconv.Itoa(assess.DefaultPairsPerAtom)
 	topK := bytes.Replace(first, []byte(`,"pairs_per_atom":"own+2"`), []byte(`,"pairs_per_atom":"2"`), 1)
 	tests := []struct {
 		name    string

@@ -11,9 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assess"
+	"github.com/factreasoner/factreasoner-go/batch"
+	"github.com/factreasoner/factreasoner-go/comparison"
 	"github.com/factreasoner/factreasoner-go/instance"
 	"github.com/factreasoner/factreasoner-go/jsonl"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/progress"
 	"github.com/factreasoner/factreasoner-go/score"
 )
@@ -71,13 +73,13 @@ func runScore(c *cli.Context) (err error) {
 	}
 	jobs := 0 // auto
 	if s := c.String("jobs"); s != "auto" {
-		if jobs, err = strconv.Atoi(s); err != nil || jobs < 1 || jobs > pipeline.MaxJobs {
-			return usagef("--jobs %q: want a number of records, 1 to %d, or auto", s, pipeline.MaxJobs)
+		if jobs, err = strconv.Atoi(s); err != nil || jobs < 1 || jobs > batch.MaxJobs {
+			return usagef("--jobs %q: want a number of records, 1 to %d, or auto", s, batch.MaxJobs)
 		}
 	}
-	var shard pipeline.Shard
+	var shard batch.Shard
 	if s := c.String("shard"); s != "" {
-		if shard, err = pipeline.ParseShard(s); err != nil {
+		if shard, err = batch.ParseShard(s); err != nil {
 			return usagef("--shard: %w", err)
 		}
 	}
@@ -99,7 +101,7 @@ func runScore(c *cli.Context) (err error) {
 	var done jsonl.Done
 	path := c.String("output")
 	if path != "" && path != stdoutPath {
-		f, d, openErr := p.OpenOutput(path, input, version, shard)
+		f, d, openErr := batch.OpenOutput(p.Pipeline, path, input, version, shard)
 		if openErr != nil {
 			return openErr
 		}
@@ -124,8 +126,8 @@ func runScore(c *cli.Context) (err error) {
 		s.PerAtom, s.Predictions = nil, "" // the summary needs neither
 		all = append(all, s)
 	}
-	st, err := p.ScoreFile(c.Context, input, version, out, done, o)
-	err = withFormatHint(err, input, formatFactReasoner, formatScored)
+	st, err := batch.ScoreFile(c.Context, p.Pipeline, input, version, out, done, o)
+	err = withFormatHint(err, input, batch.FormatInput, batch.FormatScored)
 	summary := fmt.Sprintf("%d records scored (%d at a time), %s, %d already done", st.Scored, jobs, skippedSummary(st), st.Done)
 	if shard.Count > 1 {
 		summary += fmt.Sprintf(", %d in other shards (shard %s)", st.OtherShards, shard)
@@ -136,17 +138,17 @@ func runScore(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	rows := []pipeline.Comparison{{Version: version.String(), Summary: score.Summarize(all)}}
+	rows := []comparison.Row{{Version: version.String(), Summary: score.Summarize(all)}}
 	if len(done) > 0 {
 		// The result is the whole output, the records of the earlier
 		// runs included.
-		recorded, _, err := pipeline.CompareRecorded([]string{path}, p.K, pipeline.FileOptions{})
+		recorded, _, err := batch.CompareRecorded([]string{path}, p.K, batch.FileOptions{})
 		if err != nil {
 			return fmt.Errorf("reading %s back for the headline: %w", path, err)
 		}
 		rows = recorded
 	}
-	writeHeadline(c.App.ErrWriter, "fr score", rows, p.K)
+	comparison.WriteHeadline(c.App.ErrWriter, "fr score", rows, p.K)
 	if answer && line.Len() > 0 {
 		if err := writeAnswer(c.App.ErrWriter, line.Bytes()); err != nil {
 			return err
@@ -179,7 +181,7 @@ func answerInput(c *cli.Context) (string, error) {
 }
 
 // writeAnswer writes the summary of fr score --response's one line: its
-// atoms with their P(true) and labels (pipeline.WriteBrief). A line
+// atoms with their P(true) and labels (assess.WriteBrief). A line
 // written without its inputs (--output-inputs=false) has only its scores,
 // which the headline gave.
 func writeAnswer(w io.Writer, line []byte) error {
@@ -187,22 +189,22 @@ func writeAnswer(w io.Writer, line []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(in.Atoms) == 0 && !pipeline.IsRecorded(in) {
+	if len(in.Atoms) == 0 && !assess.IsRecorded(in) {
 		return nil
 	}
-	a, err := pipeline.AssessmentOf(in)
+	a, err := assess.AssessmentOf(in)
 	if err != nil {
 		return nil // written without its inputs: nothing to add to the headline
 	}
-	return pipeline.WriteBrief(w, a)
+	return assess.WriteBrief(w, a)
 }
 
 // pairsPerAtomShown is --pairs-per-atom as records write it ("own+3" for
 // 3), so that the summary, the help and the output lines agree.
 func pairsPerAtomShown(c *cli.Context) string {
-	k, err := pipeline.ParsePairsPerAtom(c.String("pairs-per-atom"))
+	k, err := assess.ParsePairsPerAtom(c.String("pairs-per-atom"))
 	if err != nil {
 		return c.String("pairs-per-atom")
 	}
-	return pipeline.PairsPerAtomName(k)
+	return assess.PairsPerAtomName(k)
 }

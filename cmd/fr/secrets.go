@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/hub"
 	"github.com/factreasoner/factreasoner-go/internal/printable"
 	"github.com/factreasoner/factreasoner-go/internal/redact"
-	"github.com/factreasoner/factreasoner-go/pipeline"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )
 
@@ -30,12 +30,12 @@ var secretEnv = []string{"OPENAI_API_KEY", retrieve.SerperKeyEnv, hub.EnvToken, 
 var urlEnv = []string{"OPENAI_BASE_URL", hub.EnvEndpoint}
 
 // secretFlags are the flags that hold secrets, urlFlags those that hold
-// endpoint URLs: the settings that say so (pipeline.Setting's Secret and
+// endpoint URLs: the settings that say so (assemble.Setting's Secret and
 // URL), and fr kb build's embeddings endpoint.
 func secretFlags() (secrets, urls []string) {
 	var r runs
 	urls = []string{"embed-endpoint"}
-	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
+	for _, s := range assemble.Settings(assemble.Kinds()...) {
 		switch {
 		case s.Secret:
 			secrets = append(secrets, r.flag(s.Name()))

@@ -5,24 +5,22 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
 )
 
-// The settings of the library's parts (pipeline.Setting) are fr's flags:
+// The settings of the library's parts (assemble.Setting) are fr's flags:
 // each command that runs parts of some kinds has a flag for every setting
 // of those parts, named after the setting's path (flagName), with its
 // default, help and category; the flags given make the run's Options
-// (pipeline.Given), and a flag given for a part that is not in the run is
+// (assemble.Given), and a flag given for a part that is not in the run is
 // refused, naming what it applies to. The library's errors name options
 // by path; fr names them by their flags (withFlagNames).
 
@@ -35,8 +33,8 @@ type runs struct {
 }
 
 // scoring is what fr score, compare and inspect run.
-var scoringKinds = []string{pipeline.KindScoring, pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindSummarizer,
-	pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindInference}
+var scoringKinds = []string{assemble.KindScoring, assemble.KindAtomizer, assemble.KindAbstention, assemble.KindSummarizer,
+	assemble.KindNLI, assemble.KindRetrieval, assemble.KindInference}
 
 // runsOf is what the command of that name runs; nothing for a command
 // that runs no part.
@@ -49,18 +47,18 @@ func runsOf(command string) runs {
 		defaults := map[string]string{"Retrieval.TopK": "5", "FActScore.Verifier": "llm"}
 		switch command {
 		case "veriscore":
-			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineVeriScore, "veriscore"
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = assemble.BaselineVeriScore, "veriscore"
 		case "factverify":
-			defaults["FActScore.Verifier"], defaults["Atomizer"] = pipeline.BaselineFactVerify, "llm"
+			defaults["FActScore.Verifier"], defaults["Atomizer"] = assemble.BaselineFactVerify, "llm"
 		}
-		return runs{kinds: []string{pipeline.KindAtomizer, pipeline.KindAbstention, pipeline.KindNLI, pipeline.KindRetrieval, pipeline.KindVerifier},
+		return runs{kinds: []string{assemble.KindAtomizer, assemble.KindAbstention, assemble.KindNLI, assemble.KindRetrieval, assemble.KindVerifier},
 			names: k, defaults: defaults}
 	case "atomize":
-		return runs{kinds: []string{pipeline.KindAtomizer}, defaults: map[string]string{"Atomizer": "llm"}}
+		return runs{kinds: []string{assemble.KindAtomizer}, defaults: map[string]string{"Atomizer": "llm"}}
 	case "retrieve":
-		return runs{kinds: []string{pipeline.KindRetrieval}, names: k}
+		return runs{kinds: []string{assemble.KindRetrieval}, names: k}
 	case "solve": // fr uai solve
-		return runs{kinds: []string{pipeline.KindInference}}
+		return runs{kinds: []string{assemble.KindInference}}
 	}
 	return runs{}
 }
@@ -101,7 +99,7 @@ var flagRenames = map[string]string{
 // flagAliases are other names of some flags.
 var flagAliases = map[string][]string{"Retry.Retries": {"llm-retries"}}
 
-// flagName is the flag of the setting of that name (pipeline.Setting's
+// flagName is the flag of the setting of that name (assemble.Setting's
 // Name): its path in kebab case, the first element left out where it only
 // groups (Graph, Inference, Retrieval, FActScore, Retry), a prefix nli- or
 // llm- for those of NLI and LLM, and a cache's kind before -cache; or its
@@ -151,20 +149,21 @@ func (r runs) flag(setting string) string {
 // flags are the command's flags of its settings.
 func (r runs) flags() []cli.Flag {
 	var out []cli.Flag
-	for _, s := range pipeline.Settings(r.kinds...) {
+	for _, s := range assemble.Settings(r.kinds...) {
 		out = append(out, r.settingFlag(s))
 	}
 	return out
 }
 
 // settingFlag is the flag of a setting.
-func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
+func (r runs) settingFlag(s assemble.Setting) cli.Flag {
 	name, def := r.flag(s.Name()), s.Default
 	if d, ok := r.defaults[s.Name()]; ok {
 		def = d
 	}
-	usage, defText, cat, aliases := r.text(s.Usage), r.text(s.DefaultText), s.Group, flagAliases[s.Name()]
-	if f, ok := r.optionFlag(s.DefaultText); ok {
+	n := r.naming()
+	usage, defText, cat, aliases := n.Text(s.Usage), n.Text(s.DefaultText), s.Group, flagAliases[s.Name()]
+	if f, ok := n.Option(s.DefaultText); ok {
 		defText = f // the default is another setting's value
 	}
 	number := func(parse func(string) error) {
@@ -175,17 +174,17 @@ func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
 		}
 	}
 	switch s.Kind {
-	case pipeline.Bool:
+	case assemble.Bool:
 		return &cli.BoolFlag{Name: name, Aliases: aliases, Value: def == "true", DefaultText: defText, Category: cat, Usage: usage}
-	case pipeline.Int:
+	case assemble.Int:
 		f := &cli.IntFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = strconv.Atoi(d); return })
 		return f
-	case pipeline.Float:
+	case assemble.Float:
 		f := &cli.Float64Flag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = strconv.ParseFloat(d, 64); return })
 		return f
-	case pipeline.Duration:
+	case assemble.Duration:
 		f := &cli.DurationFlag{Name: name, Aliases: aliases, DefaultText: defText, Category: cat, Usage: usage}
 		number(func(d string) (err error) { f.Value, err = time.ParseDuration(d); return })
 		return f
@@ -199,7 +198,7 @@ func (r runs) settingFlag(s pipeline.Setting) cli.Flag {
 }
 
 // envShown is a flag whose environment variables its help names but which
-// the library reads (pipeline.Setting.Env), so that a value from the
+// the library reads (assemble.Setting.Env), so that a value from the
 // environment is not a flag given: the environment of a run may set the
 // LLM endpoint of a part the run does not have.
 type envShown struct{ *cli.StringFlag }
@@ -216,10 +215,10 @@ func (f envShown) Apply(set *flag.FlagSet) error {
 
 // given are the command's settings given as flags, by setting name, as
 // text: what the flag read, as Go prints it (2m0s, 0.9), which is the
-// setting's form (pipeline.Kind).
+// setting's form (assemble.Kind).
 func (r runs) given(c *cli.Context) map[string]string {
 	out := map[string]string{}
-	for _, s := range pipeline.Settings(r.kinds...) {
+	for _, s := range assemble.Settings(r.kinds...) {
 		if name := r.flag(s.Name()); c.IsSet(name) {
 			out[s.Name()] = fmt.Sprint(c.Value(name))
 		}
@@ -229,154 +228,44 @@ func (r runs) given(c *cli.Context) map[string]string {
 
 // options are the run's Options from the command's flags (parts beyond
 // those they choose in also), with the secrets fr knows and its log.
-func (r runs) options(c *cli.Context, also ...pipeline.Part) (pipeline.Options, error) {
-	o, err := pipeline.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
+func (r runs) options(c *cli.Context, also ...assemble.Part) (assemble.Options, error) {
+	o, err := assemble.Given{Kinds: r.kinds, Values: r.given(c), Defaults: r.defaults, Env: os.LookupEnv, Also: also}.Options()
+	var na *assemble.NotApplied
+	var cf *assemble.Conflict
+	if errors.As(err, &na) || errors.As(err, &cf) {
+		return o, asUsage(r.naming().Error(err))
+	}
 	if err != nil {
-		return o, r.named(err)
+		return o, r.withFlagNames(err)
 	}
 	o.LLM.Secrets = knownSecrets(c)
 	o.Log = &prefixLines{w: c.App.ErrWriter, prefix: "fr: "}
 	return o, nil
 }
 
-// named is err with the settings it names as the command's flags: a
-// setting that does not apply, two flags that choose one option, and
-// every option path (withFlagNames).
-func (r runs) named(err error) error {
-	var na *pipeline.NotApplied
-	var cf *pipeline.Conflict
-	switch {
-	case errors.As(err, &na):
-		var ways, have []string
-		for _, g := range na.Groups() {
-			if g.When != "" {
-				ways = append(ways, r.text(g.When))
-				continue
-			}
-			way, within := r.choice(g.Choice, g.Values...), ""
-			if g.Within != "" {
-				option, value, _ := strings.Cut(g.Within, "=")
-				within = r.choice(option, value)
-				way += " (of " + within + ")"
-			}
-			ways = append(ways, way)
-			// What the run has instead: the part this one is within, or
-			// the value of the option that chooses it.
-			if option, value, _ := strings.Cut(g.Within, "="); g.Within != "" && na.Run[option] != value {
-				have = append(have, r.choice(option, na.Run[option]))
-			} else if len(g.Values) > 0 && g.Values[0] != "" && r.hasFlag(g.Choice) {
-				have = append(have, r.choice(g.Choice, na.Run[g.Choice]))
-			}
-		}
-		msg := fmt.Sprintf("--%s applies to %s, not to this run", r.flag(na.Setting), strings.Join(ways, "; "))
-		if len(have) > 0 {
-			msg += " (" + strings.Join(have, ", ") + ")"
-		}
-		return usagef("%s", msg)
-	case errors.As(err, &cf):
-		return usagef("--%s and --%s: give one", r.flag(cf.A), r.flag(cf.B))
-	}
-	return r.withFlagNames(err)
-}
-
-// hasFlag reports whether the setting of that name is a flag of the
-// command (Summaries is two: --summarize and --use-summaries).
-func (r runs) hasFlag(setting string) bool {
-	return slices.ContainsFunc(pipeline.Settings(r.kinds...), func(s pipeline.Setting) bool { return s.Name() == setting })
-}
-
-// choice says how a run gets the parts that values of an option choose:
-// "--nli onnx, remote or auto", "--fetch-pages" (a switch, value ""),
-// "--summarize" (the switch to that value).
-func (r runs) choice(option string, values ...string) string {
-	if len(values) == 0 || len(values) == 1 && values[0] == "" {
-		return "--" + r.flag(option)
-	}
-	if len(values) == 1 {
-		if f, ok := r.optionFlag(option + "=" + values[0]); ok {
-			return f
+// noParts refuses, for a run of the command that runs no part, the flags
+// of its settings (but those of the settings keep names by path) and the
+// flags also names, the first given in that order: "--FLAG " + why.
+func (r runs) noParts(c *cli.Context, why string, keep []string, also ...string) error {
+	for _, s := range assemble.Settings(r.kinds...) {
+		if f := r.flag(s.Name()); c.IsSet(f) && !slices.Contains(keep, s.Path) {
+			also = append([]string{f}, also...)
+			break
 		}
 	}
-	return "--" + r.flag(option) + " " + oneOf(values)
-}
-
-// text is a setting's text with the settings it names in parentheses,
-// "(NLI.Model)", named by their flags.
-func (r runs) text(s string) string {
-	return parenthesized.ReplaceAllStringFunc(s, func(group string) string {
-		items := strings.Split(group[1:len(group)-1], ", ")
-		for i, item := range items {
-			// An option alone, or the first word of an item.
-			first, rest, _ := strings.Cut(item, " ")
-			if f, ok := r.optionFlag(item); ok {
-				items[i] = f
-			} else if f, ok := r.optionFlag(first); ok {
-				items[i] = f + " " + rest
-			}
-		}
-		return "(" + strings.Join(items, ", ") + ")"
-	})
-}
-
-// oneOf writes names as "a, b or c".
-func oneOf(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// parenthesized matches a parenthesized group without parentheses inside.
-var parenthesized = regexp.MustCompile(`\([^()]*\)`)
-
-// optionFlag is the flag of an option path ("NLI.Model",
-// "Options.NLI.Model", a setting's name, an option of a part's package as
-// its error names it: pipeline.OptionPath), or the flags of the settings
-// an option groups ("Graph": --use-priors, --atom-prior, --context-prior);
-// false for none.
-func (r runs) optionFlag(path string) (string, bool) {
-	path = strings.TrimPrefix(path, "Options.")
-	if f, ok := commandOptions[path]; ok {
-		return f, true
-	}
-	if p, ok := pipeline.OptionPath(path); ok {
-		path = p
-	}
-	if s, ok := allSettings().byName[path]; ok {
-		return "--" + r.flag(s.Name()), true
-	}
-	group := allSettings().groups[path]
-	if len(group) == 0 || len(group) > 5 {
-		return "", false
-	}
-	flags := make([]string, len(group))
-	for i, name := range group {
-		flags[i] = "--" + r.flag(name)
-	}
-	return strings.Join(flags, ", "), true
-}
-
-// allSettings are the settings of every part, by name (and, for those that
-// are not switches, by path), and the names of those each option path
-// groups: "Graph" the settings Graph.*, "Summaries" its two switches.
-var allSettings = sync.OnceValue(func() (all struct {
-	byName map[string]pipeline.Setting
-	groups map[string][]string
-}) {
-	all.byName, all.groups = map[string]pipeline.Setting{}, map[string][]string{}
-	for _, s := range pipeline.Settings(pipeline.Kinds()...) {
-		all.byName[s.Name()] = s
-		elems := strings.Split(s.Path, ".")
-		for i := 1; i < len(elems); i++ {
-			prefix := strings.Join(elems[:i], ".")
-			all.groups[prefix] = append(all.groups[prefix], s.Name())
-		}
-		if s.Switch != "" {
-			all.groups[s.Path] = append(all.groups[s.Path], s.Name())
+	for _, f := range also {
+		if c.IsSet(f) {
+			return usagef("--%s %s", f, why)
 		}
 	}
-	return all
-})
+	return nil
+}
+
+// naming names the library's settings and options by the command's
+// flags, in its help and its errors.
+func (r runs) naming() assemble.Naming {
+	return assemble.Naming{Setting: func(name string) string { return "--" + r.flag(name) }, Kinds: r.kinds, Others: commandOptions}
+}
 
 // commandOptions are options the library's errors name that commands'
 // own flags set.

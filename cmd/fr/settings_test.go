@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
 )
 
 // settingCommands are the commands that run parts, with their argument.
@@ -27,7 +27,7 @@ func settingCommands(t *testing.T) map[string][]string {
 func flagsOf(r runs, values map[string]string) []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(values)) {
-		if s := settingOf(name); s.Kind == pipeline.Bool {
+		if s := settingOf(name); s.Kind == assemble.Bool {
 			out = append(out, "--"+r.flag(name)+"="+values[name])
 		} else {
 			out = append(out, "--"+r.flag(name), values[name])
@@ -37,24 +37,24 @@ func flagsOf(r runs, values map[string]string) []string {
 }
 
 // settingOf is the declaration of the setting of that name.
-func settingOf(name string) pipeline.Setting {
-	all := pipeline.Settings(pipeline.Kinds()...)
-	return all[slices.IndexFunc(all, func(s pipeline.Setting) bool { return s.Name() == name })]
+func settingOf(name string) assemble.Setting {
+	all := assemble.Settings(assemble.Kinds()...)
+	return all[slices.IndexFunc(all, func(s assemble.Setting) bool { return s.Name() == name })]
 }
 
 // valueOf is a valid value of a setting: its default, or one of its kind.
-func valueOf(s pipeline.Setting) string {
+func valueOf(s assemble.Setting) string {
 	if s.Default != "" {
 		return s.Default
 	}
 	switch s.Kind {
-	case pipeline.Bool:
+	case assemble.Bool:
 		return "true"
-	case pipeline.Int:
+	case assemble.Int:
 		return "1"
-	case pipeline.Float:
+	case assemble.Float:
 		return "0.5"
-	case pipeline.Duration:
+	case assemble.Duration:
 		return "1s"
 	}
 	switch s.Path {
@@ -64,7 +64,7 @@ func valueOf(s pipeline.Setting) string {
 		return "db=2"
 	}
 	// An option that chooses parts: a value that chooses one.
-	for _, p := range pipeline.Parts(pipeline.Kinds()...) {
+	for _, p := range assemble.Parts(assemble.Kinds()...) {
 		if p.Choice == s.Path && p.Value != "" && p.When == "" {
 			return p.Value
 		}
@@ -76,23 +76,23 @@ func valueOf(s pipeline.Setting) string {
 // the setting, have no part that reads it, starting from values: each
 // reader in the run is left out by another value (or none) of an option
 // that chose it; false when some part that reads it is in every run.
-func withoutReaders(r runs, s pipeline.Setting, values map[string]string) (map[string]string, bool) {
-	all := pipeline.Parts(r.kinds...)
+func withoutReaders(r runs, s assemble.Setting, values map[string]string) (map[string]string, bool) {
+	all := assemble.Parts(r.kinds...)
 	// readersIn are the parts of a run of v that read the setting; false
 	// for settings that make no run.
-	readersIn := func(v map[string]string) ([]pipeline.Part, bool) {
+	readersIn := func(v map[string]string) ([]assemble.Part, bool) {
 		given := maps.Clone(v)
 		given[s.Name()] = valueOf(s)
-		o, err := pipeline.Given{Kinds: r.kinds, Values: given, Defaults: r.defaults}.Options()
-		var na *pipeline.NotApplied
+		o, err := assemble.Given{Kinds: r.kinds, Values: given, Defaults: r.defaults}.Options()
+		var na *assemble.NotApplied
 		switch {
 		case errors.As(err, &na) && na.Setting == s.Name():
 			return nil, true
 		case err != nil:
 			return nil, false
 		}
-		return slices.DeleteFunc(pipeline.RunParts(o, r.kinds...), func(p pipeline.Part) bool {
-			return !slices.ContainsFunc(p.Settings, func(x pipeline.Setting) bool { return x.Name() == s.Name() })
+		return slices.DeleteFunc(assemble.RunParts(o, r.kinds...), func(p assemble.Part) bool {
+			return !slices.ContainsFunc(p.Settings, func(x assemble.Setting) bool { return x.Name() == s.Name() })
 		}), true
 	}
 	v := maps.Clone(values)
@@ -161,15 +161,15 @@ func TestFlagsOfPartsNotInRun(t *testing.T) {
 			prefix = []string{"uai", "solve"}
 		}
 		start := map[string]string{}
-		if slices.Contains(r.kinds, pipeline.KindNLI) {
+		if slices.Contains(r.kinds, assemble.KindNLI) {
 			start = least
 		}
-		for _, s := range pipeline.Settings(r.kinds...) {
+		for _, s := range assemble.Settings(r.kinds...) {
 			v, ok := withoutReaders(r, s, start)
 			if !ok {
 				// Read by a part every run has: given, it is accepted.
-				if !slices.ContainsFunc(pipeline.Parts(r.kinds...), func(p pipeline.Part) bool {
-					return p.In == nil && slices.ContainsFunc(p.Settings, func(x pipeline.Setting) bool { return x.Name() == s.Name() })
+				if !slices.ContainsFunc(assemble.Parts(r.kinds...), func(p assemble.Part) bool {
+					return p.In == nil && slices.ContainsFunc(p.Settings, func(x assemble.Setting) bool { return x.Name() == s.Name() })
 				}) {
 					t.Errorf("fr %s --%s: no run leaves its parts out, and no part of every run reads it", name, r.flag(s.Name()))
 				}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/result"
 )
 
 // summaryWorld is a loopback LLM endpoint that summarizes contexts and
@@ -114,7 +114,7 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d lines, want Curie and Ada:\n%s", len(lines), out)
 	}
-	var curie pipeline.Record
+	var curie result.Line
 	if err := json.Unmarshal([]byte(lines[0]), &curie); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestSummarizeEndToEnd(t *testing.T) {
 			t.Errorf("%v asked the endpoint %d times", args, w.srv.Count()-before)
 		}
 		for i, l := range strings.Split(strings.TrimSpace(again), "\n") {
-			var r1, r2 pipeline.Record
+			var r1, r2 result.Line
 			json.Unmarshal([]byte(lines[i]), &r1)
 			json.Unmarshal([]byte(l), &r2)
 			if !reflect.DeepEqual(r1.Marginals, r2.Marginals) || !reflect.DeepEqual(r1.ContextMarginals, r2.ContextMarginals) ||

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/factreasoner/factreasoner-go/pipeline"
+	"github.com/factreasoner/factreasoner-go/assemble"
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 
@@ -52,7 +52,7 @@ func runUAISolve(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	solver, err := pipeline.OpenSolver(o.Inference)
+	solver, err := assemble.OpenSolver(o.Inference)
 	if err != nil {
 		return err
 	}

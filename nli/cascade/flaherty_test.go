@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/nlibench"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/nlibench"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 	"github.com/factreasoner/factreasoner-go/nli/nlitest"

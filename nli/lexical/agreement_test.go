@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/factreasoner/factreasoner-go/instance"
-	"github.com/factreasoner/factreasoner-go/internal/nlibench"
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/nlibench"
 	"github.com/factreasoner/factreasoner-go/nli"
 	"github.com/factreasoner/factreasoner-go/nli/lexical"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/factreasoner/factreasoner-go/internal/answercorpus"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/answercorpus"
 	"github.com/factreasoner/factreasoner-go/llm"
 	"github.com/factreasoner/factreasoner-go/llm/llmtest"
 	"github.com/factreasoner/factreasoner-go/nli"

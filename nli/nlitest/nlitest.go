@@ -3,7 +3,7 @@
 // the end of a run (Fixed), and one that answers pair by pair as a test
 // says (Func); and copies of the test models under other labels. It is also the smallest example of a backend: a
 // package with a Classifier, and one entry in a pipeline's table of
-// backends (pipeline.NLIBackend) to choose it by name.
+// backends (assemble.NLIBackend) to choose it by name.
 package nlitest
 
 import (
@@ -49,7 +49,7 @@ func (f *Fixed) Classify(ctx context.Context, pairs []nli.Pair) ([]nli.Result, e
 // Asked is the number of pairs the classifier was asked about.
 func (f *Fixed) Asked() int { return int(f.asked.Load()) }
 
-// RunSummary says how many pairs it answered (pipeline.RunSummarizer).
+// RunSummary says how many pairs it answered (assemble.RunSummarizer).
 func (f *Fixed) RunSummary() string {
 	return fmt.Sprintf("fixed nli: %d pairs answered %s", f.Asked(), f.Label)
 }

@@ -1,5 +1,5 @@
 // Command frgen writes synthetic FR3-like models in the UAI format, for the
-// inference benchmarks of BENCHMARKS.md (see package internal/frgen):
+// inference benchmarks of BENCHMARKS.md (see package internal/testgen/frgen):
 //
 //	go run ./scripts/frgen -o /tmp/frgen                  # every kind at 100x300, 200x600, 500x1500
 //	go run ./scripts/frgen -o /tmp/frgen -kind dense -size 20x40 -seed 7
@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/factreasoner/factreasoner-go/internal/frgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/frgen"
 	"github.com/factreasoner/factreasoner-go/uai"
 )
 

@@ -1,5 +1,5 @@
 // Command kbbench measures the corpus-wide index of a knowledge base
-// (package kbindex) on synthetic corpora (internal/corpusgen): build time,
+// (package kbindex) on synthetic corpora (internal/testgen/corpusgen): build time,
 // file size, and query latency (median, p99) at each size, beside a scan
 // of every passage (bm25.NewLucene's Scores) where that fits in memory,
 // and the exact dense search at each size. It prints a markdown table for
@@ -25,7 +25,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/factreasoner/factreasoner-go/bm25"
-	"github.com/factreasoner/factreasoner-go/internal/corpusgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/corpusgen"
 	"github.com/factreasoner/factreasoner-go/kbindex"
 	"github.com/factreasoner/factreasoner-go/retrieve"
 )

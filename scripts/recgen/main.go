@@ -1,6 +1,6 @@
 // Command recgen writes synthetic FactReasoner records, one JSON line each,
 // for the throughput benchmarks of BENCHMARKS.md ("Records in parallel";
-// see package internal/recgen and scripts/bench-jobs):
+// see package internal/testgen/recgen and scripts/bench-jobs):
 //
 //	go run ./scripts/recgen -n 1000 > flaherty-1000.jsonl           # Flaherty-sized, with relations
 //	go run ./scripts/recgen -n 200 -relations=false > lexical.jsonl # for an NLI backend
@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/factreasoner/factreasoner-go/internal/recgen"
+	"github.com/factreasoner/factreasoner-go/internal/testgen/recgen"
 )
 
 func main() {
