@@ -110,7 +110,7 @@ func TestOneRunManyBackends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	os.WriteFile(path, []byte(out), 0o644)
 	page := filepath.Join(t.TempDir(), "r.html")
-	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, path); err != nil || !strings.Contains(errOut, "1 runs, 3 responses") {
+	if _, errOut, err := run(t, ctx, "report", "--layout", "built-in", "-o", page, path); err != nil || !strings.Contains(errOut, "1 run, 3 responses") {
 		t.Errorf("report: %v\n%s", err, errOut)
 	}
 	table, _, err := run(t, ctx, "compare", "--format", "csv", path)

@@ -106,7 +106,11 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fr report: %d runs, %d responses read in %.1fs\n", len(runs), len(rep.Lines), time.Since(start).Seconds())
+	runsWord := "runs"
+	if len(runs) == 1 {
+		runsWord = "run"
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fr report: %d %s, %d responses read in %.1fs\n", len(runs), runsWord, len(rep.Lines), time.Since(start).Seconds())
 	for _, note := range rep.Notes() {
 		fmt.Fprintf(c.App.ErrWriter, "fr report: %s\n", note)
 	}
