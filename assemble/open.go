@@ -132,6 +132,11 @@ type Options struct {
 	// summaries (what the NLI backend and the LLM stages did). Nil
 	// discards them.
 	Log io.Writer
+
+	// fromGiven marks options made by Given.Options, which refused the
+	// settings given by name for parts not in the run and filled the
+	// others from defaults and the environment; Open checks the rest.
+	fromGiven bool
 }
 
 // NLIOptions choose the NLI backend.
@@ -377,7 +382,9 @@ type llmStages struct {
 }
 
 // Open assembles the pipeline that o describes. Close releases what it
-// opened.
+// opened. An option set for a part the run does not have (NLI.Model with
+// the lexical backend) is a *NotApplied, as a setting given by name is
+// (Given); an option at its zero value or its default is not given.
 func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p := &Pipeline{Pipeline: &assess.Pipeline{Graph: o.Graph, K: o.K, Solver: o.Solver, TopK: o.Retrieval.TopK, QueryContexts: o.Retrieval.QueryContexts,
 		SkipMissingTopics: o.Retrieval.SkipMissingTopics}}
@@ -398,6 +405,11 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	if err := p.Graph.Validate(); err != nil {
 		return nil, optionErr("Graph", err)
+	}
+	if !o.fromGiven {
+		if err := checkApplied(o); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case o.PairsPerAtom == 0:

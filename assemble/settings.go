@@ -328,7 +328,55 @@ func (g Given) Options() (Options, error) {
 	if err := checkChoices(o, g.Kinds); err != nil {
 		return o, err // the part a setting names may be the mistake
 	}
+	o.fromGiven = true
 	return o, g.check(o, settings)
+}
+
+// checkApplied refuses, in options a program set field by field, an option
+// that no part of the run reads, as Given refuses such a setting given by
+// name: NLI.Model with the lexical backend is a *NotApplied, not silently
+// nothing. An option holding its zero value or its declared default is not
+// given. The choices themselves (NLI.Backend, ...) are checked where the
+// parts they name are opened.
+func checkApplied(o Options) error {
+	kinds := Kinds()
+	run := RunParts(o, kinds...)
+	settings := Settings(kinds...)
+	read := map[string]bool{} // paths, for the two settings of a switch
+	for _, s := range settings {
+		if slices.ContainsFunc(run, func(p Part) bool { return p.reads(s.Name()) }) {
+			read[s.Path] = true
+		}
+	}
+	var names []string
+	for _, s := range settings {
+		if read[s.Path] {
+			continue
+		}
+		read[s.Path] = true // once
+		v, err := field(&o, s.Path)
+		if err != nil || v.IsZero() {
+			continue
+		}
+		var def Options
+		if s.Default != "" {
+			if err := s.apply(&def, s.Default); err != nil {
+				return err
+			}
+		}
+		if d, _ := field(&def, s.Path); reflect.DeepEqual(v.Interface(), d.Interface()) {
+			continue
+		}
+		names = append(names, s.Name())
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	values := map[string]string{}
+	for _, n := range names {
+		values[n] = ""
+	}
+	return Given{Kinds: kinds, Values: values}.check(o, settings)
 }
 
 // fallback is the text of a setting not given: its environment

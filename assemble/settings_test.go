@@ -404,3 +404,90 @@ func TestParseKPerSource(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsOfPartsNotInRun: a Go program that sets, field by field, an
+// option that no part of its run reads gets from Open the *NotApplied that
+// a user who gives the setting by name gets (Given), for every setting;
+// the same option at its declared default is not given, and Open goes on.
+// A setting read by a part of every run, or that chooses its own part,
+// cannot be out of place.
+func TestOptionsOfPartsNotInRun(t *testing.T) {
+	ctx := context.Background()
+	everyRun := RunParts(Options{}, Kinds()...)
+	refused, inRun := 0, 0
+	for _, s := range Settings(Kinds()...) {
+		if slices.ContainsFunc(everyRun, func(p Part) bool { return p.reads(s.Name()) }) {
+			inRun++
+			continue
+		}
+		if strings.HasPrefix(s.Path, "Retry.") {
+			continue // Options.Retry is one policy, shared by every HTTP client
+		}
+		var o Options
+		if !valueNotDefault(s, &o) {
+			t.Errorf("%s: no value to try other than its default", s.Name())
+			continue
+		}
+		if slices.ContainsFunc(RunParts(o, Kinds()...), func(p Part) bool { return p.reads(s.Name()) }) {
+			inRun++
+			continue
+		}
+		p, err := Open(ctx, o)
+		if err == nil {
+			p.Close()
+		}
+		// The setting, or another option its value sets (a fixed
+		// probability also sets its method).
+		var na *NotApplied
+		if !errors.As(err, &na) || !strings.Contains(err.Error(), strings.Split(na.Setting, "=")[0]) {
+			t.Errorf("%s set alone: Open gives %v, want it refused as a setting no part of the run reads", s.Name(), err)
+			continue
+		} else if v, _ := field(&o, strings.Split(na.Setting, "=")[0]); v.IsZero() {
+			t.Errorf("%s set alone: %v names an option it did not set", s.Name(), err)
+		}
+		refused++
+		if s.Default == "" || s.Switch != "" {
+			continue
+		}
+		var d Options
+		if err := s.apply(&d, s.Default); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := Open(ctx, d); errors.As(err, &na) {
+			t.Errorf("%s at its default %q: %v", s.Name(), s.Default, err)
+		} else if err == nil {
+			p.Close()
+		}
+	}
+	if refused < 45 {
+		t.Errorf("%d settings refused where no part reads them, %d in the run they make", refused, inRun)
+		return
+	}
+	t.Logf("%d settings refused where no part reads them, %d in the run they make", refused, inRun)
+}
+
+// valueNotDefault sets s in o to a value its kind reads that is neither
+// the option's zero value nor its default, and reports whether it found one.
+func valueNotDefault(s Setting, o *Options) bool {
+	var def Options
+	if s.Default != "" {
+		if err := s.apply(&def, s.Default); err != nil {
+			return false
+		}
+	}
+	d, _ := field(&def, s.Path)
+	for _, text := range []string{another(s, s.Default), "x", "wikipedia=3", "factreasoner",
+		"http://127.0.0.1:1/v1", "1", "0.5", "one-way", "skip", "sample", "none"} {
+		var try Options
+		if text == "" || s.apply(&try, text) != nil {
+			continue
+		}
+		v, err := field(&try, s.Path)
+		if err != nil || v.IsZero() || reflect.DeepEqual(v.Interface(), d.Interface()) {
+			continue
+		}
+		*o = try
+		return true
+	}
+	return false
+}
