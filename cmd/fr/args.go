@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -125,6 +126,73 @@ func removeTemp(c *cli.Context) error {
 	return nil
 }
 
+// spoolNames give the temporary copies of standard input and of pipes
+// (inputPath, spoolInput) their own names back in fr's messages: a record
+// of "-" is "stdin:3", not a line of a file removed when the command ends.
+// The readers name the file they read; the names are put back where every
+// message leaves fr (stderrWriter, execute), for errors and warnings alike.
+type spoolNames struct {
+	mu       sync.Mutex
+	pairs    []string // path, name, ...
+	replacer *strings.Replacer
+}
+
+// spoolNamesKey keys the app's spoolNames in its Metadata.
+const spoolNamesKey = "spool names"
+
+// namesOf is the app's spoolNames (none: a program built without them).
+func namesOf(app *cli.App) *spoolNames {
+	n, _ := app.Metadata[spoolNamesKey].(*spoolNames)
+	return n
+}
+
+func (n *spoolNames) add(path, name string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pairs = append(n.pairs, path, name)
+	n.replacer = strings.NewReplacer(n.pairs...)
+}
+
+// String is s with every spooled path replaced by its name.
+func (n *spoolNames) String(s string) string {
+	if n == nil {
+		return s
+	}
+	n.mu.Lock()
+	r := n.replacer
+	n.mu.Unlock()
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
+}
+
+// Writer writes to w with the spooled paths named (String), and keeps w's
+// file descriptor, so that a terminal is still known as one.
+func (n *spoolNames) Writer(w io.Writer) io.Writer { return &namingWriter{n: n, w: w} }
+
+type namingWriter struct {
+	n *spoolNames
+	w io.Writer
+}
+
+func (w *namingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.w, w.n.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *namingWriter) Fd() uintptr {
+	if f, ok := w.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // inputPaths is the path of every argument (see inputPath).
 func inputPaths(c *cli.Context) ([]string, error) {
 	var paths []string
@@ -155,9 +223,16 @@ func inputPath(c *cli.Context, arg string) (string, error) {
 		stdin = os.Stdin
 	}
 	path, remove, err := jsonl.Input(arg, stdin, instance.DefaultMaxDocumentBytes)
-	if err == nil && remove != nil && t != nil {
-		t.removes = append(t.removes, remove)
-		t.stdin = t.stdin || arg == "-"
+	if err == nil && remove != nil {
+		name := arg
+		if arg == "-" {
+			name = "stdin"
+		}
+		namesOf(c.App).add(path, name)
+		if t != nil {
+			t.removes = append(t.removes, remove)
+			t.stdin = t.stdin || arg == "-"
+		}
 	}
 	return path, err
 }
@@ -171,6 +246,7 @@ func spoolInput(c *cli.Context, in io.Reader, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	namesOf(c.App).add(path, name)
 	if t, ok := c.Context.Value(tempKey{}).(*temps); ok {
 		t.removes = append(t.removes, remove)
 	}

@@ -19,13 +19,14 @@ import (
 	"github.com/factreasoner/factreasoner-go/internal/refdata"
 )
 
-// runStdin runs the command line with stdin as standard input.
+// runStdin runs the command line with stdin as standard input, as main
+// does (execute: messages redacted, spooled inputs named).
 func runStdin(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	app := newApp()
 	app.Reader, app.Writer, app.ErrWriter = strings.NewReader(stdin), &out, &errw
-	err := app.RunContext(context.Background(), append([]string{"fr"}, args...))
+	err := execute(context.Background(), app, append([]string{"fr"}, args...))
 	return out.String(), errw.String(), err
 }
 
@@ -106,9 +107,15 @@ func TestStdin(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("score - (%v):\n%s\nwant\n%s", err, got, want)
 	}
+	// Messages name standard input as stdin, not the temporary copy read.
 	_, _, err = runStdin(t, "{broken\n", "score", "--nli", "lexical", "-")
-	if err == nil || !strings.Contains(err.Error(), "stdin:1: invalid JSON") {
+	if err == nil || !strings.HasPrefix(err.Error(), "stdin:1: invalid JSON") {
 		t.Errorf("broken stdin: %v", err)
+	}
+	bad := `{"input": "q", "output": "r", "atoms": [{"id": "a0", "text": "x", "contexts": ["c9"]}], "contexts": []}` + "\n"
+	_, stderr, err := runStdin(t, "\n"+bad+bad, "score", "--nli", "lexical", "--skip-invalid", "-")
+	if err != nil || !strings.Contains(stderr, "stdin:2: atoms[0].contexts[0]: unknown context id") || strings.Contains(stderr, os.TempDir()) {
+		t.Errorf("invalid records of stdin skipped (%v):\n%s", err, stderr)
 	}
 	cmp, _, err := runStdin(t, string(data), "compare", "--nli", "lexical", "--format", "csv", "-")
 	if err != nil || strings.Count(cmp, "\n") != 4 {

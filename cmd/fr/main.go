@@ -67,7 +67,7 @@ func newApp() *cli.App {
 		Action:       unknownCommand(cli.ShowAppHelp),
 		// main reports errors and sets the exit status.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Metadata:       map[string]any{redactorKey: red},
+		Metadata:       map[string]any{redactorKey: red, spoolNamesKey: new(spoolNames)},
 	}
 	setup(app.Commands, red)
 	renamingActions(app.Commands)

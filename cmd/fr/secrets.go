@@ -87,7 +87,7 @@ func logThrough(app *cli.App, w io.Writer) {
 	}
 	log.SetFlags(0)
 	log.SetPrefix("fr: ")
-	log.SetOutput(stderrWriter(r, w))
+	log.SetOutput(stderrWriter(r, namesOf(app), w))
 }
 
 // knownSecrets are the secrets the app's redactor knows once c's flags are
@@ -112,20 +112,21 @@ func execute(ctx context.Context, app *cli.App, args []string) error {
 	if errw == nil {
 		errw = os.Stderr
 	}
-	app.ErrWriter = stderrWriter(r, errw)
+	names := namesOf(app)
+	app.ErrWriter = stderrWriter(r, names, errw)
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return nil
 	}
-	return &redactedError{msg: printable.String(r.String(err.Error())), err: err}
+	return &redactedError{msg: printable.String(r.String(names.String(err.Error()))), err: err}
 }
 
 // stderrWriter is what fr writes its messages through to w: secrets
-// redacted, and control characters that came with data (a record, a page,
-// a server's answer) escaped (package printable), all but the progress
-// bar's own sequences.
-func stderrWriter(r *redact.Redactor, w io.Writer) io.Writer {
-	return printable.Writer(r.Writer(w), "\x1b[2K", "\x1b[0K")
+// redacted, control characters that came with data (a record, a page, a
+// server's answer) escaped (package printable), all but the progress
+// bar's own sequences, and spooled inputs named as the user gave them.
+func stderrWriter(r *redact.Redactor, names *spoolNames, w io.Writer) io.Writer {
+	return printable.Writer(r.Writer(names.Writer(w)), "\x1b[2K", "\x1b[0K")
 }
 
 // redactedError is an error whose message is redacted (and its control
