@@ -269,12 +269,6 @@ type selection struct {
 	done  jsonl.Done
 }
 
-// scores reports whether the run scores the record at an input line.
-func (s selection) scores(line int) bool {
-	_, done := s.done[line]
-	return s.shard.Has(line) && !done
-}
-
 // scan is the scan of forEach's input: the records, with the count of
 // those to do told to rs's tracker before the first. The count is of the
 // records of the shard (counting them numbers the lines: a pass at the

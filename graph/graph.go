@@ -12,7 +12,6 @@ package graph
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/factreasoner/factreasoner-go/instance"
@@ -139,16 +138,6 @@ func (n Nodes) ContextIndex(id string) (int, bool) {
 func (n Nodes) IsContext(id string) bool {
 	_, ok := n.Context(id)
 	return ok
-}
-
-// sortedContextIDs returns the kept context ids as sorted byte strings.
-func (n Nodes) sortedContextIDs() []string {
-	ids := make([]string, len(n.Contexts))
-	for i, c := range n.Contexts {
-		ids[i] = c.ID
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // TextAlias maps the id of every atom and context whose text repeats an

@@ -108,22 +108,6 @@ func (o obj) boolean(key string, def bool) (bool, error) {
 	return b, err
 }
 
-// list decodes key as a list of objects.
-func (o obj) list(key string) ([]obj, error) {
-	var raws []json.RawMessage
-	if err := o.need(key, &raws); err != nil {
-		return nil, err
-	}
-	out := make([]obj, len(raws))
-	for i, r := range raws {
-		var err error
-		if out[i], err = parseObj(fmt.Sprintf("%s.%s[%d]", o.path, key, i), r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // regexOrString reads a Split or Replace pattern: {"String": s} or
 // {"Regex": r}.
 func (o obj) pattern(key string) (pattern, error) {

@@ -184,9 +184,6 @@ func (n *normalized) slice(a, b int) *normalized {
 	return s
 }
 
-// runes returns the changes that keep every character of the text (0 each).
-func (n *normalized) count() int { return utf8.RuneCountInString(n.norm) }
-
 // mapRunes replaces every character by f's (Rust's map).
 func (n *normalized) mapRunes(f func(rune) rune) error {
 	dest := make([]change, 0, len(n.norm))

@@ -27,10 +27,6 @@ func isNumeric(r rune) bool {
 	return unicode.IsNumber(r)
 }
 
-// isPunctuation is the unicode_categories crate's is_punctuation: Pc, Pd,
-// Pe, Pf, Pi, Po, Ps (general category P).
-func isPunctuation(r rune) bool { return unicode.IsPunct(r) }
-
 // isBertPunc is the tokenizers crate's is_bert_punc: ASCII punctuation
 // (which includes symbols such as $ + < = > ^ ` | ~) or category P.
 func isBertPunc(r rune) bool {

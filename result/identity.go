@@ -147,16 +147,6 @@ var identityFields = []identityField{
 	{"run.prompts", func(i *Identity) *string { return &i.Prompts }, false},
 }
 
-// IdentityFields are the JSON paths of the fields of an Identity, in the
-// order Compare checks them.
-func IdentityFields() []string {
-	out := make([]string, len(identityFields))
-	for i, f := range identityFields {
-		out[i] = f.path
-	}
-	return out
-}
-
 // Compare returns the first setting in which two identities differ, or
 // nil when they are of one run. A setting that one of them does not depend
 // on ("", where the field allows it) matches any.

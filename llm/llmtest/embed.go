@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -26,8 +25,6 @@ type EmbedServer struct {
 	Dim   int
 
 	requests, texts atomic.Int64
-	mu              sync.Mutex
-	inputs          []string
 	// Fail, when set, gives the status with which to answer the n-th
 	// request (from 0); 0 answers it.
 	Fail func(n int) int
@@ -49,13 +46,6 @@ func (s *EmbedServer) BaseURL() string { return s.URL + "/v1" }
 // it embedded.
 func (s *EmbedServer) Requests() int { return int(s.requests.Load()) }
 func (s *EmbedServer) Texts() int    { return int(s.texts.Load()) }
-
-// Inputs are the texts embedded so far, in arrival order.
-func (s *EmbedServer) Inputs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.inputs...)
-}
 
 func (s *EmbedServer) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
@@ -94,9 +84,6 @@ func (s *EmbedServer) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.texts.Add(int64(len(req.Input)))
-	s.mu.Lock()
-	s.inputs = append(s.inputs, req.Input...)
-	s.mu.Unlock()
 	type item struct {
 		Object    string    `json:"object"`
 		Index     int       `json:"index"`
